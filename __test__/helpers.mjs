@@ -1,0 +1,30 @@
+// Shared test helpers: scratch workspaces and envelope parsing.
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { createAgentTools } from '../index.mjs'
+
+/** A fresh scratch directory (removed at process exit). */
+export function scratch(prefix = 'cat-') {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix))
+  process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }))
+  return dir
+}
+
+/** A workspace with `files` ({ 'rel/path': content }) and tools over it. */
+export function workspace(files = {}, options = {}) {
+  const root = scratch()
+  for (const [rel, content] of Object.entries(files)) {
+    const p = path.join(root, rel)
+    fs.mkdirSync(path.dirname(p), { recursive: true })
+    fs.writeFileSync(p, content)
+  }
+  const tools = createAgentTools({ workspaceRoot: root, ...options })
+  return { root, tools, call: (name, args, signal) => tools.callTool(name, args, signal) }
+}
+
+/** Parses an error result's envelope, asserting it is one. */
+export function envelope(result) {
+  if (!result.isError) throw new Error(`expected an error, got: ${result.text}`)
+  return JSON.parse(result.text)
+}

@@ -1,0 +1,6 @@
+fn main() {
+    // Only the Node addon needs napi's link arguments; `cargo test` builds without them.
+    if std::env::var_os("CARGO_FEATURE_NODE").is_some() {
+        napi_build::setup();
+    }
+}

@@ -1,0 +1,148 @@
+// Types for @clarvis/agent-tools. The native binding's own types are in binding.d.ts;
+// this file types the public API that index.js / index.mjs export.
+
+/** Options of createAgentTools / resolveConfig. */
+export interface AgentToolsOptions {
+  /** The workspace directory. Required; must exist and be a directory. */
+  workspaceRoot: string
+  /** Expose only read_file, list_dir, glob and grep. Default false. */
+  readOnly?: boolean
+  /** Refuse paths that resolve outside the workspace root. Default true. */
+  confineToWorkspace?: boolean
+  /** Budget for a call's output text, in bytes (>= 1024). Default 131072. */
+  maxOutputBytes?: number
+  /** Largest file the text tools read, in bytes (>= 1024). Default 20000000. */
+  maxFileBytes?: number
+  /** Default bash timeout in ms (>= 1). Default 120000. */
+  bashTimeoutMs?: number
+  /** Ceiling bash timeouts are clamped to, in ms (>= bashTimeoutMs). Default 600000. */
+  bashTimeoutMaxMs?: number
+  /** Reports whether ripgrep is installed (stored as ripgrepAvailable; grep is always in-process). */
+  probeRipgrep?: () => boolean
+}
+
+/** The resolved, frozen configuration. */
+export interface ServerConfig {
+  readonly workspaceRoot: string
+  readonly maxOutputBytes: number
+  readonly maxFileBytes: number
+  readonly bashTimeoutMs: number
+  readonly bashTimeoutMaxMs: number
+  readonly ripgrepAvailable: boolean
+  readonly readOnly: boolean
+  readonly confineToWorkspace: boolean
+}
+
+/** The result of every call: plain text on success, a JSON error envelope on failure. */
+export interface ToolResult {
+  isError: boolean
+  text: string
+}
+
+/** MCP tool annotations. */
+export interface ToolAnnotations {
+  readOnlyHint: boolean
+  destructiveHint: boolean
+  idempotentHint: boolean
+  openWorldHint: boolean
+}
+
+/** A JSON Schema object (draft-07 subset). */
+export type JsonSchema = { [key: string]: unknown }
+
+/** What listTools() advertises for each tool. */
+export interface ToolInfo {
+  name: ToolName
+  description: string
+  inputSchema: JsonSchema
+  annotations: ToolAnnotations
+}
+
+/** A registry entry. */
+export interface ToolDef extends ToolInfo {
+  /** The tool changes the workspace. */
+  readonly mutating: boolean
+  /** The tool bounds its own output (dispatch does not cut it again). */
+  readonly bounded: boolean
+  /** Runs the tool: resolves to the success text, throws ToolError on failure. */
+  handler(args: Record<string, unknown>, config: ServerConfig, signal?: AbortSignal): Promise<string>
+}
+
+/** The nine tool names. */
+export type ToolName =
+  | 'read_file'
+  | 'list_dir'
+  | 'glob'
+  | 'grep'
+  | 'write_file'
+  | 'edit_file'
+  | 'multi_edit'
+  | 'apply_patch'
+  | 'bash'
+
+/** Error codes of the envelope. */
+export type ErrorCode =
+  | 'invalid_input'
+  | 'not_found'
+  | 'not_a_file'
+  | 'is_binary'
+  | 'no_match'
+  | 'ambiguous_match'
+  | 'patch_failed'
+  | 'io_error'
+  | 'timeout'
+  | 'aborted'
+  | 'output_limit'
+  | 'too_large'
+  | 'path_escape'
+  | 'internal'
+
+/** The tools for one workspace. */
+export interface AgentTools {
+  /** The resolved configuration (frozen). */
+  readonly config: ServerConfig
+  /** The active surface, for advertising to a model. */
+  listTools(): ToolInfo[]
+  /** Runs a tool. Never rejects for a tool-level problem. */
+  callTool(name: string, args?: Record<string, unknown>, signal?: AbortSignal): Promise<ToolResult>
+}
+
+/** A bad configuration; thrown synchronously. `name === "StartupError"`. */
+export declare class StartupError extends Error {
+  constructor(message: string)
+  name: 'StartupError'
+}
+
+/** A tool-level failure. */
+export declare class ToolError extends Error {
+  constructor(code: ErrorCode | string, message: string, fields?: Record<string, unknown>)
+  code: ErrorCode | string
+  fields: Record<string, unknown>
+}
+
+export declare function createAgentTools(options: AgentToolsOptions): AgentTools
+export declare function resolveConfig(options: AgentToolsOptions): ServerConfig
+export declare function buildConfig(
+  argv?: readonly string[],
+  env?: Record<string, string | undefined>,
+  probe?: () => boolean,
+): ServerConfig
+export declare function dispatch(
+  name: string,
+  args: Record<string, unknown> | undefined,
+  config: ServerConfig,
+  signal?: AbortSignal,
+): Promise<ToolResult>
+export declare function listTools(config: ServerConfig): ToolInfo[]
+export declare const tools: readonly ToolDef[]
+export declare const readOnlyTools: readonly ToolDef[]
+export declare function selectSurface(readOnly: boolean): readonly ToolDef[]
+export declare function getTool(name: string, surface?: readonly ToolDef[]): ToolDef | undefined
+export declare function serializeError(err: unknown): string
+export declare function fsError(err: NodeJS.ErrnoException | unknown, path: string): ToolError
+export declare function sweepSpillDir(workspaceRoot: string): Promise<void>
+export declare function setWarnSink(fn: ((line: string) => void) | null): void
+export declare const DEFAULT_MAX_OUTPUT_BYTES: 131072
+export declare const DEFAULT_MAX_FILE_BYTES: 20000000
+export declare const DEFAULT_BASH_TIMEOUT_MS: 120000
+export declare const DEFAULT_BASH_TIMEOUT_MAX_MS: 600000

@@ -1,0 +1,273 @@
+'use strict'
+// The JavaScript face of @clarvis/agent-tools. Everything that does work lives in Rust
+// (binding.js loads the native addon); this file only shapes values the way JavaScript
+// callers expect: StartupError, ToolError, frozen configs, AbortSignal wiring, the warn sink.
+
+const native = require('./binding.js')
+
+const DEFAULT_MAX_OUTPUT_BYTES = 131072
+const DEFAULT_MAX_FILE_BYTES = 20000000
+const DEFAULT_BASH_TIMEOUT_MS = 120000
+const DEFAULT_BASH_TIMEOUT_MAX_MS = 600000
+
+/** A configuration that cannot be used. Thrown synchronously by createAgentTools & co. */
+class StartupError extends Error {
+  constructor(message) {
+    super(message)
+    this.name = 'StartupError'
+  }
+}
+
+/** A tool-level failure: a code from the contract, a message, and extra envelope fields. */
+class ToolError extends Error {
+  constructor(code, message, fields) {
+    super(message)
+    this.name = 'ToolError'
+    this.code = code
+    this.fields = fields && typeof fields === 'object' ? { ...fields } : {}
+  }
+}
+
+let warnSink = null
+
+/** Where warnings and internal-error details go; `null` restores stderr. */
+function setWarnSink(fn) {
+  warnSink = typeof fn === 'function' ? fn : null
+}
+
+function warn(line) {
+  if (warnSink) {
+    try {
+      warnSink(line)
+    } catch {
+      // A throwing sink must not turn a result into a rejection.
+    }
+  } else {
+    process.stderr.write(line)
+  }
+}
+
+const INTERNAL = '{"error":"internal","message":"internal error"}'
+
+// Arguments cross into Rust as one JSON string. Values JSON cannot carry are reported,
+// not silently dropped, so the call fails as invalid_input instead of doing something else.
+function encodeArgs(args) {
+  let problem = null
+  try {
+    const json = JSON.stringify(args, function replacer(key, value) {
+      const t = typeof value
+      if (t === 'function' || t === 'symbol' || t === 'bigint') {
+        if (problem === null) problem = key === '' ? `the arguments are a ${t}` : `'${key}' is a ${t}`
+        return null
+      }
+      if (t === 'string' && !value.isWellFormed()) return value.toWellFormed()
+      return value
+    })
+    if (problem !== null) return { error: `Arguments must be plain JSON: ${problem}` }
+    if (json === undefined) return { error: 'Arguments must be plain JSON' }
+    return { json }
+  } catch (e) {
+    return { error: `Arguments must be plain JSON: ${e && e.message}` }
+  }
+}
+
+const handles = new WeakMap()
+
+function freezeConfig(handle) {
+  const config = Object.freeze(JSON.parse(handle.configJson()))
+  handles.set(config, handle)
+  return config
+}
+
+function startup(fn) {
+  try {
+    return fn()
+  } catch (e) {
+    throw new StartupError(e && e.message)
+  }
+}
+
+function optionsJson(options) {
+  // Non-finite numbers would become null in JSON; keep them visible for the error message.
+  return JSON.stringify(options, (key, value) => {
+    if (typeof value === 'number' && !Number.isFinite(value)) return String(value)
+    if (typeof value === 'bigint') return String(value)
+    if (typeof value === 'function') return undefined
+    return value
+  })
+}
+
+/** Validates options and returns the frozen ServerConfig. Throws StartupError. */
+function resolveConfig(options) {
+  const opts = options !== null && typeof options === 'object' ? options : {}
+  const ripgrep = typeof opts.probeRipgrep === 'function' ? Boolean(opts.probeRipgrep()) : undefined
+  return freezeConfig(startup(() => native.NativeTools.resolve(optionsJson(opts), ripgrep)))
+}
+
+/** Builds a config from a command line and environment, like the original CLI. */
+function buildConfig(argv = process.argv.slice(2), env = process.env, probe) {
+  const vars = {}
+  for (const [k, v] of Object.entries(env || {})) if (typeof v === 'string') vars[k] = v
+  const ripgrep = typeof probe === 'function' ? Boolean(probe()) : undefined
+  const args = Array.from(argv || [], String)
+  return freezeConfig(startup(() => native.NativeTools.build(args, vars, ripgrep)))
+}
+
+function handleFor(config) {
+  let handle = handles.get(config)
+  if (handle) return handle
+  // A config built by hand: same field names as the options, so resolve it like them.
+  handle = native.NativeTools.resolve(optionsJson({ ...config }), Boolean(config && config.ripgrepAvailable))
+  if (Object.isFrozen(config)) handles.set(config, handle)
+  return handle
+}
+
+async function run(handle, name, args, signal) {
+  const enc = encodeArgs(args === undefined ? {} : args)
+  let token = null
+  let onAbort = null
+  if (signal && typeof signal.addEventListener === 'function') {
+    token = new native.CancelToken()
+    if (signal.aborted) token.cancel()
+    else {
+      onAbort = () => token.cancel()
+      signal.addEventListener('abort', onAbort, { once: true })
+    }
+  }
+  try {
+    const out = await handle.dispatch(String(name), enc.json, enc.error, token)
+    for (const line of out.warnings) warn(line)
+    return { isError: out.isError, text: out.text }
+  } catch (e) {
+    warn(`clarvis-agent-tools: internal error: ${(e && e.stack) || e}\n`)
+    return { isError: true, text: INTERNAL }
+  } finally {
+    if (onAbort) signal.removeEventListener('abort', onAbort)
+  }
+}
+
+/** Runs one tool call through the pipeline. Never rejects for a tool-level problem. */
+async function dispatch(name, args, config, signal) {
+  let handle
+  try {
+    handle = handleFor(config)
+  } catch (e) {
+    return {
+      isError: true,
+      text: JSON.stringify({ error: 'invalid_input', message: `Invalid config: ${e && e.message}` }),
+    }
+  }
+  return run(handle, name, args, signal)
+}
+
+const toolLists = new Map()
+function toolList(readOnly) {
+  const key = Boolean(readOnly)
+  if (!toolLists.has(key)) toolLists.set(key, JSON.parse(native.listToolsJson(key)))
+  return structuredClone(toolLists.get(key))
+}
+
+/** `[{ name, description, inputSchema, annotations }]` for a config's surface. */
+function listTools(config) {
+  return toolList(config && config.readOnly)
+}
+
+function toolErrorFromEnvelope(text) {
+  const { error, message, ...fields } = JSON.parse(text)
+  return new ToolError(error, message, fields)
+}
+
+function makeToolDefs() {
+  const meta = JSON.parse(native.toolDefsJson())
+  const described = toolList(false)
+  return meta.map((m) => {
+    const d = described.find((t) => t.name === m.name)
+    return Object.freeze({
+      ...d,
+      mutating: m.mutating,
+      bounded: m.bounded,
+      /** Runs the tool; resolves to text, throws ToolError on a tool failure. */
+      async handler(args, config, signal) {
+        const r = await dispatch(m.name, args, config, signal)
+        if (r.isError) throw toolErrorFromEnvelope(r.text)
+        return r.text
+      },
+    })
+  })
+}
+
+const tools = Object.freeze(makeToolDefs())
+const readOnlyTools = Object.freeze(tools.filter((t) => !t.mutating))
+
+/** The tools a config exposes: all nine, or the four read tools. */
+function selectSurface(readOnly) {
+  return readOnly ? readOnlyTools : tools
+}
+
+/** Looks a tool up by name in a surface (all tools by default). */
+function getTool(name, surface = tools) {
+  return surface.find((t) => t.name === name)
+}
+
+/** The error envelope text for a thrown value; non-ToolErrors are logged and become internal. */
+function serializeError(err) {
+  if (err instanceof ToolError) {
+    return JSON.stringify({ error: err.code, message: err.message, ...err.fields })
+  }
+  warn(`clarvis-agent-tools: internal error: ${(err && err.stack) || String(err)}\n`)
+  return INTERNAL
+}
+
+/** Maps a Node fs error to the contract's ToolError. */
+function fsError(err, path) {
+  const code = err && err.code
+  if (code === 'ENOENT') return new ToolError('not_found', `No such file: ${path}`, { path })
+  if (code === 'EISDIR') return new ToolError('not_a_file', `Path is a directory: ${path}`, { path })
+  if (code === 'ENOTDIR') return new ToolError('not_a_file', `Not a directory: ${path}`, { path })
+  const detail = String((err && err.message) || err)
+    .replace(/^E[A-Z0-9]+: /, '')
+    .replace(/, \w+ '.*'$/, '')
+  return new ToolError('io_error', `${code || 'EIO'}: ${detail}`, { path })
+}
+
+/** Removes bash spill files older than 24 hours from `<root>/.clarvis/`. Never rejects. */
+async function sweepSpillDir(workspaceRoot) {
+  try {
+    if (typeof native.sweepSpillDir === 'function') await native.sweepSpillDir(String(workspaceRoot))
+  } catch {
+    // Sweeping is best effort by contract.
+  }
+}
+
+/** Builds the tools for one workspace. Throws StartupError on a bad configuration. */
+function createAgentTools(options) {
+  const config = resolveConfig(options)
+  const handle = handles.get(config)
+  return Object.freeze({
+    config,
+    listTools: () => listTools(config),
+    callTool: (name, args = {}, signal) => run(handle, name, args, signal),
+  })
+}
+
+module.exports = {
+  createAgentTools,
+  dispatch,
+  listTools,
+  resolveConfig,
+  buildConfig,
+  StartupError,
+  ToolError,
+  serializeError,
+  fsError,
+  sweepSpillDir,
+  setWarnSink,
+  tools,
+  readOnlyTools,
+  getTool,
+  selectSurface,
+  DEFAULT_MAX_OUTPUT_BYTES,
+  DEFAULT_MAX_FILE_BYTES,
+  DEFAULT_BASH_TIMEOUT_MS,
+  DEFAULT_BASH_TIMEOUT_MAX_MS,
+}

@@ -1,0 +1,28 @@
+// ESM entry: the same module as index.js (one native addon instance, one warn sink).
+import { createRequire } from 'node:module'
+
+const require = createRequire(import.meta.url)
+const m = require('./index.js')
+
+export const {
+  createAgentTools,
+  dispatch,
+  listTools,
+  resolveConfig,
+  buildConfig,
+  StartupError,
+  ToolError,
+  serializeError,
+  fsError,
+  sweepSpillDir,
+  setWarnSink,
+  tools,
+  readOnlyTools,
+  getTool,
+  selectSurface,
+  DEFAULT_MAX_OUTPUT_BYTES,
+  DEFAULT_MAX_FILE_BYTES,
+  DEFAULT_BASH_TIMEOUT_MS,
+  DEFAULT_BASH_TIMEOUT_MAX_MS,
+} = m
+export default m

@@ -1,0 +1,436 @@
+//! Options → a frozen [`Config`], and the `StartupError` messages of a bad configuration.
+//!
+//! Configuration is resolved once, when the caller builds its tools, and is immutable after
+//! that: every call reads the same `Arc<Config>`. Two entry points exist, as in the original
+//! package: [`resolve_config`] for the options object of `createAgentTools`, and
+//! [`build_config`] for a command line plus environment (`--workspace`, `READ_ONLY`, …).
+
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+use std::path::{Component, Path, PathBuf};
+
+/// Default `maxOutputBytes`.
+pub const DEFAULT_MAX_OUTPUT_BYTES: u64 = 131_072;
+/// Default `maxFileBytes`.
+pub const DEFAULT_MAX_FILE_BYTES: u64 = 20_000_000;
+/// Default `bashTimeoutMs`.
+pub const DEFAULT_BASH_TIMEOUT_MS: u64 = 120_000;
+/// Default `bashTimeoutMaxMs`.
+pub const DEFAULT_BASH_TIMEOUT_MAX_MS: u64 = 600_000;
+
+/// A configuration that cannot be used; the message is shown to the developer as is.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct StartupError(pub String);
+
+/// Fault injection for the test suites. Set only through the undocumented `__testHooks`
+/// option; a production configuration never carries one.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TestHooks {
+    /// Panic inside the handler of this tool, to prove panics become `internal`.
+    pub panic_in: Option<String>,
+    /// Fail a multi-file commit after this many file operations, to prove rollback.
+    pub fail_commit_after: Option<u64>,
+}
+
+/// The resolved, immutable configuration every tool call reads.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Config {
+    /// Absolute, lexically normalised workspace root (not realpath'd).
+    pub workspace_root: PathBuf,
+    /// Budget for a call's output text.
+    pub max_output_bytes: u64,
+    /// Largest file the text tools read.
+    pub max_file_bytes: u64,
+    /// Default `bash` timeout.
+    pub bash_timeout_ms: u64,
+    /// Ceiling a `bash` call's `timeout_ms` is clamped to.
+    pub bash_timeout_max_ms: u64,
+    /// Whether an `rg` binary was found; reported only (grep always runs in-process).
+    pub ripgrep_available: bool,
+    /// Only the four read tools are exposed.
+    pub read_only: bool,
+    /// Paths must stay inside the workspace root.
+    pub confine_to_workspace: bool,
+    /// Fault injection (tests only).
+    pub hooks: TestHooks,
+}
+
+impl Config {
+    /// A configuration with every default, for `root` (which is not checked). Meant for tests.
+    pub fn with_root(root: impl Into<PathBuf>) -> Config {
+        Config {
+            workspace_root: root.into(),
+            max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES,
+            max_file_bytes: DEFAULT_MAX_FILE_BYTES,
+            bash_timeout_ms: DEFAULT_BASH_TIMEOUT_MS,
+            bash_timeout_max_ms: DEFAULT_BASH_TIMEOUT_MAX_MS,
+            ripgrep_available: false,
+            read_only: false,
+            confine_to_workspace: true,
+            hooks: TestHooks::default(),
+        }
+    }
+
+    /// The public `ServerConfig` shape, field order as in the original package.
+    pub fn to_json(&self) -> Value {
+        serde_json::json!({
+            "workspaceRoot": self.workspace_root.to_string_lossy(),
+            "maxOutputBytes": self.max_output_bytes,
+            "maxFileBytes": self.max_file_bytes,
+            "bashTimeoutMs": self.bash_timeout_ms,
+            "bashTimeoutMaxMs": self.bash_timeout_max_ms,
+            "ripgrepAvailable": self.ripgrep_available,
+            "readOnly": self.read_only,
+            "confineToWorkspace": self.confine_to_workspace,
+        })
+    }
+}
+
+/// Whether an `rg` binary answers `rg --version`.
+pub fn probe_ripgrep() -> bool {
+    std::process::Command::new("rg")
+        .arg("--version")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false)
+}
+
+/// Lexical normalisation: `.` dropped, `..` pops a component (never above the root).
+pub fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    out.push("..");
+                }
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    if out.as_os_str().is_empty() {
+        out.push(".");
+    }
+    out
+}
+
+/// `path.resolve(p)`: absolute against the process cwd, then normalised.
+pub fn absolutize(p: &str) -> PathBuf {
+    let path = Path::new(p);
+    if path.is_absolute() {
+        normalize(path)
+    } else {
+        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+        normalize(&cwd.join(path))
+    }
+}
+
+/// Renders a JSON value the way JavaScript's `String(value)` would, for error messages.
+pub fn js_string(v: &Value) -> String {
+    match v {
+        Value::Null => "null".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => js_number(n),
+        Value::String(s) => s.clone(),
+        Value::Array(a) => a
+            .iter()
+            .map(|x| if x.is_null() { String::new() } else { js_string(x) })
+            .collect::<Vec<_>>()
+            .join(","),
+        Value::Object(_) => "[object Object]".into(),
+    }
+}
+
+fn js_number(n: &serde_json::Number) -> String {
+    if let Some(i) = n.as_i64() {
+        return i.to_string();
+    }
+    if let Some(u) = n.as_u64() {
+        return u.to_string();
+    }
+    let f = n.as_f64().unwrap_or(f64::NAN);
+    if f.fract() == 0.0 && f.abs() < 1e21 {
+        format!("{f:.0}")
+    } else {
+        f.to_string()
+    }
+}
+
+fn integer_option(opts: &Map<String, Value>, name: &str, default: u64, min: u64) -> Result<u64, StartupError> {
+    let v = match opts.get(name) {
+        None | Some(Value::Null) => return Ok(default),
+        Some(v) => v,
+    };
+    let as_int = v.as_u64().or_else(|| {
+        v.as_f64().filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f <= 9.007_199_254_740_991e15).map(|f| f as u64)
+    });
+    match as_int {
+        Some(n) if n >= min => Ok(n),
+        _ => Err(StartupError(format!("{name} must be an integer >= {min}, got: {}", js_string(v)))),
+    }
+}
+
+fn bool_option(opts: &Map<String, Value>, name: &str, default: bool) -> bool {
+    match opts.get(name) {
+        None | Some(Value::Null) => default,
+        Some(Value::Bool(b)) => *b,
+        // JavaScript truthiness for the odd non-boolean value.
+        Some(Value::Number(n)) => n.as_f64().map(|f| f != 0.0).unwrap_or(false),
+        Some(Value::String(s)) => !s.is_empty(),
+        Some(_) => true,
+    }
+}
+
+fn hooks_option(opts: &Map<String, Value>) -> TestHooks {
+    let Some(Value::Object(h)) = opts.get("__testHooks") else { return TestHooks::default() };
+    TestHooks {
+        panic_in: h.get("panicIn").and_then(Value::as_str).map(str::to_string),
+        fail_commit_after: h.get("failCommitAfter").and_then(Value::as_u64),
+    }
+}
+
+/// Resolves `createAgentTools` options into a [`Config`]. `ripgrep` is the result of the
+/// caller's `probeRipgrep`, or `None` to probe `rg --version` here.
+pub fn resolve_config(options: &Value, ripgrep: Option<bool>) -> Result<Config, StartupError> {
+    let empty = Map::new();
+    let opts = options.as_object().unwrap_or(&empty);
+    let root_raw = match opts.get("workspaceRoot") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) if s.is_empty() => None,
+        Some(v) => Some(v),
+    };
+    let Some(root_raw) = root_raw else {
+        return Err(StartupError("No workspace root: options.workspaceRoot is required.".into()));
+    };
+    let Value::String(root_str) = root_raw else {
+        return Err(StartupError(format!(
+            "workspaceRoot must be a string, got: {}",
+            js_string(root_raw)
+        )));
+    };
+    let max_output_bytes = integer_option(opts, "maxOutputBytes", DEFAULT_MAX_OUTPUT_BYTES, 1024)?;
+    let max_file_bytes = integer_option(opts, "maxFileBytes", DEFAULT_MAX_FILE_BYTES, 1024)?;
+    let bash_timeout_ms = integer_option(opts, "bashTimeoutMs", DEFAULT_BASH_TIMEOUT_MS, 1)?;
+    let bash_timeout_max_ms = integer_option(opts, "bashTimeoutMaxMs", DEFAULT_BASH_TIMEOUT_MAX_MS, 1)?;
+    if bash_timeout_max_ms < bash_timeout_ms {
+        return Err(StartupError(format!(
+            "bashTimeoutMaxMs ({bash_timeout_max_ms}) must be >= bashTimeoutMs ({bash_timeout_ms})."
+        )));
+    }
+    let root = absolutize(root_str);
+    match std::fs::metadata(&root) {
+        Err(_) => {
+            return Err(StartupError(format!("Workspace root does not exist: {}", root.display())))
+        }
+        Ok(m) if !m.is_dir() => {
+            return Err(StartupError(format!("Workspace root is not a directory: {}", root.display())))
+        }
+        Ok(_) => {}
+    }
+    Ok(Config {
+        workspace_root: root,
+        max_output_bytes,
+        max_file_bytes,
+        bash_timeout_ms,
+        bash_timeout_max_ms,
+        ripgrep_available: ripgrep.unwrap_or_else(probe_ripgrep),
+        read_only: bool_option(opts, "readOnly", false),
+        confine_to_workspace: bool_option(opts, "confineToWorkspace", true),
+        hooks: hooks_option(opts),
+    })
+}
+
+fn parse_bool_env(name: &str, raw: &str) -> Result<bool, StartupError> {
+    match raw.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" | "on" => Ok(true),
+        "0" | "false" | "no" | "off" | "" => Ok(false),
+        _ => Err(StartupError(format!(
+            "{name} must be one of 1/true/yes/on or 0/false/no/off, got: {raw}"
+        ))),
+    }
+}
+
+fn parse_int_env(env: &HashMap<String, String>, name: &str, min: u64) -> Result<Option<u64>, StartupError> {
+    let Some(raw) = env.get(name) else { return Ok(None) };
+    if raw.is_empty() {
+        return Ok(None);
+    }
+    if !raw.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(StartupError(format!("{name} must be a positive integer, got: {raw}")));
+    }
+    match raw.parse::<u64>() {
+        Ok(n) if n >= min => Ok(Some(n)),
+        _ => Err(StartupError(format!("{name} must be an integer >= {min}, got: {raw}"))),
+    }
+}
+
+/// Builds a [`Config`] from a command line and an environment, the way the original
+/// package's CLI did: `--workspace <p>` / `--workspace=<p>` / `WORKSPACE_ROOT` (the flag
+/// wins), `--read-only` / `READ_ONLY`, `--allow-outside-workspace` /
+/// `ALLOW_OUTSIDE_WORKSPACE`, and the four integer limits from the environment.
+pub fn build_config(
+    argv: &[String],
+    env: &HashMap<String, String>,
+    ripgrep: Option<bool>,
+) -> Result<Config, StartupError> {
+    let mut workspace: Option<String> = None;
+    let mut read_only_flag = false;
+    let mut allow_outside_flag = false;
+    let mut i = 0;
+    while i < argv.len() {
+        let a = argv[i].as_str();
+        if a == "--workspace" {
+            match argv.get(i + 1) {
+                Some(next) if !next.starts_with("--") && !next.is_empty() => {
+                    workspace = Some(next.clone());
+                    i += 1;
+                }
+                _ => return Err(StartupError("--workspace requires a path argument".into())),
+            }
+        } else if let Some(v) = a.strip_prefix("--workspace=") {
+            if v.is_empty() {
+                return Err(StartupError("--workspace requires a path argument".into()));
+            }
+            workspace = Some(v.to_string());
+        } else if a == "--read-only" {
+            read_only_flag = true;
+        } else if a == "--allow-outside-workspace" {
+            allow_outside_flag = true;
+        }
+        i += 1;
+    }
+    let workspace = workspace.or_else(|| env.get("WORKSPACE_ROOT").filter(|s| !s.is_empty()).cloned());
+    let Some(workspace) = workspace else {
+        return Err(StartupError(
+            "No workspace root: pass --workspace <path> or set WORKSPACE_ROOT.".into(),
+        ));
+    };
+    let read_only = match env.get("READ_ONLY") {
+        Some(raw) => parse_bool_env("READ_ONLY", raw)?,
+        None => false,
+    } || read_only_flag;
+    let allow_outside = match env.get("ALLOW_OUTSIDE_WORKSPACE") {
+        Some(raw) => parse_bool_env("ALLOW_OUTSIDE_WORKSPACE", raw)?,
+        None => false,
+    } || allow_outside_flag;
+    let max_output = parse_int_env(env, "MAX_OUTPUT_BYTES", 1024)?;
+    let max_file = parse_int_env(env, "MAX_FILE_BYTES", 1024)?;
+    let timeout = parse_int_env(env, "BASH_TIMEOUT_MS", 1)?;
+    let timeout_max = parse_int_env(env, "BASH_TIMEOUT_MAX_MS", 1)?;
+    let t = timeout.unwrap_or(DEFAULT_BASH_TIMEOUT_MS);
+    let tm = timeout_max.unwrap_or(DEFAULT_BASH_TIMEOUT_MAX_MS);
+    if tm < t {
+        return Err(StartupError(format!(
+            "BASH_TIMEOUT_MAX_MS ({tm}) must be >= BASH_TIMEOUT_MS ({t})."
+        )));
+    }
+    let options = serde_json::json!({
+        "workspaceRoot": workspace,
+        "readOnly": read_only,
+        "confineToWorkspace": !allow_outside,
+        "maxOutputBytes": max_output.unwrap_or(DEFAULT_MAX_OUTPUT_BYTES),
+        "maxFileBytes": max_file.unwrap_or(DEFAULT_MAX_FILE_BYTES),
+        "bashTimeoutMs": t,
+        "bashTimeoutMaxMs": tm,
+    });
+    resolve_config(&options, ripgrep)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn env(pairs: &[(&str, &str)]) -> HashMap<String, String> {
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    fn argv(a: &[&str]) -> Vec<String> {
+        a.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn defaults_and_normalised_root() {
+        let dir = tempfile::tempdir().unwrap();
+        let raw = format!("{}/x/..", dir.path().display());
+        let c = resolve_config(&json!({ "workspaceRoot": raw }), Some(false)).unwrap();
+        assert_eq!(c.workspace_root, dir.path());
+        assert_eq!(c.max_output_bytes, 131_072);
+        assert_eq!(c.max_file_bytes, 20_000_000);
+        assert!(!c.read_only && c.confine_to_workspace);
+    }
+
+    #[test]
+    fn startup_messages() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_str().unwrap();
+        let err = |v: Value| resolve_config(&v, Some(false)).unwrap_err().0;
+        assert_eq!(err(json!({})), "No workspace root: options.workspaceRoot is required.");
+        assert_eq!(
+            err(json!({"workspaceRoot": root, "maxOutputBytes": 100})),
+            "maxOutputBytes must be an integer >= 1024, got: 100"
+        );
+        assert_eq!(
+            err(json!({"workspaceRoot": root, "maxFileBytes": 2048.5})),
+            "maxFileBytes must be an integer >= 1024, got: 2048.5"
+        );
+        assert_eq!(
+            err(json!({"workspaceRoot": root, "bashTimeoutMs": 10, "bashTimeoutMaxMs": 5})),
+            "bashTimeoutMaxMs (5) must be >= bashTimeoutMs (10)."
+        );
+        let missing = format!("{root}/nope");
+        assert_eq!(
+            err(json!({ "workspaceRoot": missing })),
+            format!("Workspace root does not exist: {missing}")
+        );
+        std::fs::write(dir.path().join("f"), "").unwrap();
+        assert_eq!(
+            err(json!({ "workspaceRoot": format!("{root}/f") })),
+            format!("Workspace root is not a directory: {root}/f")
+        );
+    }
+
+    #[test]
+    fn build_config_reads_flags_and_env() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_str().unwrap();
+        let c = build_config(
+            &argv(&["--workspace", root, "--read-only"]),
+            &env(&[("ALLOW_OUTSIDE_WORKSPACE", " Yes "), ("MAX_OUTPUT_BYTES", "2048")]),
+            Some(true),
+        )
+        .unwrap();
+        assert!(c.read_only && !c.confine_to_workspace && c.ripgrep_available);
+        assert_eq!(c.max_output_bytes, 2048);
+        let c = build_config(&argv(&[&format!("--workspace={root}")]), &env(&[("READ_ONLY", "")]), Some(false)).unwrap();
+        assert!(!c.read_only);
+        let e = |a: &[&str], v: &[(&str, &str)]| build_config(&argv(a), &env(v), Some(false)).unwrap_err().0;
+        assert_eq!(e(&["--workspace"], &[]), "--workspace requires a path argument");
+        assert_eq!(e(&["--workspace", "--read-only"], &[]), "--workspace requires a path argument");
+        assert_eq!(e(&["--workspace="], &[]), "--workspace requires a path argument");
+        assert_eq!(e(&[], &[]), "No workspace root: pass --workspace <path> or set WORKSPACE_ROOT.");
+        assert_eq!(
+            e(&[], &[("WORKSPACE_ROOT", root), ("READ_ONLY", "maybe")]),
+            "READ_ONLY must be one of 1/true/yes/on or 0/false/no/off, got: maybe"
+        );
+        for raw in [" 100 ", "12.5", "-5"] {
+            assert_eq!(
+                e(&[], &[("WORKSPACE_ROOT", root), ("MAX_FILE_BYTES", raw)]),
+                format!("MAX_FILE_BYTES must be a positive integer, got: {raw}")
+            );
+        }
+        assert_eq!(
+            e(&[], &[("WORKSPACE_ROOT", root), ("BASH_TIMEOUT_MS", "0")]),
+            "BASH_TIMEOUT_MS must be an integer >= 1, got: 0"
+        );
+        assert_eq!(
+            e(&[], &[("WORKSPACE_ROOT", root), ("BASH_TIMEOUT_MS", "20"), ("BASH_TIMEOUT_MAX_MS", "10")]),
+            "BASH_TIMEOUT_MAX_MS (10) must be >= BASH_TIMEOUT_MS (20)."
+        );
+    }
+}

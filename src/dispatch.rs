@@ -1,0 +1,127 @@
+//! The five-step pipeline every call runs: look up → validate → run → bound → serialize.
+//!
+//! The outcome is always `{ is_error, text }`; nothing a tool does (an error, a panic, an
+//! abort) escapes as anything else. Internal failures are reported to the warn sink through
+//! [`Outcome::warnings`].
+
+use crate::cancel::Cancel;
+use crate::config::Config;
+use crate::error::{Code, ToolError};
+use crate::output;
+use crate::schema;
+use crate::tools::{self, Call, Handler, Warnings};
+use serde_json::Value;
+use std::sync::Arc;
+
+/// What a call resolves to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    /// Whether `text` is an error envelope.
+    pub is_error: bool,
+    /// Plain text on success, the JSON envelope on failure.
+    pub text: String,
+    /// Lines for the warn sink (each ends with `\n`).
+    pub warnings: Vec<String>,
+}
+
+impl Outcome {
+    fn error(err: &ToolError, warnings: Vec<String>) -> Outcome {
+        Outcome { is_error: true, text: err.envelope(), warnings }
+    }
+}
+
+/// The arguments of a call as they arrived from the caller.
+#[derive(Debug, Clone)]
+pub enum Args {
+    /// A JSON value (an absent argument object is `{}`).
+    Json(Value),
+    /// The caller's value could not be represented as JSON (a function, a cycle…).
+    NotJson(String),
+}
+
+/// Runs one tool call through the pipeline.
+pub async fn dispatch(name: &str, args: Args, config: Arc<Config>, cancel: Cancel) -> Outcome {
+    // 1. Look up in the active surface.
+    let Some(def) = tools::get_tool(name, config.read_only) else {
+        let e = ToolError::new(Code::NotFound, format!("Unknown tool: {name}"));
+        return Outcome::error(&e, vec![]);
+    };
+    // 2. Validate a copy, filling defaults.
+    let mut value = match args {
+        Args::Json(v) => v,
+        Args::NotJson(why) => return Outcome::error(&ToolError::invalid(why), vec![]),
+    };
+    let failures = schema::validate(tools::schema_of(def), &mut value);
+    if !failures.is_empty() {
+        return Outcome::error(&ToolError::invalid(schema::message(&failures)), vec![]);
+    }
+    let Value::Object(args) = value else {
+        return Outcome::error(&ToolError::invalid("data must be object"), vec![]);
+    };
+    if cancel.is_cancelled() {
+        return Outcome::error(&(def.aborted)(), vec![]);
+    }
+    // 3. Run the handler, on its own task so a panic is caught here.
+    let warnings = Warnings::default();
+    let call = Call { args, config: config.clone(), cancel, warnings: warnings.clone() };
+    let panic_hook = config.hooks.panic_in.as_deref() == Some(def.name);
+    let joined = match def.handler {
+        Handler::Blocking(f) => {
+            tokio::task::spawn_blocking(move || {
+                if panic_hook {
+                    panic!("test hook: deliberate panic in {}", call.config.hooks.panic_in.as_deref().unwrap_or(""));
+                }
+                f(&call)
+            })
+            .await
+        }
+        Handler::Async(f) => {
+            tokio::spawn(async move {
+                if panic_hook {
+                    panic!("test hook: deliberate panic in {}", call.config.hooks.panic_in.as_deref().unwrap_or(""));
+                }
+                f(call).await
+            })
+            .await
+        }
+    };
+    let mut lines = warnings.take();
+    match joined {
+        // 4. Bound, unless the tool bounds itself. 5. Serialize.
+        Ok(Ok(text)) => {
+            let text = if def.bounded { text } else { output::bound(text, config.max_output_bytes) };
+            Outcome { is_error: false, text, warnings: lines }
+        }
+        Ok(Err(e)) if e.code == Code::Internal => {
+            lines.push(format!("clarvis-agent-tools: internal error: {}\n", e.message));
+            Outcome::error(&ToolError::new(Code::Internal, "internal error"), lines)
+        }
+        Ok(Err(e)) => Outcome::error(&e, lines),
+        Err(join) => {
+            let detail = if join.is_panic() {
+                let payload = join.into_panic();
+                let msg = payload
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| payload.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "panic with a non-string payload".into());
+                format!("panic in {name}: {msg}")
+            } else {
+                format!("task for {name} was cancelled")
+            };
+            lines.push(format!("clarvis-agent-tools: internal error: {detail}\n"));
+            Outcome::error(&ToolError::new(Code::Internal, "internal error"), lines)
+        }
+    }
+}
+
+/// Parses the JSON text the JS layer sends (`undefined` arguments arrive as `None`).
+pub fn parse_args(json: Option<&str>) -> Args {
+    match json {
+        None => Args::Json(Value::Object(Default::default())),
+        Some(text) => match serde_json::from_str::<Value>(text) {
+            Ok(v) => Args::Json(v),
+            Err(e) => Args::NotJson(format!("Arguments are not valid JSON: {e}")),
+        },
+    }
+}

@@ -1,0 +1,30 @@
+//! `@clarvis/agent-tools`: the coding tools an LLM agent uses on a repository.
+//!
+//! The crate is a napi-free core — configuration, the tool surface, the dispatch pipeline,
+//! the nine tools and the pieces they share — plus, behind the `node` feature, one thin
+//! napi layer ([`binding`]) that only converts values. `cargo test --no-default-features`
+//! exercises the core directly.
+//!
+//! ```no_run
+//! # async fn demo() {
+//! use clarvis_agent_tools::{cancel::Cancel, config, dispatch};
+//! use std::sync::Arc;
+//! let cfg = Arc::new(config::resolve_config(&serde_json::json!({"workspaceRoot": "."}), Some(false)).unwrap());
+//! let args = dispatch::Args::Json(serde_json::json!({"path": "README.md"}));
+//! let out = dispatch::dispatch("read_file", args, cfg, Cancel::new()).await;
+//! println!("{}", out.text);
+//! # }
+//! ```
+
+pub mod cancel;
+pub mod config;
+pub mod dispatch;
+pub mod error;
+pub mod output;
+pub mod schema;
+pub mod text;
+pub mod tools;
+pub mod workspace;
+
+#[cfg(feature = "node")]
+pub mod binding;

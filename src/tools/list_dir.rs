@@ -1,0 +1,67 @@
+//! `list_dir`: the entries of one directory, directories first, then files with sizes.
+
+use super::{object_schema, read_annotations, Call, Handler, ToolDef};
+use crate::error::{Code, ToolError, ToolResult};
+use crate::schema::str_arg;
+use crate::text::js_cmp;
+use crate::workspace;
+use serde_json::{json, Value};
+
+const DESCRIPTION: &str = "List the entries of one directory (not recursive). Directories come first, each shown as `name/`; then files as `name<TAB>size in bytes`. Dotfiles are included and no ignore rules apply. Defaults to the workspace root. Use this to see what a directory holds; to find files by name pattern across the tree use glob, and to find files by content use grep. Errors: not_found (check the parent directory), not_a_file (the path is a file: use read_file), path_escape (stay inside the workspace).";
+
+/// The `list_dir` tool definition.
+pub fn def() -> ToolDef {
+    ToolDef {
+        name: "list_dir",
+        description: DESCRIPTION,
+        schema,
+        bounded: false,
+        annotations: read_annotations(),
+        handler: Handler::Blocking(run),
+        aborted: ToolError::aborted,
+    }
+}
+
+fn schema() -> Value {
+    object_schema(
+        json!({
+            "path": { "type": "string", "description": "Directory to list; defaults to the workspace root." }
+        }),
+        &[],
+    )
+}
+
+fn run(call: &Call) -> ToolResult<String> {
+    let input = str_arg(&call.args, "path").unwrap_or("");
+    let shown = if input.is_empty() { "." } else { input };
+    let abs = workspace::resolve(&call.config, input)?;
+    let meta = std::fs::metadata(&abs).map_err(|e| ToolError::fs(&e, shown))?;
+    if !meta.is_dir() {
+        return Err(ToolError::new(Code::NotAFile, format!("Not a directory: {shown}"))
+            .with("path", shown));
+    }
+    let mut dirs: Vec<String> = Vec::new();
+    let mut files: Vec<(String, u64)> = Vec::new();
+    let entries = std::fs::read_dir(&abs).map_err(|e| ToolError::fs(&e, shown))?;
+    for entry in entries {
+        if call.cancel.is_cancelled() {
+            return Err(ToolError::aborted());
+        }
+        let entry = entry.map_err(|e| ToolError::fs(&e, shown))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        // Follow symlinks for the type; a broken link is a file of size 0.
+        match std::fs::metadata(entry.path()) {
+            Ok(m) if m.is_dir() => dirs.push(name),
+            Ok(m) => files.push((name, m.len())),
+            Err(_) => files.push((name, 0)),
+        }
+    }
+    if dirs.is_empty() && files.is_empty() {
+        return Ok("(empty directory)".into());
+    }
+    dirs.sort_by(|a, b| js_cmp(a, b));
+    files.sort_by(|a, b| js_cmp(&a.0, &b.0));
+    let mut rows: Vec<String> = dirs.into_iter().map(|d| format!("{d}/")).collect();
+    rows.extend(files.into_iter().map(|(f, size)| format!("{f}\t{size}")));
+    Ok(rows.join("\n"))
+}

@@ -1,0 +1,177 @@
+//! `read_file`: a text file with line numbers, paging and tail reads; bounds its own output.
+
+use super::{object_schema, read_annotations, Call, Handler, ToolDef};
+use crate::error::{ToolError, ToolResult};
+use crate::output::utf8_prefix;
+use crate::schema::{int_arg, str_arg};
+use crate::text::{self, utf16_len};
+use crate::workspace;
+use serde_json::{json, Value};
+
+/// Lines longer than this many UTF-16 units are cut.
+pub const MAX_LINE_UNITS: usize = 2000;
+const LINE_MARKER: &str = " [... line truncated ...]";
+
+const DESCRIPTION: &str = "Read a text file from the workspace. Returns lines prefixed with their 1-based line number and a tab (the prefix is NOT part of the file: never copy it into edit_file's old_string). Reads 2000 lines from offset 1 by default; when more lines remain the output ends with a hint giving the next offset to continue from. Use a negative offset to read the tail (offset: -50 reads the last 50 lines). UTF-8 and UTF-16 files with a byte-order mark are decoded; binary files are refused (is_binary). Use this before editing a file so old_string can be copied exactly. To find which file holds something use grep; to list files use glob or list_dir. Errors: not_found (check the path with list_dir or glob), not_a_file (the path is a directory: use list_dir), too_large (read a smaller file or raise MAX_FILE_BYTES), invalid_input (offset 0 or past the end: the message gives the valid range), path_escape (stay inside the workspace).";
+
+/// The `read_file` tool definition.
+pub fn def() -> ToolDef {
+    ToolDef {
+        name: "read_file",
+        description: DESCRIPTION,
+        schema,
+        bounded: true,
+        annotations: read_annotations(),
+        handler: Handler::Blocking(run),
+        aborted: ToolError::aborted,
+    }
+}
+
+fn schema() -> Value {
+    object_schema(
+        json!({
+            "path": { "type": "string", "description": "File to read, relative to the workspace root or absolute." },
+            "offset": { "type": "integer", "default": 1, "description": "1-based line to start at; a negative value -N reads the last N lines. 0 is invalid." },
+            "limit": { "type": "integer", "minimum": 1, "default": 2000, "description": "Maximum number of lines to return." }
+        }),
+        &["path"],
+    )
+}
+
+fn run(call: &Call) -> ToolResult<String> {
+    let input = str_arg(&call.args, "path").unwrap_or_default();
+    let abs = workspace::resolve(&call.config, input)?;
+    let bytes = text::load(&call.config, &abs, input)?;
+    let decoded = text::decode_lossy(&bytes);
+    let content = text::normalize_eol(&decoded);
+    let offset = int_arg(&call.args, "offset").unwrap_or(1);
+    let limit = int_arg(&call.args, "limit").unwrap_or(2000).max(1) as u64;
+    Ok(render(&content, offset, limit, call.config.max_output_bytes, input)?)
+}
+
+/// Formats `content` (line endings already `\n`) as numbered rows, per the contract.
+pub fn render(content: &str, offset: i64, limit: u64, max_bytes: u64, input: &str) -> ToolResult<String> {
+    if content.is_empty() {
+        return Ok("(empty file)".into());
+    }
+    let mut lines: Vec<&str> = content.split('\n').collect();
+    if lines.last() == Some(&"") {
+        lines.pop();
+    }
+    let total = lines.len() as u64;
+    if offset == 0 {
+        return Err(ToolError::invalid(
+            "offset must be non-zero: use a positive 1-indexed line, or a negative tail offset.",
+        )
+        .with("path", input));
+    }
+    let start: u64 = if offset > 0 {
+        let o = offset as u64;
+        if o > total {
+            return Err(ToolError::invalid(format!(
+                "offset {o} exceeds file line count {total}; read from offset 1..{total}"
+            ))
+            .with("path", input)
+            .with("line_count", total));
+        }
+        o
+    } else {
+        let n = offset.unsigned_abs();
+        total.saturating_sub(n).saturating_add(1).max(1)
+    };
+    let end = start.saturating_add(limit - 1).min(total); // inclusive
+    let max = usize::try_from(max_bytes).unwrap_or(usize::MAX);
+    let mut out = String::new();
+    let mut used = 0usize;
+    let mut shown = 0u64;
+    for ln in start..=end {
+        let row = row(ln, lines[(ln - 1) as usize], max);
+        if shown > 0 && used + row.len() + 1 > max {
+            break;
+        }
+        used += row.len() + 1;
+        if shown > 0 {
+            out.push('\n');
+        }
+        out.push_str(&row);
+        shown += 1;
+    }
+    let last = start + shown - 1;
+    if last < total {
+        out.push_str(&format!(
+            "\n[... {shown} of {total} lines shown; continue with offset={} ...]",
+            last + 1
+        ));
+    }
+    Ok(out)
+}
+
+fn row(ln: u64, line: &str, max: usize) -> String {
+    let mut text = if utf16_len(line) > MAX_LINE_UNITS {
+        let mut units = 0;
+        let mut cut = line.len();
+        for (i, c) in line.char_indices() {
+            if units + c.len_utf16() > MAX_LINE_UNITS {
+                cut = i;
+                break;
+            }
+            units += c.len_utf16();
+        }
+        format!("{}{LINE_MARKER}", &line[..cut])
+    } else {
+        line.to_string()
+    };
+    let prefix = format!("{ln:>6}\t");
+    if prefix.len() + text.len() > max {
+        let room = max.saturating_sub(prefix.len() + LINE_MARKER.len());
+        text = format!("{}{LINE_MARKER}", utf8_prefix(&text, room));
+    }
+    prefix + &text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::Code;
+
+    #[test]
+    fn numbering_and_paging() {
+        let c = "a\nb\nc\n";
+        assert_eq!(render(c, 1, 2000, 131072, "f").unwrap(), "     1\ta\n     2\tb\n     3\tc");
+        assert_eq!(
+            render(c, 1, 2, 131072, "f").unwrap(),
+            "     1\ta\n     2\tb\n[... 2 of 3 lines shown; continue with offset=3 ...]"
+        );
+        assert_eq!(render(c, -2, 2000, 131072, "f").unwrap(), "     2\tb\n     3\tc");
+        assert_eq!(render(c, -10, 2000, 131072, "f").unwrap().lines().count(), 3);
+        assert_eq!(render("", 5, 1, 1024, "f").unwrap(), "(empty file)");
+        assert_eq!(render("x", 1, 1, 1024, "f").unwrap(), "     1\tx");
+    }
+
+    #[test]
+    fn offset_errors() {
+        let e = render("a\nb\n", 0, 10, 1024, "f").unwrap_err();
+        assert_eq!(e.code, Code::InvalidInput);
+        assert_eq!(e.fields["path"], "f");
+        let e = render("a\nb\n", 3, 10, 1024, "f").unwrap_err();
+        assert_eq!(e.message, "offset 3 exceeds file line count 2; read from offset 1..2");
+        assert_eq!(e.fields["line_count"], 2);
+    }
+
+    #[test]
+    fn long_lines_and_byte_budget() {
+        let long = "x".repeat(2500);
+        let out = render(&long, 1, 1, 131072, "f").unwrap();
+        assert_eq!(out, format!("     1\t{}{LINE_MARKER}", "x".repeat(2000)));
+        let emoji = "😀".repeat(1500); // 3000 UTF-16 units
+        let out = render(&emoji, 1, 1, 131072, "f").unwrap();
+        assert!(out.contains(&"😀".repeat(1000)) && !out.contains(&"😀".repeat(1001)));
+        let many: String = (0..1000).map(|i| format!("line {i}\n")).collect();
+        let out = render(&many, 1, 2000, 1024, "f").unwrap();
+        let (body, footer) = out.rsplit_once('\n').unwrap();
+        assert!(body.len() <= 1024);
+        assert!(footer.starts_with("[... ") && footer.contains("of 1000 lines shown; continue with offset="));
+        let out = render(&"y".repeat(1500), 1, 1, 1024, "f").unwrap();
+        assert!(out.len() <= 1024 && out.ends_with(LINE_MARKER));
+    }
+}

@@ -1,0 +1,174 @@
+//! Paths: resolving a caller's path against the workspace, confinement, and display.
+//!
+//! Every tool goes through [`resolve`]; none joins or checks paths on its own. A relative
+//! path is joined to the root and an absolute one taken as is; both are normalised lexically
+//! (`a/../b` → `b`, no `~` expansion). With confinement on, the real location must be the
+//! root or lie under it: the root is realpath'd, the longest existing prefix of the target is
+//! realpath'd (following dangling links by hand) and the missing tail appended. This is a
+//! check-then-use guard against `..`, absolute paths and symlinks; it is not a sandbox.
+
+use crate::config::{normalize, Config};
+use crate::error::{Code, ToolError, ToolResult};
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// The lexical absolute form of `input`: joined to the root when relative, then normalised.
+pub fn lexical(config: &Config, input: &str) -> PathBuf {
+    let p = Path::new(input);
+    if p.is_absolute() {
+        normalize(p)
+    } else {
+        normalize(&config.workspace_root.join(p))
+    }
+}
+
+/// Resolves a caller's path, enforcing confinement when it is on. Errors: `invalid_input`
+/// for a NUL byte, `path_escape` (field `path` = `input`) for a path outside the root.
+pub fn resolve(config: &Config, input: &str) -> ToolResult<PathBuf> {
+    if input.contains('\0') {
+        return Err(ToolError::invalid(format!(
+            "Path contains a NUL byte: {}",
+            input.replace('\0', "\\0")
+        ))
+        .with("path", input));
+    }
+    let abs = lexical(config, input);
+    if config.confine_to_workspace && !is_inside(config, &abs) {
+        return Err(escape_error(input));
+    }
+    Ok(abs)
+}
+
+/// The `path_escape` error for `input`.
+pub fn escape_error(input: &str) -> ToolError {
+    ToolError::new(
+        Code::PathEscape,
+        format!(
+            "Path escapes the workspace root: {input} (set ALLOW_OUTSIDE_WORKSPACE=1 to permit)"
+        ),
+    )
+    .with("path", input)
+}
+
+/// Whether the real location of `abs` is the real root or lies under it.
+pub fn is_inside(config: &Config, abs: &Path) -> bool {
+    let Ok(root) = std::fs::canonicalize(&config.workspace_root) else { return false };
+    match realpath_prefix(abs) {
+        Ok(real) => real == root || real.starts_with(&root),
+        Err(_) => false,
+    }
+}
+
+/// The real location of `path`: the longest existing prefix realpath'd, the rest appended.
+/// A dangling symlink on the way is followed through its target (so a link to a missing
+/// place outside the root still counts as outside).
+pub fn realpath_prefix(path: &Path) -> io::Result<PathBuf> {
+    let mut current = normalize(path);
+    for _ in 0..64 {
+        let mut prefix = current.clone();
+        let mut rest: Vec<std::ffi::OsString> = Vec::new();
+        while std::fs::symlink_metadata(&prefix).is_err() {
+            match (prefix.file_name(), prefix.parent()) {
+                (Some(name), Some(parent)) => {
+                    rest.push(name.to_os_string());
+                    prefix = parent.to_path_buf();
+                }
+                _ => break,
+            }
+        }
+        let base = match std::fs::canonicalize(&prefix) {
+            Ok(b) => b,
+            Err(err) => {
+                // The prefix exists but does not resolve: a dangling (or looping) link.
+                let meta = std::fs::symlink_metadata(&prefix)?;
+                if !meta.file_type().is_symlink() {
+                    return Err(err);
+                }
+                let target = std::fs::read_link(&prefix)?;
+                let parent = prefix.parent().unwrap_or(Path::new("/"));
+                let mut next = normalize(&parent.join(target));
+                for name in rest.iter().rev() {
+                    next.push(name);
+                }
+                current = next;
+                continue;
+            }
+        };
+        let mut out = base;
+        for name in rest.iter().rev() {
+            out.push(name);
+        }
+        return Ok(out);
+    }
+    Err(io::Error::from_raw_os_error(libc::ELOOP))
+}
+
+/// How a path is shown to the model: relative to the root (`.` for the root itself), or
+/// absolute when it lies outside the root.
+pub fn display(config: &Config, abs: &Path) -> String {
+    match abs.strip_prefix(&config.workspace_root) {
+        Ok(rel) if rel.as_os_str().is_empty() => ".".to_string(),
+        Ok(rel) => rel.to_string_lossy().into_owned(),
+        Err(_) => abs.to_string_lossy().into_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    fn setup() -> (tempfile::TempDir, tempfile::TempDir, Config) {
+        let root = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let config = Config::with_root(root.path());
+        (root, outside, config)
+    }
+
+    #[test]
+    fn relative_and_normalised() {
+        let (root, _o, c) = setup();
+        assert_eq!(resolve(&c, "a/../b").unwrap(), root.path().join("b"));
+        assert_eq!(resolve(&c, "").unwrap(), root.path());
+        assert_eq!(resolve(&c, "~/x").unwrap(), root.path().join("~/x"));
+    }
+
+    #[test]
+    fn escapes_are_refused() {
+        let (root, outside, c) = setup();
+        let e = resolve(&c, "../x").unwrap_err();
+        assert_eq!(e.code, Code::PathEscape);
+        assert_eq!(
+            e.message,
+            "Path escapes the workspace root: ../x (set ALLOW_OUTSIDE_WORKSPACE=1 to permit)"
+        );
+        assert_eq!(e.fields["path"], "../x");
+        assert!(resolve(&c, "/etc/passwd").is_err());
+        symlink(outside.path(), root.path().join("out")).unwrap();
+        assert!(resolve(&c, "out/new/file").is_err());
+        symlink(outside.path().join("missing"), root.path().join("dangling")).unwrap();
+        assert!(resolve(&c, "dangling/x").is_err());
+        assert!(resolve(&c, "dangling").is_err());
+        symlink("/", root.path().join("slash")).unwrap();
+        assert!(resolve(&c, "slash/etc").is_err());
+    }
+
+    #[test]
+    fn inside_links_and_unconfined() {
+        let (root, outside, mut c) = setup();
+        std::fs::create_dir(root.path().join("d")).unwrap();
+        symlink(root.path().join("d"), root.path().join("ld")).unwrap();
+        assert!(resolve(&c, "ld/new").is_ok());
+        c.confine_to_workspace = false;
+        assert_eq!(resolve(&c, outside.path().to_str().unwrap()).unwrap(), outside.path());
+    }
+
+    #[test]
+    fn display_paths() {
+        let (root, _o, c) = setup();
+        assert_eq!(display(&c, root.path()), ".");
+        assert_eq!(display(&c, &root.path().join("..env")), "..env");
+        assert_eq!(display(&c, &root.path().join("a/b")), "a/b");
+        assert_eq!(display(&c, Path::new("/etc/x")), "/etc/x");
+    }
+}
