@@ -8,7 +8,9 @@
 
 use crate::config::Config;
 use crate::error::{Code, ToolError, ToolResult};
+use crate::workspace;
 use std::borrow::Cow;
+use std::io::Read;
 use std::path::Path;
 
 /// How many bytes at each end of a file are sniffed for NUL.
@@ -79,21 +81,37 @@ pub fn binary_error(input: &str) -> ToolError {
     ToolError::new(Code::IsBinary, format!("File appears to be binary: {input}")).with("path", input)
 }
 
-/// Loads a file a text tool is about to use: it must exist, be a file (directories →
-/// `not_a_file`), fit in `maxFileBytes` and not be binary. Paths in errors are `input`.
+/// Loads a file a text tool is about to use: it must exist, be a regular file (directories →
+/// `not_a_file` `Path is a directory`, FIFOs, sockets and devices → `not_a_file` `Not a
+/// regular file`), fit in `maxFileBytes` and not be binary. Paths in errors are `input`.
+///
+/// The file is opened once through [`workspace::open_confined`] and everything (stat, read)
+/// goes through that descriptor, so a path swapped for a symlink mid-call cannot redirect
+/// the read outside the root. At most `maxFileBytes + 1` bytes are read, so a file that
+/// grows (or a device that never ends) cannot exhaust memory.
 pub fn load(config: &Config, abs: &Path, input: &str) -> ToolResult<Vec<u8>> {
-    let meta = std::fs::metadata(abs).map_err(|e| ToolError::fs(&e, input))?;
+    let file = workspace::open_confined(config, abs, input)?;
+    let meta = file.metadata().map_err(|e| ToolError::fs(&e, input))?;
     if meta.is_dir() {
         return Err(ToolError::new(Code::NotAFile, format!("Path is a directory: {input}"))
+            .with("path", input));
+    }
+    if !meta.is_file() {
+        return Err(ToolError::new(Code::NotAFile, format!("Not a regular file: {input}"))
             .with("path", input));
     }
     if meta.len() > config.max_file_bytes {
         return Err(too_large(input, meta.len(), config.max_file_bytes));
     }
-    let bytes = std::fs::read(abs).map_err(|e| ToolError::fs(&e, input))?;
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    (&file)
+        .take(config.max_file_bytes.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| ToolError::fs(&e, input))?;
     // The file may have grown between the stat and the read.
     if bytes.len() as u64 > config.max_file_bytes {
-        return Err(too_large(input, bytes.len() as u64, config.max_file_bytes));
+        let size = file.metadata().map(|m| m.len()).unwrap_or(0).max(bytes.len() as u64);
+        return Err(too_large(input, size, config.max_file_bytes));
     }
     if is_binary(&bytes) {
         return Err(binary_error(input));
@@ -189,5 +207,30 @@ mod tests {
         std::fs::write(dir.path().join("bin"), b"a\0b").unwrap();
         let e = load(&c, &dir.path().join("bin"), "bin").unwrap_err();
         assert_eq!((e.code, e.message.as_str()), (Code::IsBinary, "File appears to be binary: bin"));
+    }
+
+    #[test]
+    fn load_refuses_special_files_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = Config::with_root(dir.path());
+        let fifo = dir.path().join("fifo");
+        let cpath = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path; mkfifo only creates a node.
+        assert_eq!(unsafe { libc::mkfifo(cpath.as_ptr(), 0o600) }, 0);
+        let e = load(&c, &fifo, "fifo").unwrap_err();
+        assert_eq!((e.code, e.message.as_str()), (Code::NotAFile, "Not a regular file: fifo"));
+    }
+
+    #[test]
+    fn load_refuses_endless_devices() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut c = Config::with_root("/");
+        c.confine_to_workspace = false;
+        c.max_file_bytes = 1024;
+        // /dev/zero stats as size 0 and never ends: it is not a regular file.
+        let e = load(&c, Path::new("/dev/zero"), "/dev/zero").unwrap_err();
+        assert_eq!(e.code, Code::NotAFile);
+        std::fs::write(dir.path().join("ok"), "fine").unwrap();
+        assert_eq!(load(&c, &dir.path().join("ok"), "ok").unwrap(), b"fine");
     }
 }

@@ -4,12 +4,22 @@
 //! path is joined to the root and an absolute one taken as is; both are normalised lexically
 //! (`a/../b` → `b`, no `~` expansion). With confinement on, the real location must be the
 //! root or lie under it: the root is realpath'd, the longest existing prefix of the target is
-//! realpath'd (following dangling links by hand) and the missing tail appended. This is a
-//! check-then-use guard against `..`, absolute paths and symlinks; it is not a sandbox.
+//! realpath'd (following dangling links by hand) and the missing tail appended.
+//!
+//! That check alone is check-then-use: a directory swapped for a symlink between the check
+//! and the open would let the open land outside. So tools never open a checked path and
+//! trust it: [`open_confined`] and [`open_dir_confined`] open first, then prove where the
+//! *opened descriptor* lives (Linux: `/proc/self/fd/<n>`), and the tool reads or lists
+//! through that descriptor ([`io_path`]). A descriptor cannot be redirected after it is
+//! open, so the race is closed for everything read through it. Confinement is path-based:
+//! a hard link inside the root to an outside inode is inside. It is a guard for the file
+//! tools, not a sandbox (`bash` runs arbitrary commands).
 
 use crate::config::{normalize, Config};
 use crate::error::{Code, ToolError, ToolResult};
+use std::fs::File;
 use std::io;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 /// The lexical absolute form of `input`: joined to the root when relative, then normalised.
@@ -103,6 +113,86 @@ pub fn realpath_prefix(path: &Path) -> io::Result<PathBuf> {
     Err(io::Error::from_raw_os_error(libc::ELOOP))
 }
 
+/// Opens `abs` for reading (following symlinks, never blocking on a FIFO) and proves the
+/// opened file lies inside the root when confinement is on. Errors: the errno mapping of
+/// [`ToolError::fs`] with `input`, `path_escape` for a descriptor that landed outside.
+/// The type is not checked: a directory opens too (callers `fstat` the handle).
+pub fn open_confined(config: &Config, abs: &Path, input: &str) -> ToolResult<File> {
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(abs)
+        .map_err(|e| ToolError::fs(&e, input))?;
+    verify_open(config, &file, abs, input)?;
+    Ok(file)
+}
+
+/// Opens the directory `abs` (a file gives `not_a_file` `Not a directory: <input>`) and
+/// proves the opened directory lies inside the root when confinement is on.
+pub fn open_dir_confined(config: &Config, abs: &Path, input: &str) -> ToolResult<File> {
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_DIRECTORY | libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(abs)
+        .map_err(|e| ToolError::fs(&e, input))?;
+    verify_open(config, &file, abs, input)?;
+    Ok(file)
+}
+
+/// Checks that an already open `file` (opened from `abs`) lies inside the root: `path_escape`
+/// otherwise. A no-op when confinement is off.
+pub fn verify_open(config: &Config, file: &File, abs: &Path, input: &str) -> ToolResult<()> {
+    if !config.confine_to_workspace {
+        return Ok(());
+    }
+    let Ok(root) = std::fs::canonicalize(&config.workspace_root) else {
+        return Err(escape_error(input));
+    };
+    let real = match fd_real_path(file) {
+        Some(real) => real,
+        // No descriptor paths on this system: re-check the path after the open, which
+        // narrows the window to the open itself but cannot close it.
+        None => realpath_prefix(abs).map_err(|_| escape_error(input))?,
+    };
+    if real == root || real.starts_with(&root) {
+        Ok(())
+    } else {
+        Err(escape_error(input))
+    }
+}
+
+/// Where the kernel says an open descriptor lives, or `None` where it cannot say (no
+/// `/proc`, another OS). An unlinked file reads as `<path> (deleted)`, still under its
+/// old directory, which is where it was opened.
+pub fn fd_real_path(file: &File) -> Option<PathBuf> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd())).ok()
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = file;
+        None
+    }
+}
+
+/// A path that reaches the very object `file` refers to, for APIs that want a path
+/// (`read_dir`): `/proc/self/fd/<n>` on Linux, the original `abs` elsewhere. Joining a
+/// name to it looks the name up in the opened directory, not in whatever `abs` is now.
+pub fn io_path(file: &File, abs: &Path) -> PathBuf {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        let p = PathBuf::from(format!("/proc/self/fd/{}", file.as_raw_fd()));
+        if std::fs::symlink_metadata(&p).is_ok() {
+            return p;
+        }
+    }
+    let _ = file;
+    abs.to_path_buf()
+}
+
 /// How a path is shown to the model: relative to the root (`.` for the root itself), or
 /// absolute when it lies outside the root.
 pub fn display(config: &Config, abs: &Path) -> String {
@@ -161,6 +251,45 @@ mod tests {
         assert!(resolve(&c, "ld/new").is_ok());
         c.confine_to_workspace = false;
         assert_eq!(resolve(&c, outside.path().to_str().unwrap()).unwrap(), outside.path());
+    }
+
+    #[test]
+    fn opened_descriptors_are_verified() {
+        let (root, outside, mut c) = setup();
+        std::fs::write(root.path().join("in.txt"), "in").unwrap();
+        std::fs::write(outside.path().join("secret"), "s").unwrap();
+        std::fs::create_dir(root.path().join("d")).unwrap();
+        assert!(open_confined(&c, &root.path().join("in.txt"), "in.txt").is_ok());
+        assert!(open_dir_confined(&c, &root.path().join("d"), "d").is_ok());
+        // Opened through a link the lexical check never saw (as after a swap).
+        symlink(outside.path(), root.path().join("swapped")).unwrap();
+        let e = open_confined(&c, &root.path().join("swapped/secret"), "swapped/secret").unwrap_err();
+        assert_eq!((e.code, e.fields["path"].as_str()), (Code::PathEscape, Some("swapped/secret")));
+        let e = open_dir_confined(&c, &root.path().join("swapped"), "swapped").unwrap_err();
+        assert_eq!(e.code, Code::PathEscape);
+        let e = open_dir_confined(&c, &root.path().join("in.txt"), "in.txt").unwrap_err();
+        assert_eq!((e.code, e.message.as_str()), (Code::NotAFile, "Not a directory: in.txt"));
+        let e = open_confined(&c, &root.path().join("nope"), "nope").unwrap_err();
+        assert_eq!(e.code, Code::NotFound);
+        c.confine_to_workspace = false;
+        assert!(open_confined(&c, &root.path().join("swapped/secret"), "x").is_ok());
+    }
+
+    #[test]
+    fn io_path_reads_the_opened_directory() {
+        let (root, outside, c) = setup();
+        std::fs::create_dir(root.path().join("d")).unwrap();
+        std::fs::write(root.path().join("d/mine"), "").unwrap();
+        std::fs::write(outside.path().join("theirs"), "").unwrap();
+        let dir = open_dir_confined(&c, &root.path().join("d"), "d").unwrap();
+        // Swap the directory for a link to the outside after the open.
+        std::fs::rename(root.path().join("d"), root.path().join("moved")).unwrap();
+        symlink(outside.path(), root.path().join("d")).unwrap();
+        let names: Vec<_> = std::fs::read_dir(io_path(&dir, &root.path().join("d")))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("mine")]);
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! `list_dir`: the entries of one directory, directories first, then files with sizes.
 
 use super::{object_schema, read_annotations, Call, Handler, ToolDef};
-use crate::error::{Code, ToolError, ToolResult};
+use crate::error::{ToolError, ToolResult};
 use crate::schema::str_arg;
 use crate::text::js_cmp;
 use crate::workspace;
@@ -35,14 +35,13 @@ fn run(call: &Call) -> ToolResult<String> {
     let input = str_arg(&call.args, "path").unwrap_or("");
     let shown = if input.is_empty() { "." } else { input };
     let abs = workspace::resolve(&call.config, input)?;
-    let meta = std::fs::metadata(&abs).map_err(|e| ToolError::fs(&e, shown))?;
-    if !meta.is_dir() {
-        return Err(ToolError::new(Code::NotAFile, format!("Not a directory: {shown}"))
-            .with("path", shown));
-    }
+    // List through the opened, verified directory: the path may be swapped for a symlink
+    // to the outside between the resolve above and the read below.
+    let dir = workspace::open_dir_confined(&call.config, &abs, shown)?;
     let mut dirs: Vec<String> = Vec::new();
     let mut files: Vec<(String, u64)> = Vec::new();
-    let entries = std::fs::read_dir(&abs).map_err(|e| ToolError::fs(&e, shown))?;
+    let entries =
+        std::fs::read_dir(workspace::io_path(&dir, &abs)).map_err(|e| ToolError::fs(&e, shown))?;
     for entry in entries {
         if call.cancel.is_cancelled() {
             return Err(ToolError::aborted());
