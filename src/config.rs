@@ -99,14 +99,17 @@ pub fn probe_ripgrep() -> bool {
         .unwrap_or(false)
 }
 
-/// Lexical normalisation: `.` dropped, `..` pops a component (never above the root).
+/// Lexical normalisation: `.` dropped, `..` pops a component (never above the root: `/..`
+/// is `/`, as in `path.resolve`); a relative path keeps its leading `..`s (`../../x`).
 pub fn normalize(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for c in path.components() {
         match c {
             Component::CurDir => {}
             Component::ParentDir => {
-                if !out.pop() {
+                // `PathBuf::pop` would eat a leading `..` and cannot rise above `/`.
+                let ends_in_parent = matches!(out.components().next_back(), Some(Component::ParentDir));
+                if ends_in_parent || (!out.pop() && !out.has_root()) {
                     out.push("..");
                 }
             }
