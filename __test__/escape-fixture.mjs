@@ -1,0 +1,108 @@
+// The escape fixture shared by escape.test.mjs and the soak runner: a workspace full of links
+// beside a sentinel directory, and the swap race. Not a test file itself.
+import { spawn } from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+import { createAgentTools, setWarnSink } from '../index.mjs'
+import { scratch } from './helpers.mjs'
+import { snapshot, makeSentinel, stubbedTools } from './sentinel.mjs'
+
+/** base/ws (the workspace, full of links) beside base/outside (the sentinel). */
+export function setup() {
+  const base = scratch('cat-escape-')
+  const root = path.join(base, 'ws')
+  const outside = path.join(base, 'outside')
+  fs.mkdirSync(path.join(root, 'dir'), { recursive: true })
+  fs.writeFileSync(path.join(root, 'in.txt'), 'inside\ntick tock\n')
+  fs.writeFileSync(path.join(root, 'dir', 'a.txt'), 'a\n')
+  const sentinel = makeSentinel(outside)
+  fs.writeFileSync(path.join(outside, 'hard-src.txt'), 'HARDLINKED\n')
+  const link = (target, name) => fs.symlinkSync(target, path.join(root, name))
+  link(path.join(outside, 'secret.txt'), 'file-link')
+  link('file-link', 'file-chain')
+  link(outside, 'dir-link')
+  link('chain-b', 'chain-a')
+  link('dir-link', 'chain-b')
+  link('/', 'root-link')
+  link('..', 'rel-up')
+  link(path.join(outside, 'missing.txt'), 'dangling-out')
+  link(path.join(outside, 'missing-dir'), 'dangling-dir')
+  link('/proc/self/root', 'proc-root')
+  fs.linkSync(path.join(outside, 'hard-src.txt'), path.join(root, 'hard'))
+  const tools = createAgentTools({ workspaceRoot: root })
+  const outsideSnap = () => snapshot(base, (p) => p === root || p.startsWith(root + path.sep))
+  return { base, root, outside, sentinel, tools, outsideSnap }
+}
+
+// A child process flips `ws/flip` between a real directory (holding inner.txt "INSIDE") and a
+// symlink to the outside (holding inner.txt with the secret) as fast as it can.
+const FLIPPER = `
+const fs = require('fs'); const path = require('path')
+const [root, outside, ms] = process.argv.slice(1)
+const flip = path.join(root, 'flip'), real = path.join(root, 'flip-real'), link = path.join(root, 'flip-link')
+let flips = 0; const end = Date.now() + Number(ms)
+while (Date.now() < end) {
+  try {
+    fs.renameSync(real, flip); fs.renameSync(flip, real)
+    fs.renameSync(link, flip); fs.renameSync(flip, link)
+    flips += 2
+  } catch {
+    // A tool created 'flip' itself (write_file makes parent dirs): clear it and restore.
+    try { fs.rmSync(flip, { recursive: true, force: true }) } catch {}
+    if (!fs.existsSync(real)) { fs.mkdirSync(real); fs.writeFileSync(path.join(real, 'inner.txt'), 'INSIDE\\ntick tock\\n') }
+    try { fs.lstatSync(link) } catch { fs.symlinkSync(outside, link) }
+  }
+}
+process.stdout.write(String(flips))
+`
+
+export async function runRace(ms, log = () => {}, sink = null) {
+  const { root, outside, sentinel, tools, outsideSnap } = setup()
+  const stubs = await stubbedTools(tools, setWarnSink, sink)
+  fs.mkdirSync(path.join(root, 'flip-real'))
+  fs.writeFileSync(path.join(root, 'flip-real', 'inner.txt'), 'INSIDE\ntick tock\n')
+  fs.symlinkSync(outside, path.join(root, 'flip-link'))
+  const before = outsideSnap()
+  const child = spawn(process.execPath, ['-e', FLIPPER, root, outside, String(ms)], { stdio: ['ignore', 'pipe', 'inherit'] })
+  let flips = ''
+  child.stdout.on('data', (d) => (flips += d))
+  const exited = new Promise((resolve) => child.on('exit', resolve))
+  let done = false
+  exited.then(() => (done = true))
+  const leaks = []
+  const stats = { calls: 0, ok: 0, errors: {} }
+  let i = 0
+  const mix = () => {
+    i++
+    switch (i % 9) {
+      case 0: return ['read_file', { path: 'flip/inner.txt' }]
+      case 1: return ['list_dir', { path: 'flip' }]
+      case 2: return ['grep', { pattern: 'SECRET|INSIDE', path: 'flip', output_mode: 'content' }]
+      case 3: return ['glob', { pattern: '*', path: 'flip' }]
+      case 4: return ['write_file', { path: `flip/w-${i % 50}.txt`, content: 'written\n' }]
+      case 5: return ['edit_file', { path: 'flip/inner.txt', old_string: i % 2 ? 'tick' : 'tock', new_string: i % 2 ? 'tock' : 'tick', replace_all: true }]
+      case 6: return ['multi_edit', { path: 'flip/inner.txt', edits: [{ old_string: 'tock', new_string: 'tick' }] }]
+      case 7: return ['apply_patch', { patch: `--- /dev/null\n+++ b/flip/p-${i}.txt\n@@ -0,0 +1 @@\n+patched\n` }]
+      default: return ['read_file', { path: 'flip/inner.txt', offset: -1 }]
+    }
+  }
+  const worker = async () => {
+    while (!done) {
+      const [tool, args] = mix()
+      if (stubs.has(tool)) continue
+      const r = await tools.callTool(tool, args)
+      stats.calls++
+      if (r.isError) {
+        const code = JSON.parse(r.text).error
+        stats.errors[code] = (stats.errors[code] || 0) + 1
+      } else stats.ok++
+      if (r.text.includes(sentinel.secret) || r.text.includes(sentinel.onlyName)) leaks.push(`${tool} ${JSON.stringify(args)} -> ${r.text.slice(0, 200)}`)
+    }
+  }
+  await Promise.all(Array.from({ length: 6 }, worker))
+  await exited
+  const after = outsideSnap()
+  log(`race: ${ms} ms, ${flips} flips, ${stats.calls} calls (${stats.ok} ok, errors ${JSON.stringify(stats.errors)}), ${leaks.length} leaks`)
+  return { leaks, before, after, stats, flips: Number(flips) }
+}
+

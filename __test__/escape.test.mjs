@@ -1,0 +1,168 @@
+// Escape attempts against every path-taking tool: `..` chains, absolute paths, symlinked
+// files and directories pointing out, link chains, a link to `/`, `/proc/self/root`, a missing
+// tail under a symlinked directory, dangling links, hard links, and a directory swapped for a
+// symlink to the outside thousands of times while calls run. Zero escapes: no output contains
+// the outside secret or an outside-only name, and a snapshot of the outside is unchanged.
+//
+// RACE_MS (default 2500) sets how long the swap race runs; `npm run soak` runs it longer.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import path from 'node:path'
+import { setWarnSink } from '../index.mjs'
+import { stubbedTools } from './sentinel.mjs'
+import { setup, runRace } from './escape-fixture.mjs'
+
+const RACE_MS = Number(process.env.RACE_MS || 2500)
+
+// Warn-sink lines: an "internal error" from a tool that is not a stub is a failure.
+const warned = []
+const sink = (line) => warned.push(line)
+setWarnSink(sink)
+const internalLines = (stubs) => warned.filter((l) => l.includes('internal error') && ![...stubs].some((s) => l.includes(`${s} is not implemented yet`)))
+
+const O = '<out>' // placeholder for the absolute outside directory
+
+const READ_PATHS = [
+  '../outside/secret.txt',
+  'dir/../../outside/secret.txt',
+  `${O}/secret.txt`,
+  'file-link',
+  'file-chain',
+  'dir-link/secret.txt',
+  'chain-a/secret.txt',
+  `root-link${O}/secret.txt`,
+  'rel-up/outside/secret.txt',
+  `/proc/self/root${O}/secret.txt`,
+  `proc-root${O}/secret.txt`,
+  './/dir//..//..//outside//secret.txt',
+  'dir-link/sub/deep.txt',
+]
+const DIR_PATHS = [
+  '..',
+  '../outside',
+  O,
+  'dir-link',
+  'chain-a',
+  'root-link',
+  'rel-up',
+  `/proc/self/root${O}`,
+  '/',
+  'dir-link/sub',
+  '/proc/self/cwd',
+]
+const WRITE_PATHS = [
+  '../outside/new.txt',
+  `${O}/new.txt`,
+  'dir-link/new.txt',
+  'dir-link/newdir/deeper/new.txt',
+  'dangling-out',
+  'dangling-dir/new.txt',
+  'file-link',
+  'chain-a/new.txt',
+  `root-link${O}/new.txt`,
+  `/proc/self/root${O}/new.txt`,
+  'rel-up/outside/new.txt',
+  'dir/../../outside/secret.txt',
+]
+
+const patchFor = (from, to, body) => `--- ${from}\n+++ ${to}\n${body}`
+
+/** Every attempt: [tool, args, expectation]; `escape` means the result must be path_escape. */
+function attempts() {
+  const list = []
+  for (const p of READ_PATHS) {
+    list.push(['read_file', { path: p }, 'escape'])
+    list.push(['grep', { pattern: 'SECRET', path: p }, 'escape'])
+  }
+  for (const p of READ_PATHS.slice(0, 8)) {
+    list.push(['edit_file', { path: p, old_string: 'tick', new_string: 'TOCK' }, 'escape'])
+    list.push(['multi_edit', { path: p, edits: [{ old_string: 'tick', new_string: 'TOCK' }] }, 'escape'])
+  }
+  for (const p of DIR_PATHS) {
+    list.push(['list_dir', { path: p }, 'escape'])
+    list.push(['glob', { pattern: '**/*', path: p }, 'escape'])
+    list.push(['grep', { pattern: 'SECRET', path: p }, 'escape'])
+    list.push(['bash', { command: 'cat secret.txt; ls', cwd: p, timeout_ms: 5000 }, 'escape'])
+  }
+  for (const p of WRITE_PATHS) {
+    list.push(['write_file', { path: p, content: 'PWNED\n' }, 'escape'])
+    list.push(['apply_patch', { patch: patchFor('/dev/null', `b/${p}`, '@@ -0,0 +1 @@\n+PWNED\n') }, 'refused'])
+  }
+  for (const p of READ_PATHS.slice(0, 8)) {
+    list.push(['apply_patch', { patch: patchFor(`a/${p}`, `b/${p}`, '@@ -2 +2 @@\n-tick tock\n+PWNED\n') }, 'refused'])
+    list.push(['apply_patch', { patch: patchFor(`a/${p}`, '/dev/null', '@@ -1,2 +0,0 @@\n-x\n-tick tock\n') }, 'refused'])
+  }
+  // Renames across the boundary, both ways.
+  list.push(['apply_patch', { patch: 'diff --git a/in.txt b/../outside/moved.txt\nrename from in.txt\nrename to ../outside/moved.txt\n' }, 'refused'])
+  list.push(['apply_patch', { patch: 'diff --git a/dir-link/secret.txt b/stolen.txt\nrename from dir-link/secret.txt\nrename to stolen.txt\n' }, 'refused'])
+  list.push(['apply_patch', { patch: patchFor('a/in.txt', 'b/dir-link/moved.txt', '@@ -1 +1 @@\n-inside\n+PWNED\n') }, 'refused'])
+  return list
+}
+
+const CODES = new Set(['invalid_input', 'not_found', 'not_a_file', 'is_binary', 'no_match', 'ambiguous_match', 'patch_failed', 'io_error', 'timeout', 'aborted', 'output_limit', 'too_large', 'path_escape'])
+
+test('the escape battery: every path-taking tool refuses every way out, and nothing leaks', async (t) => {
+  const { outside, sentinel, tools, outsideSnap } = setup()
+  const stubs = await stubbedTools(tools, setWarnSink, sink)
+  const before = outsideSnap()
+  const list = attempts().map(([tool, args, want]) => [tool, JSON.parse(JSON.stringify(args).replaceAll(O, outside)), want])
+  let tried = 0
+  let refused = 0
+  for (const [tool, args, want] of list) {
+    const what = `${tool} ${JSON.stringify(args)}`
+    const r = await tools.callTool(tool, args)
+    assert.ok(!r.text.includes(sentinel.secret), `secret leaked: ${what}`)
+    if (stubs.has(tool)) continue
+    tried++
+    assert.equal(r.isError, true, `succeeded: ${what} -> ${r.text}`)
+    const env = JSON.parse(r.text)
+    assert.ok(CODES.has(env.error), `bad code ${env.error}: ${what}`)
+    if (want === 'escape') assert.equal(env.error, 'path_escape', `${what} -> ${r.text}`)
+    refused++
+  }
+  assert.deepEqual(outsideSnap(), before, 'the outside changed')
+  assert.deepEqual(internalLines(stubs), [])
+  assert.ok(list.length >= 40)
+  t.diagnostic(`escape attempts: ${list.length} generated, ${tried} against implemented tools, ${refused} refused, 0 escaped; stubbed: ${[...stubs].join(',') || 'none'}`)
+})
+
+test('walking tools never follow a link out: grep, glob and list_dir over the root', async () => {
+  const { sentinel, tools, outsideSnap } = setup()
+  const stubs = await stubbedTools(tools, setWarnSink, sink)
+  const before = outsideSnap()
+  const calls = [
+    ['grep', { pattern: 'SECRET', output_mode: 'content' }],
+    ['grep', { pattern: 'SECRET', glob: '**/*.txt', output_mode: 'count' }],
+    ['grep', { pattern: '.', path: '.', output_mode: 'files_with_matches' }],
+    ['glob', { pattern: '**/*' }],
+    ['glob', { pattern: '**/*', respect_gitignore: false }],
+    ['glob', { pattern: '../**/*' }],
+    ['list_dir', {}],
+    ['list_dir', { path: 'dir' }],
+  ]
+  for (const [tool, args] of calls) {
+    if (stubs.has(tool)) continue
+    const r = await tools.callTool(tool, args)
+    assert.ok(!r.text.includes(sentinel.secret), `${tool} leaked the secret`)
+    assert.ok(!r.text.includes(sentinel.onlyName), `${tool} listed an outside name: ${r.text}`)
+    assert.ok(!r.text.includes('deep.txt'), `${tool} walked into the outside: ${r.text}`)
+  }
+  assert.deepEqual(outsideSnap(), before)
+})
+
+test('hard links: confinement is path-based, so a hard link inside IS the outside inode (documented in SECURITY.md)', async () => {
+  const { root, outside, tools } = setup()
+  const r = await tools.callTool('read_file', { path: 'hard' })
+  assert.equal(r.text, '     1\tHARDLINKED')
+  assert.equal(fs.statSync(path.join(root, 'hard')).ino, fs.statSync(path.join(outside, 'hard-src.txt')).ino)
+})
+
+test('a directory swapped for a symlink to the outside while calls run: zero escapes', async (t) => {
+  const { leaks, before, after, stats, flips } = await runRace(RACE_MS, (s) => t.diagnostic(s), sink)
+  assert.deepEqual(leaks, [])
+  assert.deepEqual(after, before, 'something outside was written')
+  // The race must actually have raced: many flips, many calls, both outcomes seen.
+  assert.ok(flips > 100, `only ${flips} flips`)
+  assert.ok(stats.calls > 100 && stats.ok > 0, JSON.stringify(stats))
+})
