@@ -1,0 +1,28 @@
+// Seeded argument fuzzing across all nine tools: malformed and adversarial argument objects
+// (wrong types, nulls, missing and extra keys, huge strings, deep nesting, lone surrogates,
+// control characters and NUL bytes, pathological regexes and globs, odd numbers, odd abort
+// signals). Every call must resolve to `{ isError, text }` with a documented envelope or a
+// success; no rejection, no `internal`, no "internal error" on the warn sink, no hang, and
+// nothing outside the workspace read or changed.
+//
+// FUZZ_COUNT (default 3000) and FUZZ_SEED (default: random, printed) reproduce a run:
+//   FUZZ_SEED=1234 FUZZ_COUNT=20000 node --test __test__/fuzz-args.test.mjs
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { runFuzz } from './fuzz-gen.mjs'
+
+const COUNT = Number(process.env.FUZZ_COUNT || 3000)
+const SEED = Number(process.env.FUZZ_SEED || Math.floor(Math.random() * 2 ** 32))
+
+test(`fuzzed arguments never break the call contract (seed ${SEED}, ${COUNT} calls)`, async (t) => {
+  console.log(`fuzz seed: ${SEED} (rerun with FUZZ_SEED=${SEED} FUZZ_COUNT=${COUNT})`)
+  const { stats, failures } = await runFuzz({ count: COUNT, seed: SEED, log: (s) => t.diagnostic(s) })
+  assert.equal(stats.calls, COUNT)
+  assert.deepEqual(failures.slice(0, 20), [], `${failures.length} failures (seed ${SEED})`)
+})
+
+test('the checker itself catches an internal error (a deliberate panic is reported)', async () => {
+  const { failures } = await runFuzz({ count: 300, seed: 1, options: { __testHooks: { panicIn: 'list_dir' } } })
+  assert.ok(failures.some((f) => f.startsWith('internal: ') && f.includes('list_dir')), failures.slice(0, 3).join('\n'))
+  assert.ok(failures.some((f) => f.startsWith('warn sink: ') && f.includes('deliberate panic')))
+})
