@@ -1,4 +1,4 @@
-// Types for @clarvis/agent-tools/ai (needs the `ai` package, version 5, 6 or 7).
+// Types for @clarvis/agent-tools/ai, CommonJS (needs the `ai` package, version 5, 6 or 7).
 import type { Tool } from 'ai'
 import type { AgentTools, ToolName } from './index'
 
