@@ -205,3 +205,39 @@ async fn join(task: JoinHandle<Capture>) -> Capture {
         Err(_) => panic!("output capture task was cancelled"),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn run_in(root: &Path, command: &str, timeout: Duration, cancel: &Cancel) -> Outcome {
+        let req = Request { command, cwd: root, timeout, root, max_output_bytes: 1024 };
+        run(req, cancel, |p| p.display().to_string()).await.unwrap()
+    }
+
+    #[tokio::test]
+    async fn abort_wins_over_timeout() {
+        let root = tempfile::tempdir().unwrap();
+        let cancel = Cancel::new();
+        cancel.cancel();
+        let out = run_in(root.path(), "sleep 5", Duration::ZERO, &cancel).await;
+        assert!(matches!(out.ending, Ending::Aborted), "{:?}", out.ending);
+    }
+
+    #[tokio::test]
+    async fn timeout_wins_over_output_limit() {
+        let root = tempfile::tempdir().unwrap();
+        // The timeout is already due when the first event is picked; the limit comes later.
+        let out = run_in(root.path(), "yes", Duration::ZERO, &Cancel::new()).await;
+        assert!(matches!(out.ending, Ending::TimedOut), "{:?}", out.ending);
+    }
+
+    #[tokio::test]
+    async fn output_limit_reports_bounded_views() {
+        let root = tempfile::tempdir().unwrap();
+        let out = run_in(root.path(), "yes", Duration::from_secs(30), &Cancel::new()).await;
+        assert!(matches!(out.ending, Ending::OutputLimit), "{:?}", out.ending);
+        assert!(out.stdout.len() <= 1024 && out.stdout.starts_with("y\ny\n"));
+        assert!(out.stdout.contains(&format!(" of {MIN_CAPTURE_CEILING} bytes shown; full output written to ")));
+    }
+}

@@ -46,7 +46,8 @@ pub fn marker(shown: u64, total: u64, spill: Option<&str>) -> String {
 /// `head` holds the stream's first bytes and `tail` its last bytes (each at least
 /// `min(total, budget)` long; when the stream fits, `head` is the whole stream). A stream
 /// within its budget is returned whole. Otherwise the result is head, the [`marker`] on its
-/// own line, then tail, cut on UTF-8 boundaries and no longer than `budget` bytes when the
+/// own line, then tail — cut at line breaks when that keeps at least half of each part,
+/// else on UTF-8 boundaries — and no longer than `budget` bytes when the
 /// budget can hold the marker. Invalid UTF-8 is shown with U+FFFD.
 pub fn render(head: &[u8], tail: &[u8], total: u64, budget: u64, spill: Option<&str>) -> String {
     if total <= budget {
@@ -59,8 +60,8 @@ pub fn render(head: &[u8], tail: &[u8], total: u64, budget: u64, spill: Option<&
     let content = usize::try_from(budget.saturating_sub(reserve)).unwrap_or(usize::MAX);
     let head_len = (content / 3).min(head.len());
     let tail_len = (content - content / 3).min(tail.len());
-    let head_part = &head[..utf8_floor(head, head_len)];
-    let tail_part = &tail[utf8_ceil(tail, tail.len() - tail_len)..];
+    let head_part = &head[..head_cut(head, head_len)];
+    let tail_part = &tail[tail_cut(tail, tail.len() - tail_len)..];
     let shown = (head_part.len() + tail_part.len()) as u64;
     let mut out = String::from_utf8_lossy(head_part).into_owned();
     if !out.is_empty() && !out.ends_with('\n') {
@@ -70,6 +71,25 @@ pub fn render(head: &[u8], tail: &[u8], total: u64, budget: u64, spill: Option<&
     out.push('\n');
     out.push_str(&String::from_utf8_lossy(tail_part));
     out
+}
+
+/// Where the head ends: after the last line break in `head[..len]` when that keeps at least
+/// half of it (whole lines read better), else on a UTF-8 boundary.
+fn head_cut(head: &[u8], len: usize) -> usize {
+    match head[..len].iter().rposition(|&b| b == b'\n') {
+        Some(p) if p + 1 >= len / 2 => p + 1,
+        _ => utf8_floor(head, len),
+    }
+}
+
+/// Where the tail starts: after the first line break in `tail[start..]` when that keeps at
+/// least half of it, else on a UTF-8 boundary.
+fn tail_cut(tail: &[u8], start: usize) -> usize {
+    let window = &tail[start..];
+    match window.iter().position(|&b| b == b'\n') {
+        Some(q) if q + 1 <= window.len() / 2 => start + q + 1,
+        _ => utf8_ceil(tail, start),
+    }
 }
 
 fn is_continuation(b: u8) -> bool {
@@ -141,6 +161,8 @@ mod tests {
         let head = lines[..m].join("\n");
         let tail = lines[m + 1..].join("\n");
         assert!(data.starts_with(head.as_bytes()));
+        // Cut at line breaks: whole lines on both sides.
+        assert!(head.ends_with('9') && tail.starts_with("0123456789\n"), "{v}");
         assert!(data.ends_with(tail.as_bytes()));
         // About one third head, two thirds tail.
         assert!(tail.len() > head.len() * 3 / 2, "head {} tail {}", head.len(), tail.len());
