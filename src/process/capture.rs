@@ -123,7 +123,10 @@ impl Capture {
             self.fail();
         }
         let spill = ok.then(|| self.path.clone());
-        Finished { capture: self, spill }
+        Finished {
+            capture: self,
+            spill,
+        }
     }
 }
 
@@ -142,7 +145,9 @@ impl Finished {
 }
 
 fn open(path: &Path, head: &[u8]) -> Spill {
-    let Ok(file) = spill::create(path) else { return Spill::Failed };
+    let Ok(file) = spill::create(path) else {
+        return Spill::Failed;
+    };
     let mut w = BufWriter::with_capacity(64 * 1024, file);
     if w.write_all(head).is_err() {
         let _ = std::fs::remove_file(path);
@@ -209,7 +214,10 @@ mod tests {
         let path = spill::spill_path(root.path(), "t", "stdout");
         assert_eq!(std::fs::read(&path).unwrap(), all);
         let v = f.render(1024, |_| "S".into());
-        assert!(v.starts_with("line 0\n") && v.ends_with("line 499\n"), "{v}");
+        assert!(
+            v.starts_with("line 0\n") && v.ends_with("line 499\n"),
+            "{v}"
+        );
         assert!(v.contains("bytes shown; full output written to S ...]"));
     }
 
@@ -220,8 +228,13 @@ mod tests {
         let data = vec![b'a'; 800];
         assert!(c.push(&data));
         let f = c.finish(600);
-        assert_eq!(std::fs::read(spill::spill_path(root.path(), "t", "stdout")).unwrap(), data);
-        assert!(f.render(600, |_| "S".into()).contains("of 800 bytes shown; full output written to S"));
+        assert_eq!(
+            std::fs::read(spill::spill_path(root.path(), "t", "stdout")).unwrap(),
+            data
+        );
+        assert!(f
+            .render(600, |_| "S".into())
+            .contains("of 800 bytes shown; full output written to S"));
     }
 
     #[test]
@@ -233,7 +246,12 @@ mod tests {
         assert!(c.over_ceiling());
         assert_eq!(c.total(), 3000);
         let f = c.finish(1024);
-        assert_eq!(std::fs::read(spill::spill_path(root.path(), "t", "stdout")).unwrap().len(), 3000);
+        assert_eq!(
+            std::fs::read(spill::spill_path(root.path(), "t", "stdout"))
+                .unwrap()
+                .len(),
+            3000
+        );
         assert_eq!(f.total(), 3000);
     }
 

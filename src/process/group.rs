@@ -93,7 +93,9 @@ pub fn sweep_marked(id: &str) -> usize {
 
 #[cfg(target_os = "linux")]
 fn marked_pids(needle: &[u8], me: u32) -> Vec<libc::pid_t> {
-    let Ok(dir) = std::fs::read_dir("/proc") else { return Vec::new() };
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
     dir.flatten()
         .filter_map(|e| e.file_name().to_str()?.parse::<libc::pid_t>().ok())
         .filter(|&pid| pid as u32 != me)
@@ -116,7 +118,11 @@ pub struct Guard {
 impl Guard {
     /// Arms a guard for the group `pgid` marked with `id`.
     pub fn new(pgid: u32, id: &str) -> Guard {
-        Guard { pgid, id: id.to_string(), armed: true }
+        Guard {
+            pgid,
+            id: id.to_string(),
+            armed: true,
+        }
     }
 
     /// The call finished normally: the group is left alone (backgrounded processes live on).

@@ -96,8 +96,13 @@ pub async fn run(
     let mut guard = group::Guard::new(pgid, &id);
     let (limit, stop) = (Cancel::new(), Cancel::new());
     let ceiling = capture_ceiling(req.max_output_bytes);
-    let new_capture =
-        |stream| Capture::new(req.max_output_bytes, ceiling, spill::spill_path(req.root, &id, stream));
+    let new_capture = |stream| {
+        Capture::new(
+            req.max_output_bytes,
+            ceiling,
+            spill::spill_path(req.root, &id, stream),
+        )
+    };
     let out_task = start_pump(child.stdout.take(), new_capture("stdout"), &limit, &stop);
     let err_task = start_pump(child.stderr.take(), new_capture("stderr"), &limit, &stop);
 
@@ -170,10 +175,16 @@ fn exited(status: std::process::ExitStatus) -> Ending {
     {
         use std::os::unix::process::ExitStatusExt;
         if let Some(sig) = status.signal() {
-            return Ending::Exited { code: 128 + sig, signal: Some(group::signal_name(sig)) };
+            return Ending::Exited {
+                code: 128 + sig,
+                signal: Some(group::signal_name(sig)),
+            };
         }
     }
-    Ending::Exited { code: status.code().unwrap_or(-1), signal: None }
+    Ending::Exited {
+        code: status.code().unwrap_or(-1),
+        signal: None,
+    }
 }
 
 /// SIGKILLs the group, then sweeps marked processes that left it (off the runtime's
@@ -184,7 +195,12 @@ async fn kill_all(pgid: u32, id: &str) {
     let _ = tokio::task::spawn_blocking(move || group::sweep_marked(&id)).await;
 }
 
-fn start_pump<R>(reader: Option<R>, capture: Capture, limit: &Cancel, stop: &Cancel) -> JoinHandle<Capture>
+fn start_pump<R>(
+    reader: Option<R>,
+    capture: Capture,
+    limit: &Cancel,
+    stop: &Cancel,
+) -> JoinHandle<Capture>
 where
     R: AsyncRead + Unpin + Send + 'static,
 {
@@ -211,7 +227,13 @@ mod tests {
     use super::*;
 
     async fn run_in(root: &Path, command: &str, timeout: Duration, cancel: &Cancel) -> Outcome {
-        let req = Request { command, cwd: root, timeout, root, max_output_bytes: 1024 };
+        let req = Request {
+            command,
+            cwd: root,
+            timeout,
+            root,
+            max_output_bytes: 1024,
+        };
         run(req, cancel, |p| p.display().to_string()).await.unwrap()
     }
 
@@ -236,8 +258,14 @@ mod tests {
     async fn output_limit_reports_bounded_views() {
         let root = tempfile::tempdir().unwrap();
         let out = run_in(root.path(), "yes", Duration::from_secs(30), &Cancel::new()).await;
-        assert!(matches!(out.ending, Ending::OutputLimit), "{:?}", out.ending);
+        assert!(
+            matches!(out.ending, Ending::OutputLimit),
+            "{:?}",
+            out.ending
+        );
         assert!(out.stdout.len() <= 1024 && out.stdout.starts_with("y\ny\n"));
-        assert!(out.stdout.contains(&format!(" of {MIN_CAPTURE_CEILING} bytes shown; full output written to ")));
+        assert!(out.stdout.contains(&format!(
+            " of {MIN_CAPTURE_CEILING} bytes shown; full output written to "
+        )));
     }
 }

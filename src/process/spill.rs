@@ -6,12 +6,12 @@
 //! holding `*`, so spill files never show up in `git status`. Nothing here deletes a spill
 //! file on its own: [`sweep_spill_dir`] removes old ones when the host asks.
 
+use std::fs::File;
 use std::io;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
-use std::fs::File;
-use std::io::Write;
 
 /// The directory under the workspace root that holds spill files.
 pub const SPILL_DIR: &str = ".clarvis";
@@ -28,7 +28,10 @@ pub const SPILL_MAX_AGE: Duration = Duration::from_secs(24 * 60 * 60);
 /// ```
 pub fn unique() -> String {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let millis = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis()).unwrap_or(0);
+    let millis = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis())
+        .unwrap_or(0);
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
     let random = rand::random::<u64>() & 0xffff_ffff_ffff;
     format!("{}-{millis}-{n}-{random:012x}", std::process::id())
@@ -46,7 +49,9 @@ pub fn spill_path(root: &Path, id: &str, stream: &str) -> PathBuf {
 /// Synchronous on purpose, like the writes that follow: page-cache writes of a 64 KiB chunk
 /// cost microseconds, less than a hop to a blocking pool per chunk.
 pub fn create(path: &Path) -> io::Result<File> {
-    let dir = path.parent().ok_or_else(|| io::Error::from_raw_os_error(libc::ENOENT))?;
+    let dir = path
+        .parent()
+        .ok_or_else(|| io::Error::from_raw_os_error(libc::ENOENT))?;
     match std::fs::create_dir(dir) {
         Ok(()) => {}
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
@@ -56,11 +61,18 @@ pub fn create(path: &Path) -> io::Result<File> {
         return Err(io::Error::from_raw_os_error(libc::ENOTDIR));
     }
     // `create_new` so a user's own `.gitignore` is never replaced; losing the race is fine.
-    if let Ok(mut f) = std::fs::OpenOptions::new().write(true).create_new(true).open(dir.join(".gitignore")) {
+    if let Ok(mut f) = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(dir.join(".gitignore"))
+    {
         // Best effort: a missing ignore file must not cost the user their output.
         let _ = f.write_all(b"*\n");
     }
-    std::fs::OpenOptions::new().write(true).create_new(true).open(path)
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
 }
 
 /// Removes regular files named `bash-*` in `<root>/.clarvis/` whose modification time is
@@ -74,7 +86,9 @@ pub async fn sweep_spill_dir(root: &Path) -> usize {
 }
 
 fn sweep_blocking(dir: &Path, now: SystemTime) -> usize {
-    let Ok(entries) = std::fs::read_dir(dir) else { return 0 };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
     let mut removed = 0;
     for entry in entries.flatten() {
         if !entry.file_name().to_string_lossy().starts_with("bash-") {
@@ -117,10 +131,16 @@ mod tests {
         let root = tempfile::tempdir().unwrap();
         let p = spill_path(root.path(), "x", "stdout");
         create(&p).unwrap();
-        assert_eq!(std::fs::read(root.path().join(".clarvis/.gitignore")).unwrap(), b"*\n");
+        assert_eq!(
+            std::fs::read(root.path().join(".clarvis/.gitignore")).unwrap(),
+            b"*\n"
+        );
         std::fs::write(root.path().join(".clarvis/.gitignore"), "mine").unwrap();
         create(&spill_path(root.path(), "y", "stdout")).unwrap();
-        assert_eq!(std::fs::read(root.path().join(".clarvis/.gitignore")).unwrap(), b"mine");
+        assert_eq!(
+            std::fs::read(root.path().join(".clarvis/.gitignore")).unwrap(),
+            b"mine"
+        );
         // Never over an existing file.
         assert!(create(&p).is_err());
     }

@@ -87,7 +87,7 @@ fn head_cut(head: &[u8], len: usize) -> usize {
 fn tail_cut(tail: &[u8], start: usize) -> usize {
     let window = &tail[start..];
     match window.iter().position(|&b| b == b'\n') {
-        Some(q) if q + 1 <= window.len() / 2 => start + q + 1,
+        Some(q) if q < window.len() / 2 => start + q + 1,
         _ => utf8_ceil(tail, start),
     }
 }
@@ -153,23 +153,50 @@ mod tests {
     fn head_marker_tail_within_budget() {
         let data: Vec<u8> = (0..10_000).map(|i| b"0123456789\n"[i % 11]).collect();
         let budget = 1000;
-        let v = render(&data, &data, data.len() as u64, budget, Some(".clarvis/x.log"));
+        let v = render(
+            &data,
+            &data,
+            data.len() as u64,
+            budget,
+            Some(".clarvis/x.log"),
+        );
         assert!(v.len() as u64 <= budget, "{} > {budget}", v.len());
         let lines: Vec<&str> = v.split('\n').collect();
-        let m = lines.iter().position(|l| l.starts_with("[... output truncated: ")).unwrap();
-        assert!(lines[m].ends_with(" of 10000 bytes shown; full output written to .clarvis/x.log ...]"));
+        let m = lines
+            .iter()
+            .position(|l| l.starts_with("[... output truncated: "))
+            .unwrap();
+        assert!(
+            lines[m].ends_with(" of 10000 bytes shown; full output written to .clarvis/x.log ...]")
+        );
         let head = lines[..m].join("\n");
         let tail = lines[m + 1..].join("\n");
         assert!(data.starts_with(head.as_bytes()));
         // Cut at line breaks: whole lines on both sides.
-        assert!(head.ends_with('9') && tail.starts_with("0123456789\n"), "{v}");
+        assert!(
+            head.ends_with('9') && tail.starts_with("0123456789\n"),
+            "{v}"
+        );
         assert!(data.ends_with(tail.as_bytes()));
         // About one third head, two thirds tail.
-        assert!(tail.len() > head.len() * 3 / 2, "head {} tail {}", head.len(), tail.len());
-        let shown: usize = lines[m]["[... output truncated: ".len()..].split(' ').next().unwrap().parse().unwrap();
+        assert!(
+            tail.len() > head.len() * 3 / 2,
+            "head {} tail {}",
+            head.len(),
+            tail.len()
+        );
+        let shown: usize = lines[m]["[... output truncated: ".len()..]
+            .split(' ')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
         // The line break before the marker may belong to the head (it was cut after one).
         let (h, t) = (head.len(), tail.len());
-        assert!(shown == h + t || shown == h + t + 1, "shown {shown}, head {h}, tail {t}");
+        assert!(
+            shown == h + t || shown == h + t + 1,
+            "shown {shown}, head {h}, tail {t}"
+        );
     }
 
     #[test]

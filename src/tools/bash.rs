@@ -59,7 +59,9 @@ const ABORTED: &str = "Command aborted (run cancelled)";
 
 /// The error for a call aborted before (or while) it runs: no output yet.
 fn aborted() -> ToolError {
-    ToolError::new(Code::Aborted, ABORTED).with("stdout", "").with("stderr", "")
+    ToolError::new(Code::Aborted, ABORTED)
+        .with("stdout", "")
+        .with("stderr", "")
 }
 
 fn run(call: Call) -> BoxFuture {
@@ -74,8 +76,9 @@ async fn execute(call: &Call) -> ToolResult<String> {
     let cwd = workspace::resolve(config, cwd_input)?;
     let meta = std::fs::metadata(&cwd).map_err(|e| ToolError::fs(&e, shown))?;
     if !meta.is_dir() {
-        return Err(ToolError::new(Code::NotAFile, format!("Not a directory: {shown}"))
-            .with("path", shown));
+        return Err(
+            ToolError::new(Code::NotAFile, format!("Not a directory: {shown}")).with("path", shown),
+        );
     }
     if command.contains('\0') {
         // The OS would refuse it too, but say plainly what is wrong.
@@ -98,7 +101,10 @@ async fn execute(call: &Call) -> ToolResult<String> {
         .map_err(|e| match e.raw_os_error() {
             // Failures reported by the OS (fork, chdir, exec) happen once the spawn is
             // under way, as Node reports them asynchronously.
-            Some(_) => ToolError::new(Code::IoError, format!("Failed to run command: {}", io_detail(&e))),
+            Some(_) => ToolError::new(
+                Code::IoError,
+                format!("Failed to run command: {}", io_detail(&e)),
+            ),
             None => spawn_failed(&e.to_string()),
         })?;
     let (stdout, stderr) = (outcome.stdout, outcome.stderr);
@@ -111,9 +117,9 @@ async fn execute(call: &Call) -> ToolResult<String> {
             "timed_out": false,
         })
         .to_string()),
-        Ending::Aborted => {
-            Err(ToolError::new(Code::Aborted, ABORTED).with("stdout", stdout).with("stderr", stderr))
-        }
+        Ending::Aborted => Err(ToolError::new(Code::Aborted, ABORTED)
+            .with("stdout", stdout)
+            .with("stderr", stderr)),
         Ending::TimedOut => Err(ToolError::new(
             Code::Timeout,
             format!("Command exceeded {timeout_ms}ms"),
@@ -131,9 +137,10 @@ async fn execute(call: &Call) -> ToolResult<String> {
             .with("stdout", stdout)
             .with("stderr", stderr))
         }
-        Ending::Failed(e) => {
-            Err(ToolError::new(Code::IoError, format!("Failed to run command: {}", io_detail(&e))))
-        }
+        Ending::Failed(e) => Err(ToolError::new(
+            Code::IoError,
+            format!("Failed to run command: {}", io_detail(&e)),
+        )),
     }
 }
 
@@ -170,10 +177,16 @@ mod tests {
     #[tokio::test]
     async fn success_json_in_contract_order() {
         let root = tempfile::tempdir().unwrap();
-        let (err, text) =
-            call(Config::with_root(root.path()), json!({"command": "echo hi; echo oops >&2; exit 3"})).await;
+        let (err, text) = call(
+            Config::with_root(root.path()),
+            json!({"command": "echo hi; echo oops >&2; exit 3"}),
+        )
+        .await;
         assert!(!err);
-        assert_eq!(text, r#"{"exit_code":3,"stdout":"hi\n","stderr":"oops\n","signal":null,"timed_out":false}"#);
+        assert_eq!(
+            text,
+            r#"{"exit_code":3,"stdout":"hi\n","stderr":"oops\n","signal":null,"timed_out":false}"#
+        );
     }
 
     #[tokio::test]
@@ -182,17 +195,30 @@ mod tests {
         std::fs::write(root.path().join("f"), "x").unwrap();
         let c = || Config::with_root(root.path());
         let (_, t) = call(c(), json!({"command": "true", "cwd": "nope"})).await;
-        assert_eq!(t, r#"{"error":"not_found","message":"No such file: nope","path":"nope"}"#);
+        assert_eq!(
+            t,
+            r#"{"error":"not_found","message":"No such file: nope","path":"nope"}"#
+        );
         let (_, t) = call(c(), json!({"command": "true", "cwd": "f"})).await;
-        assert_eq!(t, r#"{"error":"not_a_file","message":"Not a directory: f","path":"f"}"#);
+        assert_eq!(
+            t,
+            r#"{"error":"not_a_file","message":"Not a directory: f","path":"f"}"#
+        );
         let (_, t) = call(c(), json!({"command": "pwd", "cwd": ""})).await;
-        assert!(t.contains(&format!("\"stdout\":\"{}\\n\"", root.path().display())), "{t}");
+        assert!(
+            t.contains(&format!("\"stdout\":\"{}\\n\"", root.path().display())),
+            "{t}"
+        );
     }
 
     #[tokio::test]
     async fn nul_byte_is_a_spawn_failure() {
         let root = tempfile::tempdir().unwrap();
-        let (err, t) = call(Config::with_root(root.path()), json!({"command": "echo a\u{0}b"})).await;
+        let (err, t) = call(
+            Config::with_root(root.path()),
+            json!({"command": "echo a\u{0}b"}),
+        )
+        .await;
         assert!(err);
         assert_eq!(
             t,
