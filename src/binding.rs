@@ -128,3 +128,9 @@ pub fn tool_defs_json() -> String {
         .collect();
     serde_json::Value::Array(defs).to_string()
 }
+
+/// Removes bash spill files older than 24 hours from `<root>/.clarvis/`. Never fails.
+#[napi]
+pub async fn sweep_spill_dir(root: String) {
+    crate::process::spill::sweep_spill_dir(std::path::Path::new(&root)).await;
+}
