@@ -21,6 +21,7 @@ pub mod config;
 pub mod dispatch;
 pub mod error;
 pub mod output;
+pub mod process;
 pub mod schema;
 pub mod text;
 pub mod tools;

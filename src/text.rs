@@ -78,7 +78,11 @@ pub fn too_large(input: &str, size: u64, limit: u64) -> ToolError {
 
 /// The `is_binary` error for a file with NUL bytes.
 pub fn binary_error(input: &str) -> ToolError {
-    ToolError::new(Code::IsBinary, format!("File appears to be binary: {input}")).with("path", input)
+    ToolError::new(
+        Code::IsBinary,
+        format!("File appears to be binary: {input}"),
+    )
+    .with("path", input)
 }
 
 /// Loads a file a text tool is about to use: it must exist, be a regular file (directories →
@@ -93,12 +97,16 @@ pub fn load(config: &Config, abs: &Path, input: &str) -> ToolResult<Vec<u8>> {
     let file = workspace::open_confined(config, abs, input)?;
     let meta = file.metadata().map_err(|e| ToolError::fs(&e, input))?;
     if meta.is_dir() {
-        return Err(ToolError::new(Code::NotAFile, format!("Path is a directory: {input}"))
-            .with("path", input));
+        return Err(
+            ToolError::new(Code::NotAFile, format!("Path is a directory: {input}"))
+                .with("path", input),
+        );
     }
     if !meta.is_file() {
-        return Err(ToolError::new(Code::NotAFile, format!("Not a regular file: {input}"))
-            .with("path", input));
+        return Err(
+            ToolError::new(Code::NotAFile, format!("Not a regular file: {input}"))
+                .with("path", input),
+        );
     }
     if meta.len() > config.max_file_bytes {
         return Err(too_large(input, meta.len(), config.max_file_bytes));
@@ -110,7 +118,11 @@ pub fn load(config: &Config, abs: &Path, input: &str) -> ToolResult<Vec<u8>> {
         .map_err(|e| ToolError::fs(&e, input))?;
     // The file may have grown between the stat and the read.
     if bytes.len() as u64 > config.max_file_bytes {
-        let size = file.metadata().map(|m| m.len()).unwrap_or(0).max(bytes.len() as u64);
+        let size = file
+            .metadata()
+            .map(|m| m.len())
+            .unwrap_or(0)
+            .max(bytes.len() as u64);
         return Err(too_large(input, size, config.max_file_bytes));
     }
     if is_binary(&bytes) {
@@ -125,12 +137,18 @@ pub fn decode_lossy(bytes: &[u8]) -> Cow<'_, str> {
     match detect_bom(bytes) {
         Encoding::Utf8 => String::from_utf8_lossy(bytes),
         Encoding::Utf8Bom => String::from_utf8_lossy(&bytes[3..]),
-        Encoding::Utf16Le => {
-            Cow::Owned(encoding_rs::UTF_16LE.decode_without_bom_handling(&bytes[2..]).0.into_owned())
-        }
-        Encoding::Utf16Be => {
-            Cow::Owned(encoding_rs::UTF_16BE.decode_without_bom_handling(&bytes[2..]).0.into_owned())
-        }
+        Encoding::Utf16Le => Cow::Owned(
+            encoding_rs::UTF_16LE
+                .decode_without_bom_handling(&bytes[2..])
+                .0
+                .into_owned(),
+        ),
+        Encoding::Utf16Be => Cow::Owned(
+            encoding_rs::UTF_16BE
+                .decode_without_bom_handling(&bytes[2..])
+                .0
+                .into_owned(),
+        ),
     }
 }
 
@@ -195,9 +213,15 @@ mod tests {
         let mut c = Config::with_root(dir.path());
         c.max_file_bytes = 1024;
         let e = load(&c, &dir.path().join("nope"), "./nope").unwrap_err();
-        assert_eq!((e.code, e.message.as_str()), (Code::NotFound, "No such file: ./nope"));
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            (Code::NotFound, "No such file: ./nope")
+        );
         let e = load(&c, dir.path(), ".").unwrap_err();
-        assert_eq!((e.code, e.message.as_str()), (Code::NotAFile, "Path is a directory: ."));
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            (Code::NotAFile, "Path is a directory: .")
+        );
         std::fs::write(dir.path().join("big"), vec![b'a'; 2000]).unwrap();
         let e = load(&c, &dir.path().join("big"), "big").unwrap_err();
         assert_eq!(
@@ -206,7 +230,10 @@ mod tests {
         );
         std::fs::write(dir.path().join("bin"), b"a\0b").unwrap();
         let e = load(&c, &dir.path().join("bin"), "bin").unwrap_err();
-        assert_eq!((e.code, e.message.as_str()), (Code::IsBinary, "File appears to be binary: bin"));
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            (Code::IsBinary, "File appears to be binary: bin")
+        );
     }
 
     #[test]
@@ -218,7 +245,10 @@ mod tests {
         // SAFETY: a valid NUL-terminated path; mkfifo only creates a node.
         assert_eq!(unsafe { libc::mkfifo(cpath.as_ptr(), 0o600) }, 0);
         let e = load(&c, &fifo, "fifo").unwrap_err();
-        assert_eq!((e.code, e.message.as_str()), (Code::NotAFile, "Not a regular file: fifo"));
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            (Code::NotAFile, "Not a regular file: fifo")
+        );
     }
 
     #[test]

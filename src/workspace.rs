@@ -62,7 +62,9 @@ pub fn escape_error(input: &str) -> ToolError {
 
 /// Whether the real location of `abs` is the real root or lies under it.
 pub fn is_inside(config: &Config, abs: &Path) -> bool {
-    let Ok(root) = std::fs::canonicalize(&config.workspace_root) else { return false };
+    let Ok(root) = std::fs::canonicalize(&config.workspace_root) else {
+        return false;
+    };
     match realpath_prefix(abs) {
         Ok(real) => real == root || real.starts_with(&root),
         Err(_) => false,
@@ -250,7 +252,10 @@ mod tests {
         symlink(root.path().join("d"), root.path().join("ld")).unwrap();
         assert!(resolve(&c, "ld/new").is_ok());
         c.confine_to_workspace = false;
-        assert_eq!(resolve(&c, outside.path().to_str().unwrap()).unwrap(), outside.path());
+        assert_eq!(
+            resolve(&c, outside.path().to_str().unwrap()).unwrap(),
+            outside.path()
+        );
     }
 
     #[test]
@@ -263,12 +268,19 @@ mod tests {
         assert!(open_dir_confined(&c, &root.path().join("d"), "d").is_ok());
         // Opened through a link the lexical check never saw (as after a swap).
         symlink(outside.path(), root.path().join("swapped")).unwrap();
-        let e = open_confined(&c, &root.path().join("swapped/secret"), "swapped/secret").unwrap_err();
-        assert_eq!((e.code, e.fields["path"].as_str()), (Code::PathEscape, Some("swapped/secret")));
+        let e =
+            open_confined(&c, &root.path().join("swapped/secret"), "swapped/secret").unwrap_err();
+        assert_eq!(
+            (e.code, e.fields["path"].as_str()),
+            (Code::PathEscape, Some("swapped/secret"))
+        );
         let e = open_dir_confined(&c, &root.path().join("swapped"), "swapped").unwrap_err();
         assert_eq!(e.code, Code::PathEscape);
         let e = open_dir_confined(&c, &root.path().join("in.txt"), "in.txt").unwrap_err();
-        assert_eq!((e.code, e.message.as_str()), (Code::NotAFile, "Not a directory: in.txt"));
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            (Code::NotAFile, "Not a directory: in.txt")
+        );
         let e = open_confined(&c, &root.path().join("nope"), "nope").unwrap_err();
         assert_eq!(e.code, Code::NotFound);
         c.confine_to_workspace = false;

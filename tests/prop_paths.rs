@@ -47,13 +47,42 @@ fn fixture() -> Fixture {
     symlink("/proc/self/root", root.join("proc_root")).unwrap();
     let root_link = base.join("ws-link");
     symlink(&root, &root_link).unwrap();
-    Fixture { real_root: root.clone(), root, outside, root_link, _tmp: tmp }
+    Fixture {
+        real_root: root.clone(),
+        root,
+        outside,
+        root_link,
+        _tmp: tmp,
+    }
 }
 
 const PARTS: &[&str] = &[
-    "..", ".", "", "a", "b", "file", "secret", "missing", "link_in", "link_up", "link_out",
-    "link_root", "link_chain", "link_chain_in", "dangling", "dangling_in", "loop1", "up_secret",
-    "proc_root", "outside", "ws", "ws-link", "etc", "self", "root", "~",
+    "..",
+    ".",
+    "",
+    "a",
+    "b",
+    "file",
+    "secret",
+    "missing",
+    "link_in",
+    "link_up",
+    "link_out",
+    "link_root",
+    "link_chain",
+    "link_chain_in",
+    "dangling",
+    "dangling_in",
+    "loop1",
+    "up_secret",
+    "proc_root",
+    "outside",
+    "ws",
+    "ws-link",
+    "etc",
+    "self",
+    "root",
+    "~",
 ];
 
 /// A path built from interesting components: relative, or absolute from `/`, the root, the
@@ -67,7 +96,10 @@ fn arb_path(f: &Fixture) -> impl Strategy<Value = String> {
         format!("{}/", f.outside.display()),
         "/proc/self/root/".to_string(),
     ];
-    (prop::sample::select(starts), prop::collection::vec(prop::sample::select(PARTS), 0..8))
+    (
+        prop::sample::select(starts),
+        prop::collection::vec(prop::sample::select(PARTS), 0..8),
+    )
         .prop_map(|(start, parts)| format!("{start}{}", parts.join("/")))
 }
 
@@ -83,19 +115,27 @@ fn configs(f: &Fixture) -> Vec<Config> {
 fn resolve_never_accepts_a_path_outside_the_root() {
     let f = fixture();
     let (accepted, refused) = (AtomicUsize::new(0), AtomicUsize::new(0));
-    let mut runner = TestRunner::new(RunnerConfig { cases: 1500, ..RunnerConfig::default() });
+    let mut runner = TestRunner::new(RunnerConfig {
+        cases: 1500,
+        ..RunnerConfig::default()
+    });
     runner
         .run(&arb_path(&f), |input| {
             for c in configs(&f) {
                 match workspace::resolve(&c, &input) {
                     Ok(abs) => {
                         accepted.fetch_add(1, Ordering::Relaxed);
-                        let real = workspace::realpath_prefix(&abs).expect("accepted path resolves");
+                        let real =
+                            workspace::realpath_prefix(&abs).expect("accepted path resolves");
                         prop_assert!(inside(&real, &f.real_root), "{input} -> {}", real.display());
                         // An independent oracle: when the whole path exists, the kernel's
                         // realpath agrees.
                         if let Ok(full) = std::fs::canonicalize(&abs) {
-                            prop_assert!(inside(&full, &f.real_root), "{input} -> {}", full.display());
+                            prop_assert!(
+                                inside(&full, &f.real_root),
+                                "{input} -> {}",
+                                full.display()
+                            );
                         }
                     }
                     Err(e) => {
@@ -115,7 +155,10 @@ fn resolve_never_accepts_a_path_outside_the_root() {
 #[test]
 fn opened_descriptors_always_lie_inside_the_root() {
     let f = fixture();
-    let mut runner = TestRunner::new(RunnerConfig { cases: 1500, ..RunnerConfig::default() });
+    let mut runner = TestRunner::new(RunnerConfig {
+        cases: 1500,
+        ..RunnerConfig::default()
+    });
     runner
         .run(&arb_path(&f), |input| {
             for c in configs(&f) {
@@ -127,12 +170,18 @@ fn opened_descriptors_always_lie_inside_the_root() {
                     workspace::open_dir_confined(&c, &abs, &input),
                 ] {
                     if let Ok(file) = opened {
-                        let real = workspace::fd_real_path(&file).expect("/proc/self/fd is readable");
+                        let real =
+                            workspace::fd_real_path(&file).expect("/proc/self/fd is readable");
                         prop_assert!(inside(&real, &f.real_root), "{input} -> {}", real.display());
                     }
                 }
                 if let Ok(bytes) = clarvis_agent_tools::text::load(&c, &abs, &input) {
-                    prop_assert_ne!(bytes, b"SECRET".to_vec(), "{} read the outside secret", input);
+                    prop_assert_ne!(
+                        bytes,
+                        b"SECRET".to_vec(),
+                        "{} read the outside secret",
+                        input
+                    );
                 }
             }
             Ok(())
@@ -145,10 +194,16 @@ fn unconfined_resolve_is_the_lexical_path() {
     let f = fixture();
     let mut c = Config::with_root(&f.root);
     c.confine_to_workspace = false;
-    let mut runner = TestRunner::new(RunnerConfig { cases: 300, ..RunnerConfig::default() });
+    let mut runner = TestRunner::new(RunnerConfig {
+        cases: 300,
+        ..RunnerConfig::default()
+    });
     runner
         .run(&arb_path(&f), |input| {
-            prop_assert_eq!(workspace::resolve(&c, &input).unwrap(), workspace::lexical(&c, &input));
+            prop_assert_eq!(
+                workspace::resolve(&c, &input).unwrap(),
+                workspace::lexical(&c, &input)
+            );
             Ok(())
         })
         .unwrap();
@@ -182,7 +237,10 @@ fn model(path: &str) -> String {
 fn arb_lexical() -> impl Strategy<Value = String> {
     (
         any::<bool>(),
-        prop::collection::vec(prop::sample::select(vec!["..", ".", "", "a", "b", "c.d", "..x", "x.."]), 0..10),
+        prop::collection::vec(
+            prop::sample::select(vec!["..", ".", "", "a", "b", "c.d", "..x", "x.."]),
+            0..10,
+        ),
     )
         .prop_map(|(abs, parts)| format!("{}{}", if abs { "/" } else { "" }, parts.join("/")))
 }

@@ -12,7 +12,8 @@ fn arb_value() -> impl Strategy<Value = Value> {
         (-3i64..3000).prop_map(|n| json!(n)),
         (-2.5f64..2.5).prop_map(|f| json!(f)),
         "[a-z_]{0,6}".prop_map(Value::String),
-        prop::sample::select(vec!["content", "count", "files_with_matches", "x"]).prop_map(|s| json!(s)),
+        prop::sample::select(vec!["content", "count", "files_with_matches", "x"])
+            .prop_map(|s| json!(s)),
     ];
     leaf.prop_recursive(3, 24, 4, |inner| {
         prop_oneof![
@@ -25,9 +26,24 @@ fn arb_value() -> impl Strategy<Value = Value> {
 
 fn arb_key() -> impl Strategy<Value = String> {
     prop::sample::select(vec![
-        "path", "pattern", "offset", "limit", "content", "old_string", "new_string", "replace_all",
-        "edits", "patch", "command", "cwd", "timeout_ms", "output_mode", "head_limit", "context",
-        "glob", "extra",
+        "path",
+        "pattern",
+        "offset",
+        "limit",
+        "content",
+        "old_string",
+        "new_string",
+        "replace_all",
+        "edits",
+        "patch",
+        "command",
+        "cwd",
+        "timeout_ms",
+        "output_mode",
+        "head_limit",
+        "context",
+        "glob",
+        "extra",
     ])
     .prop_map(str::to_string)
 }
@@ -36,7 +52,11 @@ fn arb_key() -> impl Strategy<Value = String> {
 fn tool_schemas_are_valid_json_schema() {
     for t in tools::all() {
         let s = tools::schema_of(t);
-        assert!(jsonschema::meta::is_valid(s), "{} schema is not valid JSON Schema", t.name);
+        assert!(
+            jsonschema::meta::is_valid(s),
+            "{} schema is not valid JSON Schema",
+            t.name
+        );
         assert_eq!(s["additionalProperties"], json!(false), "{}", t.name);
     }
 }

@@ -11,7 +11,12 @@ pub fn def() -> ToolDef {
         description: "apply_patch",
         schema,
         bounded: false,
-        annotations: Annotations { read_only: false, destructive: true, idempotent: false, open_world: false },
+        annotations: Annotations {
+            read_only: false,
+            destructive: true,
+            idempotent: false,
+            open_world: false,
+        },
         handler: Handler::Blocking(run),
         aborted: ToolError::aborted,
     }
@@ -22,5 +27,8 @@ fn schema() -> Value {
 }
 
 fn run(_call: &Call) -> ToolResult<String> {
-    Err(ToolError::new(Code::Internal, "apply_patch is not implemented yet"))
+    Err(ToolError::new(
+        Code::Internal,
+        "apply_patch is not implemented yet",
+    ))
 }

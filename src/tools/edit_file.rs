@@ -11,21 +11,32 @@ pub fn def() -> ToolDef {
         description: "edit_file",
         schema,
         bounded: false,
-        annotations: Annotations { read_only: false, destructive: true, idempotent: false, open_world: false },
+        annotations: Annotations {
+            read_only: false,
+            destructive: true,
+            idempotent: false,
+            open_world: false,
+        },
         handler: Handler::Blocking(run),
         aborted: ToolError::aborted,
     }
 }
 
 fn schema() -> Value {
-    object_schema(json!({
-        "path": {"type": "string"},
-        "old_string": {"type": "string", "minLength": 1},
-        "new_string": {"type": "string"},
-        "replace_all": {"type": "boolean", "default": false}
-    }), &["path", "old_string", "new_string"])
+    object_schema(
+        json!({
+            "path": {"type": "string"},
+            "old_string": {"type": "string", "minLength": 1},
+            "new_string": {"type": "string"},
+            "replace_all": {"type": "boolean", "default": false}
+        }),
+        &["path", "old_string", "new_string"],
+    )
 }
 
 fn run(_call: &Call) -> ToolResult<String> {
-    Err(ToolError::new(Code::Internal, "edit_file is not implemented yet"))
+    Err(ToolError::new(
+        Code::Internal,
+        "edit_file is not implemented yet",
+    ))
 }

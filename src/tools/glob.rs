@@ -18,9 +18,15 @@ pub fn def() -> ToolDef {
 }
 
 fn schema() -> Value {
-    object_schema(json!({"pattern": {"type": "string"}, "path": {"type": "string"}, "respect_gitignore": {"type": "boolean", "default": true}}), &["pattern"])
+    object_schema(
+        json!({"pattern": {"type": "string"}, "path": {"type": "string"}, "respect_gitignore": {"type": "boolean", "default": true}}),
+        &["pattern"],
+    )
 }
 
 fn run(_call: &Call) -> ToolResult<String> {
-    Err(ToolError::new(Code::Internal, "glob is not implemented yet"))
+    Err(ToolError::new(
+        Code::Internal,
+        "glob is not implemented yet",
+    ))
 }

@@ -11,32 +11,43 @@ pub fn def() -> ToolDef {
         description: "multi_edit",
         schema,
         bounded: false,
-        annotations: Annotations { read_only: false, destructive: true, idempotent: false, open_world: false },
+        annotations: Annotations {
+            read_only: false,
+            destructive: true,
+            idempotent: false,
+            open_world: false,
+        },
         handler: Handler::Blocking(run),
         aborted: ToolError::aborted,
     }
 }
 
 fn schema() -> Value {
-    object_schema(json!({
-        "path": {"type": "string"},
-        "edits": {
-            "type": "array",
-            "minItems": 1,
-            "items": {
-                "type": "object",
-                "properties": {
-                    "old_string": {"type": "string", "minLength": 1},
-                    "new_string": {"type": "string"},
-                    "replace_all": {"type": "boolean", "default": false}
-                },
-                "required": ["old_string", "new_string"],
-                "additionalProperties": false
+    object_schema(
+        json!({
+            "path": {"type": "string"},
+            "edits": {
+                "type": "array",
+                "minItems": 1,
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "old_string": {"type": "string", "minLength": 1},
+                        "new_string": {"type": "string"},
+                        "replace_all": {"type": "boolean", "default": false}
+                    },
+                    "required": ["old_string", "new_string"],
+                    "additionalProperties": false
+                }
             }
-        }
-    }), &["path", "edits"])
+        }),
+        &["path", "edits"],
+    )
 }
 
 fn run(_call: &Call) -> ToolResult<String> {
-    Err(ToolError::new(Code::Internal, "multi_edit is not implemented yet"))
+    Err(ToolError::new(
+        Code::Internal,
+        "multi_edit is not implemented yet",
+    ))
 }

@@ -11,16 +11,27 @@ pub fn def() -> ToolDef {
         description: "write_file",
         schema,
         bounded: false,
-        annotations: Annotations { read_only: false, destructive: true, idempotent: true, open_world: false },
+        annotations: Annotations {
+            read_only: false,
+            destructive: true,
+            idempotent: true,
+            open_world: false,
+        },
         handler: Handler::Blocking(run),
         aborted: ToolError::aborted,
     }
 }
 
 fn schema() -> Value {
-    object_schema(json!({"path": {"type": "string"}, "content": {"type": "string"}}), &["path", "content"])
+    object_schema(
+        json!({"path": {"type": "string"}, "content": {"type": "string"}}),
+        &["path", "content"],
+    )
 }
 
 fn run(_call: &Call) -> ToolResult<String> {
-    Err(ToolError::new(Code::Internal, "write_file is not implemented yet"))
+    Err(ToolError::new(
+        Code::Internal,
+        "write_file is not implemented yet",
+    ))
 }
