@@ -115,17 +115,23 @@ function fuzzPatch(r) {
   }
 }
 
+const GOOD_FILES = ['a.txt', 'dir/b.txt', 'crlf.txt', 'bomb.txt', 'utf16.txt']
+const GOOD_DIRS = ['', '.', 'dir', 'dir/', './dir/..']
+// Half the time a path that exists, so calls get past the path checks into the tool itself.
+const file = (r) => (r.chance(0.5) ? r.pick(GOOD_FILES) : r.pick(PATHS))
+const dir = (r) => (r.chance(0.5) ? r.pick(GOOD_DIRS) : r.pick(PATHS))
+
 /** Valid-looking arguments per tool, before mutation. */
 const TEMPLATES = {
-  read_file: (r) => ({ path: r.pick(PATHS), offset: r.int(9) - 4, limit: 1 + r.int(50) }),
-  list_dir: (r) => ({ path: r.pick(PATHS) }),
-  glob: (r) => ({ pattern: r.pick(GLOBS), path: r.pick(PATHS), respect_gitignore: r.chance(0.5) }),
-  grep: (r) => ({ pattern: r.pick(REGEXES), path: r.pick(PATHS), glob: r.pick(GLOBS), output_mode: r.pick(['files_with_matches', 'content', 'count', 'lines']), ignore_case: r.chance(0.5), multiline: r.chance(0.3), context: r.int(4), before_context: r.int(3), after_context: r.int(3), head_limit: 1 + r.int(20), offset: r.int(5) }),
+  read_file: (r) => ({ path: file(r), offset: r.int(9) - 4, limit: 1 + r.int(50) }),
+  list_dir: (r) => ({ path: dir(r) }),
+  glob: (r) => ({ pattern: r.pick(GLOBS), path: dir(r), respect_gitignore: r.chance(0.5) }),
+  grep: (r) => ({ pattern: r.pick(REGEXES), path: r.chance(0.5) ? dir(r) : file(r), glob: r.pick(GLOBS), output_mode: r.pick(['files_with_matches', 'content', 'count', 'content', 'lines']), ignore_case: r.chance(0.5), multiline: r.chance(0.3), context: r.int(4), before_context: r.int(3), after_context: r.int(3), head_limit: 1 + r.int(20), offset: r.int(5) }),
   write_file: (r) => ({ path: r.pick(PATHS), content: advString(r) }),
-  edit_file: (r) => ({ path: r.pick(PATHS), old_string: advString(r), new_string: advString(r), replace_all: r.chance(0.3) }),
-  multi_edit: (r) => ({ path: r.pick(PATHS), edits: Array.from({ length: r.int(4) }, () => ({ old_string: advString(r), new_string: advString(r), replace_all: r.chance(0.3) })) }),
+  edit_file: (r) => ({ path: file(r), old_string: advString(r), new_string: advString(r), replace_all: r.chance(0.3) }),
+  multi_edit: (r) => ({ path: file(r), edits: Array.from({ length: r.int(4) }, () => ({ old_string: advString(r), new_string: advString(r), replace_all: r.chance(0.3) })) }),
   apply_patch: (r) => ({ patch: fuzzPatch(r) }),
-  bash: (r) => ({ command: safeCommand(r), cwd: r.pick(PATHS), timeout_ms: 1 + r.int(BASH_MAX_MS) }),
+  bash: (r) => ({ command: safeCommand(r), cwd: dir(r), timeout_ms: 1 + r.int(BASH_MAX_MS) }),
 }
 const EXTRA_KEYS = ['extra', '', 'PATH', '__proto__', 'constructor', 'toString', 'paths', 'Path', 'path ', '\0', '😀', 'edits[0]']
 
@@ -139,7 +145,7 @@ export function fuzzCall(r) {
     args = tool === 'bash' ? r.pick([null, undefined, 1, 'echo x', [], ['true']]) : advValue(r)
   } else {
     const keys = Object.keys(args)
-    for (let m = r.chance(0.4) ? 0 : 1 + r.int(3); m > 0; m--) {
+    for (let m = r.chance(0.6) ? 0 : 1 + r.int(3); m > 0; m--) {
       const key = r.pick(keys)
       switch (r.int(6)) {
         case 0: delete args[key]; break
