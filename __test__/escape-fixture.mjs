@@ -74,7 +74,8 @@ export async function runRace(ms, log = () => {}, sink = null) {
   let i = 0
   const mix = () => {
     i++
-    switch (i % 9) {
+    switch (i % 10) {
+      case 8: return ['bash', { command: 'cat inner.txt; ls', cwd: 'flip', timeout_ms: 5000 }]
       case 0: return ['read_file', { path: 'flip/inner.txt' }]
       case 1: return ['list_dir', { path: 'flip' }]
       case 2: return ['grep', { pattern: 'SECRET|INSIDE', path: 'flip', output_mode: 'content' }]

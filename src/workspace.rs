@@ -131,10 +131,18 @@ pub fn open_confined(config: &Config, abs: &Path, input: &str) -> ToolResult<Fil
 
 /// Opens the directory `abs` (a file gives `not_a_file` `Not a directory: <input>`) and
 /// proves the opened directory lies inside the root when confinement is on.
+///
+/// On Linux the handle is `O_PATH`: it needs no read or search permission on the directory
+/// itself, so whatever is done through [`io_path`] (list it, `chdir` into it) is checked by
+/// the kernel exactly as it would have been on the path.
 pub fn open_dir_confined(config: &Config, abs: &Path, input: &str) -> ToolResult<File> {
+    #[cfg(target_os = "linux")]
+    let flags = libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC;
+    #[cfg(not(target_os = "linux"))]
+    let flags = libc::O_DIRECTORY | libc::O_NONBLOCK | libc::O_CLOEXEC;
     let file = std::fs::OpenOptions::new()
         .read(true)
-        .custom_flags(libc::O_DIRECTORY | libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .custom_flags(flags)
         .open(abs)
         .map_err(|e| ToolError::fs(&e, input))?;
     verify_open(config, &file, abs, input)?;

@@ -74,12 +74,10 @@ async fn execute(call: &Call) -> ToolResult<String> {
     let cwd_input = str_arg(&call.args, "cwd").unwrap_or("");
     let shown = if cwd_input.is_empty() { "." } else { cwd_input };
     let cwd = workspace::resolve(config, cwd_input)?;
-    let meta = std::fs::metadata(&cwd).map_err(|e| ToolError::fs(&e, shown))?;
-    if !meta.is_dir() {
-        return Err(
-            ToolError::new(Code::NotAFile, format!("Not a directory: {shown}")).with("path", shown),
-        );
-    }
+    // Enter the opened, verified directory (through /proc/self/fd on Linux), not the path:
+    // the path may be swapped for a symlink to the outside before the shell starts.
+    let cwd_dir = workspace::open_dir_confined(config, &cwd, shown)?;
+    let cwd = workspace::io_path(&cwd_dir, &cwd);
     if command.contains('\0') {
         // The OS would refuse it too, but say plainly what is wrong.
         return Err(spawn_failed("the command contains a NUL byte"));
