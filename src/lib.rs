@@ -16,9 +16,11 @@
 //! # }
 //! ```
 
+pub mod atomic;
 pub mod cancel;
 pub mod config;
 pub mod dispatch;
+pub mod eol;
 pub mod error;
 pub mod output;
 pub mod schema;
