@@ -148,3 +148,48 @@ proptest! {
         }
     }
 }
+
+/// Timing probe for the report (not a speed assertion): `cargo test --release -- --ignored
+/// timing_probe --nocapture`.
+#[test]
+#[ignore]
+fn timing_probe_5mb_100k_lines() {
+    use crate::eol::EditableText;
+    use std::time::Instant;
+    let raw: String = (0..100_000)
+        .map(|i| {
+            format!(
+                "    let value_{i} = compute({i}, \"padding text\");{}",
+                if i % 3 == 0 { "\n" } else { "\r\n" }
+            )
+        })
+        .collect();
+    println!("bytes: {}", raw.len());
+    let t = Instant::now();
+    let file = EditableText::decode(raw.as_bytes(), "f", "Editing").unwrap();
+    println!("decode: {:?}", t.elapsed());
+    let t = Instant::now();
+    let a = apply(&file.text, "let value_77777 = compute(77777, \"padding text\");\n  let value_77778 = compute(77778, \"padding text\");", "X", false).unwrap();
+    println!(
+        "tolerant apply: {:?} (tolerant={})",
+        t.elapsed(),
+        a.tolerant
+    );
+    let t = Instant::now();
+    let out = file.encode(&a.text);
+    println!("encode: {:?} ({} bytes)", t.elapsed(), out.len());
+    let t = Instant::now();
+    let a = apply(&file.text, "compute(", "calc(", true).unwrap();
+    println!("replace_all every line: apply {:?}", t.elapsed());
+    let t = Instant::now();
+    file.encode(&a.text);
+    println!("replace_all every line: encode {:?}", t.elapsed());
+    let t = Instant::now();
+    let a = apply(&file.text, "value_1", "VALUE_1", true).unwrap();
+    let _ = file.encode(&a.text);
+    println!(
+        "replace_all {} lines in blocks: apply+encode {:?}",
+        a.count,
+        t.elapsed()
+    );
+}
