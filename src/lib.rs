@@ -22,6 +22,7 @@ pub mod dispatch;
 pub mod error;
 pub mod output;
 pub mod schema;
+pub mod search;
 pub mod text;
 pub mod tools;
 pub mod workspace;
