@@ -45,7 +45,16 @@ pub fn build(pattern: &str, ignore_case: bool, multiline: bool) -> ToolResult<En
             return Ok(Engine::Pcre2(m));
         }
     }
-    Err(ToolError::invalid(format!("Invalid regex: {}", rust_err.trim())).with("pattern", pattern))
+    Err(ToolError::invalid(format!("Invalid regex: {}", explain(pattern, &rust_err))).with("pattern", pattern))
+}
+
+/// The parser's own explanation of `pattern` (caret under the user's text), else the
+/// engine's message (size limits, a line terminator without `multiline`).
+fn explain(pattern: &str, engine_err: &str) -> String {
+    match regex_syntax::ast::parse::Parser::new().parse(pattern) {
+        Err(e) => e.to_string(),
+        Ok(_) => engine_err.trim().to_string(),
+    }
 }
 
 #[cfg(test)]
@@ -58,7 +67,10 @@ mod tests {
         assert!(matches!(build("foo(?=bar)", false, false), Ok(Engine::Pcre2(_))));
         assert!(matches!(build(r"(a)\1", false, false), Ok(Engine::Pcre2(_))));
         let err = build("foo(", false, false).err().unwrap();
-        assert!(err.message.starts_with("Invalid regex: "), "{}", err.message);
+        assert_eq!(
+            err.message,
+            "Invalid regex: regex parse error:\n    foo(\n       ^\nerror: unclosed group"
+        );
         assert_eq!(err.fields["pattern"], "foo(");
         assert!(build(r"a\nb", false, false).is_err());
         assert!(matches!(build(r"a\nb", false, true), Ok(Engine::Rust(_))));

@@ -337,3 +337,93 @@ impl Emitter<'_, '_> {
         true
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::matcher::{build, Engine};
+
+    /// Collects rows as `L<line>[-<end>]:text` (units) or `L<line>-text` (context).
+    #[derive(Default)]
+    struct Rows(Vec<String>);
+
+    impl RowSink for Rows {
+        fn row(&mut self, r: Row<'_>) -> bool {
+            let text = String::from_utf8_lossy(r.text);
+            self.0.push(match (r.unit, r.end_line > r.line) {
+                (true, true) => format!("{}-{}:{text}", r.line, r.end_line),
+                (true, false) => format!("{}:{text}", r.line),
+                (false, _) => format!("{}-{text}", r.line),
+            });
+            true
+        }
+    }
+
+    fn rows(pattern: &str, multiline: bool, before: u64, after: u64, content: &[u8]) -> Vec<String> {
+        let mut buf = content.to_vec();
+        assert!(prepare(&mut buf));
+        let mut out = Rows::default();
+        match build(pattern, false, multiline).unwrap() {
+            Engine::Rust(m) => {
+                let mut s = Scanner::new(&m, multiline, before, after, 1 << 20);
+                s.buf = buf;
+                s.scan(&mut out);
+            }
+            Engine::Pcre2(m) => {
+                let mut s = Scanner::new(&m, multiline, before, after, 1 << 20);
+                s.buf = buf;
+                s.scan(&mut out);
+            }
+        }
+        out.0
+    }
+
+    #[test]
+    fn lines_and_context() {
+        let text = b"a1\nb\nc\nd\na2\ne\nf\ng\nh\na3\n";
+        assert_eq!(rows("a", false, 0, 0, text), ["1:a1", "5:a2", "10:a3"]);
+        assert_eq!(
+            rows("a", false, 1, 1, text),
+            ["1:a1", "2-b", "4-d", "5:a2", "6-e", "9-h", "10:a3"]
+        );
+    }
+
+    #[test]
+    fn crlf_and_lone_cr_are_line_ends() {
+        assert_eq!(rows("b$", false, 0, 0, b"a\r\nb\r\nc\rb\r"), ["2:b", "4:b"]);
+    }
+
+    #[test]
+    fn multiline_units() {
+        let text = b"x\nfoo\nbar\nbaz\ny\nz\nbaz\n";
+        // foo\nbar spans lines; baz on the adjacent line 4 is absorbed into the unit.
+        assert_eq!(rows(r"foo\nbar|baz", true, 0, 0, text), ["2-4:foo\nbar\nbaz", "7:baz"]);
+        // Single-line matches on consecutive lines stay one row per line.
+        assert_eq!(rows("ba.", true, 0, 0, text), ["3:bar", "4:baz", "7:baz"]);
+        // Zero-width matches are dropped.
+        assert!(rows("^", true, 0, 0, text).is_empty());
+        assert_eq!(
+            rows(r"foo\nbar", true, 1, 2, text),
+            ["1-x", "2-3:foo\nbar", "4-baz", "5-y"]
+        );
+        // A match ending with the line's newline stays on that line.
+        assert_eq!(rows("y\n", true, 0, 0, text), ["5:y"]);
+    }
+
+    #[test]
+    fn multiline_context_is_not_duplicated() {
+        let text = b"1\n2\nm\n4\nm\n6\n7\n";
+        assert_eq!(rows("m", true, 2, 2, text), ["1-1", "2-2", "3:m", "4-4", "5:m", "6-6", "7-7"]);
+    }
+
+    #[test]
+    fn pcre2_and_encodings() {
+        assert_eq!(rows(r"foo(?=bar)", false, 0, 0, b"foobaz\nfoobar\n"), ["2:foobar"]);
+        assert_eq!(rows(r"(\w)\1", false, 0, 0, b"abc\nabbc\n"), ["2:abbc"]);
+        let utf16: Vec<u8> = [0xFF, 0xFE].into_iter().chain("hé\nneedle\n".encode_utf16().flat_map(u16::to_le_bytes)).collect();
+        assert_eq!(rows("needle", false, 0, 0, &utf16), ["2:needle"]);
+        assert_eq!(rows("b", false, 0, 0, b"a\xE9b\n"), ["1:a\u{FFFD}b"]);
+        let mut bin = b"a\0b".to_vec();
+        assert!(!prepare(&mut bin));
+    }
+}
