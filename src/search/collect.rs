@@ -47,7 +47,12 @@ impl RowStore {
     /// Replays the stored rows into `sink`, stopping when it asks to.
     pub fn replay(&self, sink: &mut dyn RowSink) {
         for r in &self.rows {
-            let row = Row { line: r.line, end_line: r.end_line, unit: r.unit, text: &self.text[r.start..r.end] };
+            let row = Row {
+                line: r.line,
+                end_line: r.end_line,
+                unit: r.unit,
+                text: &self.text[r.start..r.end],
+            };
             if !sink.row(row) {
                 return;
             }
@@ -85,8 +90,17 @@ pub struct FileSink<'c> {
 impl<'c> FileSink<'c> {
     /// A sink storing rows (when `store`) up to `cap` bytes including bookkeeping.
     pub fn new(store: bool, cap: usize, cancel: &'c crate::cancel::Cancel) -> Self {
-        let store = store.then(|| RowStore { complete: true, ..RowStore::default() });
-        FileSink { units: 0, bytes: 0, store, cap, cancel }
+        let store = store.then(|| RowStore {
+            complete: true,
+            ..RowStore::default()
+        });
+        FileSink {
+            units: 0,
+            bytes: 0,
+            store,
+            cap,
+            cancel,
+        }
     }
 }
 
@@ -100,13 +114,19 @@ impl RowSink for FileSink<'_> {
                 let start = store.text.len();
                 store.text.extend_from_slice(row.text);
                 let end = store.text.len();
-                store.rows.push(StoredRow { line: row.line, end_line: row.end_line, unit: row.unit, start, end });
+                store.rows.push(StoredRow {
+                    line: row.line,
+                    end_line: row.end_line,
+                    unit: row.unit,
+                    start,
+                    end,
+                });
             } else {
                 store.complete = false;
             }
         }
         // A file with millions of matching lines still notices an abort.
-        !(self.units % 4096 == 0 && self.cancel.is_cancelled())
+        !(self.units.is_multiple_of(4096) && self.cancel.is_cancelled())
     }
 }
 
@@ -143,21 +163,38 @@ pub struct Collector {
 impl Collector {
     /// A collector for a budget of `max` bytes.
     pub fn new(max: u64) -> Self {
-        Collector { max, state: Mutex::new(State::default()), has_bound: AtomicBool::new(false) }
+        Collector {
+            max,
+            state: Mutex::new(State::default()),
+            has_bound: AtomicBool::new(false),
+        }
+    }
+
+    /// Whether the budget has been passed at least once (a cheap check before
+    /// [`Collector::beyond_bound`]).
+    pub fn has_bound(&self) -> bool {
+        self.has_bound.load(AtomicOrdering::Relaxed)
     }
 
     /// Whether a file at `path` lies past the bound and need not be searched.
     pub fn beyond_bound(&self, path: &str) -> bool {
-        if !self.has_bound.load(AtomicOrdering::Relaxed) {
+        if !self.has_bound() {
             return false;
         }
-        let Ok(state) = self.state.lock() else { return false };
-        state.bound.as_ref().is_some_and(|b| js_cmp(path, &b.0) == Ordering::Greater)
+        let Ok(state) = self.state.lock() else {
+            return false;
+        };
+        state
+            .bound
+            .as_ref()
+            .is_some_and(|b| js_cmp(path, &b.0) == Ordering::Greater)
     }
 
     /// Adds a file with at least one unit, cutting the sorted map when the budget is passed.
     pub fn add(&self, hit: FileHit) {
-        let Ok(mut state) = self.state.lock() else { return };
+        let Ok(mut state) = self.state.lock() else {
+            return;
+        };
         let key = Key(hit.path.clone());
         if state.bound.as_ref().is_some_and(|b| key > *b) {
             return;
@@ -200,7 +237,13 @@ mod tests {
     use super::*;
 
     fn hit(path: &str, bytes: u64) -> FileHit {
-        FileHit { path: path.into(), abs: PathBuf::from(path), units: 1, bytes, rows: None }
+        FileHit {
+            path: path.into(),
+            abs: PathBuf::from(path),
+            units: 1,
+            bytes,
+            rows: None,
+        }
     }
 
     #[test]
@@ -239,7 +282,12 @@ mod tests {
         let cancel = crate::cancel::Cancel::new();
         let mut s = FileSink::new(true, 100, &cancel);
         for i in 0..20 {
-            s.row(Row { line: i + 1, end_line: i + 1, unit: true, text: b"0123456789" });
+            s.row(Row {
+                line: i + 1,
+                end_line: i + 1,
+                unit: true,
+                text: b"0123456789",
+            });
         }
         assert_eq!((s.units, s.bytes), (20, 200));
         let store = s.store.unwrap();

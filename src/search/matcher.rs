@@ -45,7 +45,10 @@ pub fn build(pattern: &str, ignore_case: bool, multiline: bool) -> ToolResult<En
             return Ok(Engine::Pcre2(m));
         }
     }
-    Err(ToolError::invalid(format!("Invalid regex: {}", explain(pattern, &rust_err))).with("pattern", pattern))
+    Err(
+        ToolError::invalid(format!("Invalid regex: {}", explain(pattern, &rust_err)))
+            .with("pattern", pattern),
+    )
 }
 
 /// The parser's own explanation of `pattern` (caret under the user's text), else the
@@ -64,8 +67,14 @@ mod tests {
     #[test]
     fn engines_are_chosen_like_rg_auto() {
         assert!(matches!(build("fo+", false, false), Ok(Engine::Rust(_))));
-        assert!(matches!(build("foo(?=bar)", false, false), Ok(Engine::Pcre2(_))));
-        assert!(matches!(build(r"(a)\1", false, false), Ok(Engine::Pcre2(_))));
+        assert!(matches!(
+            build("foo(?=bar)", false, false),
+            Ok(Engine::Pcre2(_))
+        ));
+        assert!(matches!(
+            build(r"(a)\1", false, false),
+            Ok(Engine::Pcre2(_))
+        ));
         let err = build("foo(", false, false).err().unwrap();
         assert_eq!(
             err.message,

@@ -52,7 +52,12 @@ pub fn is_reserved_name(name: &[u8]) -> bool {
 impl Policy {
     /// The policy for a walk rooted at `base` (an existing directory, lexical absolute path).
     /// With `respect_ignores` false nothing is skipped except symlinks.
-    pub fn new(config: Arc<Config>, base: &Path, respect_ignores: bool, warnings: Warnings) -> Policy {
+    pub fn new(
+        config: Arc<Config>,
+        base: &Path,
+        respect_ignores: bool,
+        warnings: Warnings,
+    ) -> Policy {
         let mut policy = Policy {
             respect_ignores,
             config,
@@ -68,7 +73,9 @@ impl Policy {
 
     /// Builds the nodes from the ignore root down to `base`, and the global matcher.
     fn seed(&mut self, base: &Path) {
-        let repo = base.ancestors().find(|dir| dir.join(".git").symlink_metadata().is_ok());
+        let repo = base
+            .ancestors()
+            .find(|dir| dir.join(".git").symlink_metadata().is_ok());
         let root: PathBuf = match repo {
             Some(dir) => dir.to_path_buf(),
             None if base.starts_with(&self.config.workspace_root) => {
@@ -76,7 +83,10 @@ impl Policy {
             }
             None => base.to_path_buf(),
         };
-        let mut chain: Vec<&Path> = base.ancestors().take_while(|d| d.starts_with(&root)).collect();
+        let mut chain: Vec<&Path> = base
+            .ancestors()
+            .take_while(|d| d.starts_with(&root))
+            .collect();
         chain.reverse();
         let mut parent: Option<Arc<Node>> = None;
         let mut map = HashMap::new();
@@ -97,9 +107,17 @@ impl Policy {
             Ok(meta) => {
                 let exclude = git_dir(dir, meta.is_dir())
                     .and_then(|git| self.load(dir, &git.join("info").join("exclude")));
-                Node { gitignore, exclude, parent: None }
+                Node {
+                    gitignore,
+                    exclude,
+                    parent: None,
+                }
             }
-            Err(_) => Node { gitignore, exclude: None, parent },
+            Err(_) => Node {
+                gitignore,
+                exclude: None,
+                parent,
+            },
         }
     }
 
@@ -111,7 +129,9 @@ impl Policy {
             Err(err) => {
                 if !matches!(
                     err.kind(),
-                    io::ErrorKind::NotFound | io::ErrorKind::NotADirectory | io::ErrorKind::IsADirectory
+                    io::ErrorKind::NotFound
+                        | io::ErrorKind::NotADirectory
+                        | io::ErrorKind::IsADirectory
                 ) {
                     let shown = workspace::display(&self.config, file);
                     self.warnings.push(format!("warning: cannot read {shown}"));
@@ -133,7 +153,9 @@ impl Policy {
         if entry.depth() == 0 {
             return true;
         }
-        let Some(file_type) = entry.file_type() else { return false };
+        let Some(file_type) = entry.file_type() else {
+            return false;
+        };
         if file_type.is_symlink() {
             return false;
         }
@@ -144,7 +166,9 @@ impl Policy {
             return false;
         }
         let path = entry.path();
-        let Some(dir) = path.parent() else { return true };
+        let Some(dir) = path.parent() else {
+            return true;
+        };
         let node = self.node(dir);
         !self.ignored(&node, path, file_type.is_dir())
     }
@@ -181,7 +205,9 @@ impl Policy {
         if let Some(node) = self.nodes.read().ok().and_then(|m| m.get(dir).cloned()) {
             return node;
         }
-        let Ok(mut map) = self.nodes.write() else { return Arc::new(Node::default()) };
+        let Ok(mut map) = self.nodes.write() else {
+            return Arc::new(Node::default());
+        };
         if let Some(node) = map.get(dir) {
             return node.clone();
         }

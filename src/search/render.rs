@@ -41,7 +41,12 @@ impl PageWriter {
     /// A writer for a `max`-byte budget.
     pub fn new(max: u64) -> Self {
         let max = usize::try_from(max).unwrap_or(usize::MAX);
-        PageWriter { max, kept: Vec::new(), total: 0, rows: 0 }
+        PageWriter {
+            max,
+            kept: Vec::new(),
+            total: 0,
+            rows: 0,
+        }
     }
 
     fn put(&mut self, bytes: &[u8]) {
@@ -93,7 +98,10 @@ impl PageWriter {
             end -= 1;
         }
         let mut out = String::from_utf8_lossy(&self.kept[..end]).into_owned();
-        out.push_str(&format!("\n[... output truncated: {end} of {} bytes shown ...]", self.total));
+        out.push_str(&format!(
+            "\n[... output truncated: {end} of {} bytes shown ...]",
+            self.total
+        ));
         out
     }
 }
@@ -127,12 +135,18 @@ pub fn render(
         _ => hits.len() as u64,
     };
     if total == 0 {
-        return if incomplete { INCOMPLETE.to_string() } else { "(no matches)".to_string() };
+        return if incomplete {
+            INCOMPLETE.to_string()
+        } else {
+            "(no matches)".to_string()
+        };
     }
     if !incomplete && spec.offset >= total {
         return format!("(no results at offset {}; {total} total)", spec.offset);
     }
-    let end = spec.head_limit.map_or(total, |l| spec.offset.saturating_add(l).min(total));
+    let end = spec
+        .head_limit
+        .map_or(total, |l| spec.offset.saturating_add(l).min(total));
     let mut page = PageWriter::new(spec.max);
     match spec.mode {
         Mode::Files | Mode::Count => {
@@ -146,7 +160,10 @@ pub fn render(
             }
         }
         Mode::Content => {
-            let mut state = Separators { enabled: spec.before > 0 || spec.after > 0, last: None };
+            let mut state = Separators {
+                enabled: spec.before > 0 || spec.after > 0,
+                last: None,
+            };
             let mut first = 0u64;
             for (index, h) in hits.iter().enumerate() {
                 let range = first..first + h.units;
@@ -233,7 +250,22 @@ impl FileRender<'_> {
         }
         self.page.row();
         self.page.text(self.path);
-        self.page.text(&format!("{}{line}{}", if unit { ':' } else { '-' }, if unit { ':' } else { '-' }));
+        let sep = if unit { b':' } else { b'-' };
+        let mut digits = [0u8; 22];
+        let mut i = digits.len() - 1;
+        digits[i] = sep;
+        let mut n = line;
+        loop {
+            i -= 1;
+            digits[i] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        i -= 1;
+        digits[i] = sep;
+        self.page.put(&digits[i..]);
         self.page.lossy(text);
     }
 }
@@ -252,7 +284,9 @@ impl RowSink for FileRender<'_> {
                 }
             }
             self.emit(row.line, row.end_line, true, row.text);
-            self.after_until = self.after_until.max(row.end_line.saturating_add(self.spec.after));
+            self.after_until = self
+                .after_until
+                .max(row.end_line.saturating_add(self.spec.after));
         } else if self.after_until > 0 && row.line <= self.after_until {
             self.emit(row.line, row.end_line, row.unit, row.text);
         } else {
@@ -297,27 +331,58 @@ mod tests {
     fn files(names: &[&str]) -> Vec<FileHit> {
         names
             .iter()
-            .map(|n| FileHit { path: n.to_string(), abs: n.into(), units: 2, bytes: 1, rows: None })
+            .map(|n| FileHit {
+                path: n.to_string(),
+                abs: n.into(),
+                units: 2,
+                bytes: 1,
+                rows: None,
+            })
             .collect()
     }
 
     fn spec(mode: Mode, offset: u64, head_limit: Option<u64>) -> PageSpec {
-        PageSpec { mode, offset, head_limit, before: 0, after: 0, max: 1024 }
+        PageSpec {
+            mode,
+            offset,
+            head_limit,
+            before: 0,
+            after: 0,
+            max: 1024,
+        }
     }
 
     #[test]
     fn paging_rules() {
         let hits = files(&["a", "b", "c"]);
         let mut none = |_: &FileHit, _: &mut dyn RowSink| {};
-        assert_eq!(render(&spec(Mode::Files, 0, None), &hits, false, &mut none), "a\nb\nc");
+        assert_eq!(
+            render(&spec(Mode::Files, 0, None), &hits, false, &mut none),
+            "a\nb\nc"
+        );
         assert_eq!(
             render(&spec(Mode::Count, 1, Some(1)), &hits, false, &mut none),
             "b:2\n[... showing 1..2 of 3; call again with offset=2 for more ...]"
         );
-        assert_eq!(render(&spec(Mode::Files, 3, None), &hits, false, &mut none), "(no results at offset 3; 3 total)");
-        assert_eq!(render(&spec(Mode::Files, 0, None), &[], false, &mut none), "(no matches)");
-        assert_eq!(render(&spec(Mode::Files, 0, None), &[], true, &mut none), INCOMPLETE);
-        assert_eq!(render(&spec(Mode::Files, 5, None), &hits, true, &mut none), format!("\n{INCOMPLETE}"));
-        assert_eq!(render(&spec(Mode::Files, 0, Some(1)), &hits, true, &mut none), format!("a\n{INCOMPLETE}"));
+        assert_eq!(
+            render(&spec(Mode::Files, 3, None), &hits, false, &mut none),
+            "(no results at offset 3; 3 total)"
+        );
+        assert_eq!(
+            render(&spec(Mode::Files, 0, None), &[], false, &mut none),
+            "(no matches)"
+        );
+        assert_eq!(
+            render(&spec(Mode::Files, 0, None), &[], true, &mut none),
+            INCOMPLETE
+        );
+        assert_eq!(
+            render(&spec(Mode::Files, 5, None), &hits, true, &mut none),
+            format!("\n{INCOMPLETE}")
+        );
+        assert_eq!(
+            render(&spec(Mode::Files, 0, Some(1)), &hits, true, &mut none),
+            format!("a\n{INCOMPLETE}")
+        );
     }
 }

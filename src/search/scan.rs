@@ -69,7 +69,15 @@ impl<M: Matcher> Scanner<M> {
             .binary_detection(BinaryDetection::none())
             .bom_sniffing(false)
             .build();
-        Scanner { matcher, searcher, multiline, before, after, max_file_bytes, buf: Vec::new() }
+        Scanner {
+            matcher,
+            searcher,
+            multiline,
+            before,
+            after,
+            max_file_bytes,
+            buf: Vec::new(),
+        }
     }
 
     /// Loads `path` into the buffer. `false` when it is to be skipped: unreadable, over
@@ -91,7 +99,9 @@ impl<M: Matcher> Scanner<M> {
             let mut adapter = Adapter { sink };
             // Errors cannot happen on an in-memory slice with our sink; a matcher error
             // (PCRE2 resource limit) just ends this file's search.
-            let _ = self.searcher.search_slice(&self.matcher, &self.buf, &mut adapter);
+            let _ = self
+                .searcher
+                .search_slice(&self.matcher, &self.buf, &mut adapter);
         }
     }
 }
@@ -167,19 +177,23 @@ impl Sink for Adapter<'_> {
     type Error = io::Error;
 
     fn matched(&mut self, _: &Searcher, mat: &SinkMatch<'_>) -> Result<bool, io::Error> {
-        let mut line = mat.line_number().unwrap_or(0);
-        for text in mat.lines() {
+        let first = mat.line_number().unwrap_or(0);
+        for (line, text) in (first..).zip(mat.lines()) {
             if !self.sink.row(Row { line, end_line: line, unit: true, text: strip_nl(text) }) {
                 return Ok(false);
             }
-            line += 1;
         }
         Ok(true)
     }
 
     fn context(&mut self, _: &Searcher, ctx: &SinkContext<'_>) -> Result<bool, io::Error> {
         let line = ctx.line_number().unwrap_or(0);
-        Ok(self.sink.row(Row { line, end_line: line, unit: false, text: strip_nl(ctx.bytes()) }))
+        Ok(self.sink.row(Row {
+            line,
+            end_line: line,
+            unit: false,
+            text: strip_nl(ctx.bytes()),
+        }))
     }
 }
 
@@ -199,21 +213,36 @@ fn count_nl(bytes: &[u8]) -> u64 {
 }
 
 fn line_start(buf: &[u8], at: usize) -> usize {
-    buf[..at].iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1)
+    buf[..at]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |p| p + 1)
 }
 
 fn line_end(buf: &[u8], at: usize) -> usize {
-    buf[at..].iter().position(|&b| b == b'\n').map_or(buf.len(), |p| at + p)
+    buf[at..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(buf.len(), |p| at + p)
 }
 
 /// The multiline search: runs of matched lines, their units and context rows.
 fn scan_multiline<M: Matcher>(m: &M, buf: &[u8], before: u64, after: u64, sink: &mut dyn RowSink) {
-    let mut emitter = Emitter { buf, before, after, last: 0, prev: None, sink };
+    let mut emitter = Emitter {
+        buf,
+        before,
+        after,
+        last: 0,
+        prev: None,
+        sink,
+    };
     let mut run: Option<Run> = None;
     let (mut pos, mut line) = (0usize, 1u64);
     let mut at = 0usize;
     while at <= buf.len() {
-        let Ok(Some(found)) = m.find_at(buf, at) else { break };
+        let Ok(Some(found)) = m.find_at(buf, at) else {
+            break;
+        };
         if found.is_empty() {
             // Zero-width matches are dropped; step over one whole character.
             at = found.end() + buf.get(found.end()).map_or(1, |&b| utf8_len(b));
@@ -297,12 +326,22 @@ impl Emitter<'_, '_> {
             }
         }
         let ok = if r.spans {
-            self.sink.row(Row { line: r.line, end_line: r.end_line, unit: true, text: &self.buf[r.start..r.end] })
+            self.sink.row(Row {
+                line: r.line,
+                end_line: r.end_line,
+                unit: true,
+                text: &self.buf[r.start..r.end],
+            })
         } else {
             let mut ln = r.line;
             let sink = &mut *self.sink;
             self.buf[r.start..r.end].split(|&b| b == b'\n').all(|text| {
-                let ok = sink.row(Row { line: ln, end_line: ln, unit: true, text });
+                let ok = sink.row(Row {
+                    line: ln,
+                    end_line: ln,
+                    unit: true,
+                    text,
+                });
                 ln += 1;
                 ok
             })
@@ -314,12 +353,19 @@ impl Emitter<'_, '_> {
 
     fn context(&mut self, line: u64, s: usize, e: usize) -> bool {
         self.last = line;
-        self.sink.row(Row { line, end_line: line, unit: false, text: &self.buf[s..e] })
+        self.sink.row(Row {
+            line,
+            end_line: line,
+            unit: false,
+            text: &self.buf[s..e],
+        })
     }
 
     /// Up to `after` lines following the previous run, stopping before line `limit`.
     fn after_context(&mut self, limit: u64) -> bool {
-        let Some(prev) = self.prev.take() else { return true };
+        let Some(prev) = self.prev.take() else {
+            return true;
+        };
         let (mut pos, mut ln) = (prev.end, prev.end_line);
         while ln - prev.end_line < self.after && ln + 1 < limit {
             let s = pos + 1;
@@ -359,7 +405,13 @@ mod tests {
         }
     }
 
-    fn rows(pattern: &str, multiline: bool, before: u64, after: u64, content: &[u8]) -> Vec<String> {
+    fn rows(
+        pattern: &str,
+        multiline: bool,
+        before: u64,
+        after: u64,
+        content: &[u8],
+    ) -> Vec<String> {
         let mut buf = content.to_vec();
         assert!(prepare(&mut buf));
         let mut out = Rows::default();
@@ -397,7 +449,10 @@ mod tests {
     fn multiline_units() {
         let text = b"x\nfoo\nbar\nbaz\ny\nz\nbaz\n";
         // foo\nbar spans lines; baz on the adjacent line 4 is absorbed into the unit.
-        assert_eq!(rows(r"foo\nbar|baz", true, 0, 0, text), ["2-4:foo\nbar\nbaz", "7:baz"]);
+        assert_eq!(
+            rows(r"foo\nbar|baz", true, 0, 0, text),
+            ["2-4:foo\nbar\nbaz", "7:baz"]
+        );
         // Single-line matches on consecutive lines stay one row per line.
         assert_eq!(rows("ba.", true, 0, 0, text), ["3:bar", "4:baz", "7:baz"]);
         // Zero-width matches are dropped.
@@ -413,14 +468,23 @@ mod tests {
     #[test]
     fn multiline_context_is_not_duplicated() {
         let text = b"1\n2\nm\n4\nm\n6\n7\n";
-        assert_eq!(rows("m", true, 2, 2, text), ["1-1", "2-2", "3:m", "4-4", "5:m", "6-6", "7-7"]);
+        assert_eq!(
+            rows("m", true, 2, 2, text),
+            ["1-1", "2-2", "3:m", "4-4", "5:m", "6-6", "7-7"]
+        );
     }
 
     #[test]
     fn pcre2_and_encodings() {
-        assert_eq!(rows(r"foo(?=bar)", false, 0, 0, b"foobaz\nfoobar\n"), ["2:foobar"]);
+        assert_eq!(
+            rows(r"foo(?=bar)", false, 0, 0, b"foobaz\nfoobar\n"),
+            ["2:foobar"]
+        );
         assert_eq!(rows(r"(\w)\1", false, 0, 0, b"abc\nabbc\n"), ["2:abbc"]);
-        let utf16: Vec<u8> = [0xFF, 0xFE].into_iter().chain("hé\nneedle\n".encode_utf16().flat_map(u16::to_le_bytes)).collect();
+        let utf16: Vec<u8> = [0xFF, 0xFE]
+            .into_iter()
+            .chain("hé\nneedle\n".encode_utf16().flat_map(u16::to_le_bytes))
+            .collect();
         assert_eq!(rows("needle", false, 0, 0, &utf16), ["2:needle"]);
         assert_eq!(rows("b", false, 0, 0, b"a\xE9b\n"), ["1:a\u{FFFD}b"]);
         let mut bin = b"a\0b".to_vec();

@@ -14,7 +14,9 @@ use std::sync::Arc;
 /// How many walker threads to use: the machine's parallelism, capped (beyond ~8 threads a
 /// walk is bound by the filesystem, not the CPU).
 pub fn threads() -> usize {
-    std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 8)
+    std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .clamp(1, 8)
 }
 
 /// Walks `base` in parallel, calling a visitor made by `make_visitor` (one per thread) with

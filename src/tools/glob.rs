@@ -72,7 +72,9 @@ fn mtime_ms(meta: &std::fs::Metadata) -> Option<f64> {
     let t = meta.modified().ok()?;
     Some(match t.duration_since(UNIX_EPOCH) {
         Ok(d) => d.as_secs() as f64 * 1e3 + f64::from(d.subsec_nanos()) / 1e6,
-        Err(e) => -(e.duration().as_secs() as f64 * 1e3 + f64::from(e.duration().subsec_nanos()) / 1e6),
+        Err(e) => {
+            -(e.duration().as_secs() as f64 * 1e3 + f64::from(e.duration().subsec_nanos()) / 1e6)
+        }
     })
 }
 
@@ -85,23 +87,33 @@ fn run(call: &Call) -> ToolResult<String> {
     let base = workspace::resolve(&call.config, input)?;
     let meta = std::fs::metadata(&base).map_err(|e| ToolError::fs(&e, shown))?;
     if !meta.is_dir() {
-        return Err(ToolError::new(Code::NotAFile, format!("Not a directory: {shown}"))
-            .with("path", shown));
+        return Err(
+            ToolError::new(Code::NotAFile, format!("Not a directory: {shown}")).with("path", shown),
+        );
     }
     if call.cancel.is_cancelled() {
         return Err(ToolError::aborted());
     }
-    let policy = Arc::new(Policy::new(call.config.clone(), &base, respect, call.warnings.clone()));
+    let policy = Arc::new(Policy::new(
+        call.config.clone(),
+        &base,
+        respect,
+        call.warnings.clone(),
+    ));
     let found: Mutex<Vec<(f64, String)>> = Mutex::new(Vec::new());
     walk(&base, policy, &call.cancel, || {
         let (found, base, matcher, config) = (&found, &base, &matcher, &call.config);
         Box::new(move |entry: &ignore::DirEntry| {
-            let Some(rel) = relative(base, entry.path()) else { return };
+            let Some(rel) = relative(base, entry.path()) else {
+                return;
+            };
             if !matcher.is_match(&rel) {
                 return;
             }
             // A file whose stat fails (vanished, unreadable) is silently dropped.
-            let Some(ms) = entry.metadata().ok().as_ref().and_then(mtime_ms) else { return };
+            let Some(ms) = entry.metadata().ok().as_ref().and_then(mtime_ms) else {
+                return;
+            };
             let shown = workspace::display(config, entry.path());
             if let Ok(mut all) = found.lock() {
                 all.push((ms, shown));

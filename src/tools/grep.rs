@@ -88,7 +88,10 @@ fn run(call: &Call) -> ToolResult<String> {
     };
     let context = nonneg(call, "context").unwrap_or(0);
     let (before, after) = if mode == Mode::Content {
-        (nonneg(call, "before_context").unwrap_or(context), nonneg(call, "after_context").unwrap_or(context))
+        (
+            nonneg(call, "before_context").unwrap_or(context),
+            nonneg(call, "after_context").unwrap_or(context),
+        )
     } else {
         (0, 0)
     };
@@ -106,7 +109,14 @@ fn run(call: &Call) -> ToolResult<String> {
     if call.cancel.is_cancelled() {
         return Err(ToolError::aborted());
     }
-    let job = Job { call, base: &base, is_file: !meta.is_dir(), glob, spec, multiline };
+    let job = Job {
+        call,
+        base: &base,
+        is_file: !meta.is_dir(),
+        glob,
+        spec,
+        multiline,
+    };
     match &engine {
         Engine::Rust(m) => search(&job, m),
         Engine::Pcre2(m) => search(&job, m),
@@ -118,20 +128,35 @@ fn search<M: Matcher + Sync>(job: &Job<'_>, matcher: &M) -> ToolResult<String> {
     let config = &call.config;
     let content = job.spec.mode == Mode::Content;
     let new_scanner = || {
-        Scanner::new(matcher, job.multiline, job.spec.before, job.spec.after, config.max_file_bytes)
+        Scanner::new(
+            matcher,
+            job.multiline,
+            job.spec.before,
+            job.spec.after,
+            config.max_file_bytes,
+        )
     };
     let collector = Collector::new(config.max_output_bytes);
     // One file's stored rows are capped at the budget (plus room for the row that crosses).
     let cap = usize::try_from(config.max_output_bytes).unwrap_or(usize::MAX);
-    let search_one = |scanner: &mut Scanner<&M>, abs: &Path, shown: String| {
-        if collector.beyond_bound(&shown) || !scanner.load(abs) {
+    let search_one = |scanner: &mut Scanner<&M>, abs: &Path| {
+        // The display path is only built when needed: most files never match.
+        let mut shown = None;
+        if collector.has_bound() {
+            let s = workspace::display(config, abs);
+            if collector.beyond_bound(&s) {
+                return;
+            }
+            shown = Some(s);
+        }
+        if !scanner.load(abs) {
             return;
         }
         let mut sink = FileSink::new(content, cap, &call.cancel);
         scanner.scan(&mut sink);
         if sink.units > 0 {
             collector.add(FileHit {
-                path: shown,
+                path: shown.unwrap_or_else(|| workspace::display(config, abs)),
                 abs: abs.to_path_buf(),
                 units: sink.units,
                 bytes: sink.bytes,
@@ -142,9 +167,14 @@ fn search<M: Matcher + Sync>(job: &Job<'_>, matcher: &M) -> ToolResult<String> {
     if job.is_file {
         // A single file: the glob does not apply; an unreadable, binary or oversized file
         // simply has no matches.
-        search_one(&mut new_scanner(), job.base, workspace::display(config, job.base));
+        search_one(&mut new_scanner(), job.base);
     } else {
-        let policy = Arc::new(Policy::new(config.clone(), job.base, true, call.warnings.clone()));
+        let policy = Arc::new(Policy::new(
+            config.clone(),
+            job.base,
+            true,
+            call.warnings.clone(),
+        ));
         walk(job.base, policy, &call.cancel, || {
             let mut scanner = new_scanner();
             let search_one = &search_one;
@@ -160,7 +190,7 @@ fn search<M: Matcher + Sync>(job: &Job<'_>, matcher: &M) -> ToolResult<String> {
                         return;
                     }
                 }
-                search_one(&mut scanner, path, workspace::display(config, path));
+                search_one(&mut scanner, path);
             }) as Box<dyn FnMut(&ignore::DirEntry) + Send>
         });
     }
