@@ -179,7 +179,12 @@ impl Sink for Adapter<'_> {
     fn matched(&mut self, _: &Searcher, mat: &SinkMatch<'_>) -> Result<bool, io::Error> {
         let first = mat.line_number().unwrap_or(0);
         for (line, text) in (first..).zip(mat.lines()) {
-            if !self.sink.row(Row { line, end_line: line, unit: true, text: strip_nl(text) }) {
+            if !self.sink.row(Row {
+                line,
+                end_line: line,
+                unit: true,
+                text: strip_nl(text),
+            }) {
                 return Ok(false);
             }
         }
