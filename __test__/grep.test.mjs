@@ -211,3 +211,11 @@ test('abort: pre-aborted, and during a search of a few thousand files', async ()
   assert.equal(envelope(r).error, 'aborted')
   assert.ok(Date.now() - started < 10_000)
 })
+
+test('a file too big to keep in memory is searched again for the page it must show', async () => {
+  const lines = Array.from({ length: 300 }, (_, i) => `row ${String(i + 1).padStart(4, '0')}`)
+  const { call } = workspace({ 'big.txt': lines.join('\n') + '\n' }, { maxOutputBytes: 1024 })
+  // Every line matches: the neighbours inside the context window are matches too.
+  const out = await grep(call, { pattern: 'row', output_mode: 'content', offset: 250, head_limit: 2, context: 1 })
+  assert.equal(out, `big.txt:250:row 0250\nbig.txt:251:row 0251\nbig.txt:252:row 0252\nbig.txt:253:row 0253\n${WARNING}`)
+})
