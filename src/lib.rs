@@ -26,6 +26,7 @@ pub mod error;
 pub mod output;
 pub mod process;
 pub mod schema;
+pub mod search;
 pub mod text;
 pub mod tools;
 pub mod workspace;
