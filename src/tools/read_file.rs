@@ -46,13 +46,7 @@ fn run(call: &Call) -> ToolResult<String> {
     let content = text::normalize_eol(&decoded);
     let offset = int_arg(&call.args, "offset").unwrap_or(1);
     let limit = int_arg(&call.args, "limit").unwrap_or(2000).max(1) as u64;
-    Ok(render(
-        &content,
-        offset,
-        limit,
-        call.config.max_output_bytes,
-        input,
-    )?)
+    render(&content, offset, limit, call.config.max_output_bytes, input)
 }
 
 /// Formats `content` (line endings already `\n`) as numbered rows, per the contract.
