@@ -9,7 +9,7 @@
 //   FUZZ_SEED=1234 FUZZ_COUNT=20000 node --test __test__/fuzz-args.test.mjs
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { runFuzz } from './fuzz-gen.mjs'
+import { runFuzz, fuzzWorkspace } from './fuzz-gen.mjs'
 
 const COUNT = Number(process.env.FUZZ_COUNT || 3000)
 const SEED = Number(process.env.FUZZ_SEED || Math.floor(Math.random() * 2 ** 32))
@@ -25,4 +25,23 @@ test('the checker itself catches an internal error (a deliberate panic is report
   const { failures } = await runFuzz({ count: 300, seed: 1, options: { __testHooks: { panicIn: 'list_dir' } } })
   assert.ok(failures.some((f) => f.startsWith('internal: ') && f.includes('list_dir')), failures.slice(0, 3).join('\n'))
   assert.ok(failures.some((f) => f.startsWith('warn sink: ') && f.includes('deliberate panic')))
+})
+
+test('regressions the fuzzer found: a glob too big to compile, a FIFO as the search path', async () => {
+  const { tools } = fuzzWorkspace()
+  const huge = 'x'.repeat(1 << 20)
+  for (const [tool, args] of [['glob', { pattern: huge }], ['grep', { pattern: 'a', glob: huge }]]) {
+    const r = await tools.callTool(tool, args)
+    assert.equal(r.isError, true)
+    const env = JSON.parse(r.text)
+    assert.equal(env.error, 'invalid_input')
+    assert.match(env.message, /^Invalid glob pattern: /)
+  }
+  // Opening a FIFO for reading would block until a writer comes: both tools must refuse or skip it.
+  assert.equal((await tools.callTool('grep', { pattern: 'a', path: 'fifo' })).text, '(no matches)')
+  assert.deepEqual(JSON.parse((await tools.callTool('read_file', { path: 'fifo' })).text), {
+    error: 'not_a_file',
+    message: 'Not a regular file: fifo',
+    path: 'fifo',
+  })
 })

@@ -7,6 +7,7 @@
 // drawn from harmless forms only (`echo`, `printf` of a single-quoted string, `true`, `:`,
 // `exit N`) — a fuzzed string is never executed as a command, only printed — and the
 // configuration clamps every bash timeout to BASH_MAX_MS.
+import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { createAgentTools, setWarnSink } from '../index.mjs'
@@ -115,7 +116,7 @@ function fuzzPatch(r) {
   }
 }
 
-const GOOD_FILES = ['a.txt', 'dir/b.txt', 'crlf.txt', 'bomb.txt', 'utf16.txt']
+const GOOD_FILES = ['a.txt', 'dir/b.txt', 'crlf.txt', 'bomb.txt', 'utf16.txt', 'fifo']
 const GOOD_DIRS = ['', '.', 'dir', 'dir/', './dir/..']
 // Half the time a path that exists, so calls get past the path checks into the tool itself.
 const file = (r) => (r.chance(0.5) ? r.pick(GOOD_FILES) : r.pick(PATHS))
@@ -204,6 +205,8 @@ export function fuzzWorkspace(options = {}) {
     fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true })
     fs.writeFileSync(path.join(root, rel), content)
   }
+  // A FIFO: opening it for reading blocks until a writer comes, unless the tool is careful.
+  execFileSync('mkfifo', [path.join(root, 'fifo')])
   const sentinel = makeSentinel(path.join(base, 'outside'))
   fs.symlinkSync(sentinel.dir, path.join(root, 'out-link'))
   const tools = createAgentTools({ workspaceRoot: root, bashTimeoutMs: BASH_MAX_MS, bashTimeoutMaxMs: BASH_MAX_MS, ...options })

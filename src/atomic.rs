@@ -19,7 +19,9 @@
 //! Multi-file commits (apply_patch) build on the pieces: [`temp_name`], [`write_temp`],
 //! [`TempFile`], [`fsync_dir`], [`ensure_parent_dirs`], [`mode_of`].
 
+use crate::config::Config;
 use crate::error::{ToolError, ToolResult};
+use crate::workspace;
 use std::collections::HashSet;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
@@ -189,6 +191,43 @@ pub fn write_file(abs: &Path, bytes: &[u8], input: &str) -> ToolResult<bool> {
     let meta = refuse_symlink(abs, input)?;
     let mode = meta.as_ref().map(|m| m.permissions().mode() & 0o7777);
     replace(abs, bytes, mode).map_err(|e| ToolError::fs(&e, input))?;
+    Ok(meta.is_none())
+}
+
+/// [`write_file`] pinned to the target's directory: the parent is opened and verified
+/// inside the root first ([`workspace::open_dir_confined`]), then the symlink check, the temp
+/// file, the rename and the directory fsync all go through that handle, so a parent swapped
+/// for a symlink to the outside mid-call cannot move the write out of the workspace.
+pub fn write_file_confined(
+    config: &Config,
+    abs: &Path,
+    bytes: &[u8],
+    input: &str,
+) -> ToolResult<bool> {
+    let parent = abs.parent().unwrap_or(Path::new("/"));
+    let dir = workspace::open_dir_confined(config, parent, input)?;
+    write_file_in(&dir, abs, bytes, input)
+}
+
+/// [`write_file`] through `dir`, an open handle on `abs`'s parent directory (see
+/// [`workspace::open_dir_for_write`]). Errors name `abs` and `input` as `write_file` does.
+pub fn write_file_in(dir: &File, abs: &Path, bytes: &[u8], input: &str) -> ToolResult<bool> {
+    let parent = abs.parent().unwrap_or(Path::new("/"));
+    let Some(name) = abs.file_name() else {
+        return Err(ToolError::fs(
+            &io::Error::from_raw_os_error(libc::EISDIR),
+            input,
+        ));
+    };
+    let via = workspace::io_path(dir, parent).join(name);
+    let meta = match fs::symlink_metadata(&via) {
+        Ok(m) if m.file_type().is_symlink() => return Err(symlink_error(abs)),
+        Ok(m) => Some(m),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) => return Err(ToolError::fs(&e, input)),
+    };
+    let mode = meta.as_ref().map(|m| m.permissions().mode() & 0o7777);
+    replace(&via, bytes, mode).map_err(|e| ToolError::fs(&e, input))?;
     Ok(meta.is_none())
 }
 

@@ -136,13 +136,9 @@ pub fn open_confined(config: &Config, abs: &Path, input: &str) -> ToolResult<Fil
 /// itself, so whatever is done through [`io_path`] (list it, `chdir` into it) is checked by
 /// the kernel exactly as it would have been on the path.
 pub fn open_dir_confined(config: &Config, abs: &Path, input: &str) -> ToolResult<File> {
-    #[cfg(target_os = "linux")]
-    let flags = libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC;
-    #[cfg(not(target_os = "linux"))]
-    let flags = libc::O_DIRECTORY | libc::O_NONBLOCK | libc::O_CLOEXEC;
     let file = std::fs::OpenOptions::new()
         .read(true)
-        .custom_flags(flags)
+        .custom_flags(dir_flags())
         .open(abs)
         .map_err(|e| ToolError::fs(&e, input))?;
     verify_open(config, &file, abs, input)?;
@@ -152,23 +148,126 @@ pub fn open_dir_confined(config: &Config, abs: &Path, input: &str) -> ToolResult
 /// Checks that an already open `file` (opened from `abs`) lies inside the root: `path_escape`
 /// otherwise. A no-op when confinement is off.
 pub fn verify_open(config: &Config, file: &File, abs: &Path, input: &str) -> ToolResult<()> {
-    if !config.confine_to_workspace {
-        return Ok(());
-    }
-    let Ok(root) = std::fs::canonicalize(&config.workspace_root) else {
-        return Err(escape_error(input));
-    };
-    let real = match fd_real_path(file) {
-        Some(real) => real,
-        // No descriptor paths on this system: re-check the path after the open, which
-        // narrows the window to the open itself but cannot close it.
-        None => realpath_prefix(abs).map_err(|_| escape_error(input))?,
-    };
-    if real == root || real.starts_with(&root) {
+    if Guard::new(config).allows(file, abs) {
         Ok(())
     } else {
         Err(escape_error(input))
     }
+}
+
+/// The confinement check for many descriptors in one call (a walk): the root is realpath'd
+/// once. Fails closed: when the root cannot be resolved, nothing is allowed.
+#[derive(Debug, Clone)]
+pub struct Guard {
+    /// `None` when confinement is off; `Some(None)` when the root did not resolve.
+    root: Option<Option<PathBuf>>,
+}
+
+impl Guard {
+    /// The guard for `config`'s root and confinement setting.
+    pub fn new(config: &Config) -> Guard {
+        Guard {
+            root: config
+                .confine_to_workspace
+                .then(|| std::fs::canonicalize(&config.workspace_root).ok()),
+        }
+    }
+
+    /// Whether confinement is on (so descriptors need checking at all).
+    pub fn is_on(&self) -> bool {
+        self.root.is_some()
+    }
+
+    /// Whether the open `file` (opened from `abs`) lies inside the root.
+    pub fn allows(&self, file: &File, abs: &Path) -> bool {
+        let Some(root) = &self.root else { return true };
+        let Some(root) = root else { return false };
+        let real = match fd_real_path(file) {
+            Some(real) => real,
+            // No descriptor paths on this system: re-check the path after the open, which
+            // narrows the window to the open itself but cannot close it.
+            None => match realpath_prefix(abs) {
+                Ok(real) => real,
+                Err(_) => return false,
+            },
+        };
+        real == *root || real.starts_with(root)
+    }
+
+    /// Opens the regular file `abs` without following a final symlink and without reading it
+    /// (`O_PATH` on Linux), for tools that only report a file (glob): `Some` only when it is
+    /// a regular file lying inside the root. (`O_PATH | O_NOFOLLOW` opens a symlink itself,
+    /// so the type is checked on the descriptor.)
+    pub fn open_entry(&self, abs: &Path) -> Option<File> {
+        #[cfg(target_os = "linux")]
+        let flags = libc::O_PATH | libc::O_NOFOLLOW | libc::O_CLOEXEC;
+        #[cfg(not(target_os = "linux"))]
+        let flags = libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC;
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(flags)
+            .open(abs)
+            .ok()?;
+        let regular = file.metadata().is_ok_and(|m| m.is_file());
+        (regular && self.allows(&file, abs)).then_some(file)
+    }
+}
+
+/// Opens the directory `dir` that a write will go into, creating it and its missing
+/// ancestors first when `create` is set. Each new directory is made inside an already
+/// verified directory handle and verified itself once made, so no directory is ever created
+/// outside the root, even when a component is swapped for a symlink mid-call. Returns the
+/// handle and the directories created (lexical paths, in creation order) for a rollback.
+/// Errors carry `input`: `not_a_file` `Not a directory` for a file in the way.
+pub fn open_dir_for_write(
+    config: &Config,
+    dir: &Path,
+    input: &str,
+    create: bool,
+) -> ToolResult<(File, Vec<PathBuf>)> {
+    let mut missing: Vec<&std::ffi::OsStr> = Vec::new();
+    let mut cur = dir;
+    let mut handle = loop {
+        match open_dir_confined(config, cur, input) {
+            Ok(h) => break h,
+            Err(e) if create && e.code == Code::NotFound => match (cur.file_name(), cur.parent()) {
+                (Some(name), Some(parent)) => {
+                    missing.push(name);
+                    cur = parent;
+                }
+                _ => return Err(e),
+            },
+            Err(e) => return Err(e),
+        }
+    };
+    let mut lexical = cur.to_path_buf();
+    let mut created = Vec::new();
+    for name in missing.into_iter().rev() {
+        // Made through the parent's handle: the parent cannot be swapped under us.
+        let via = io_path(&handle, &lexical).join(name);
+        lexical.push(name);
+        match std::fs::create_dir(&via) {
+            Ok(()) => created.push(lexical.clone()),
+            // Another writer made it in between: fine, it is verified below like any other.
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(ToolError::fs(&e, input)),
+        }
+        let next = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(dir_flags())
+            .open(&via)
+            .map_err(|e| ToolError::fs(&e, input))?;
+        verify_open(config, &next, &lexical, input)?;
+        handle = next;
+    }
+    Ok((handle, created))
+}
+
+fn dir_flags() -> i32 {
+    #[cfg(target_os = "linux")]
+    return libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC;
+    #[cfg(not(target_os = "linux"))]
+    return libc::O_DIRECTORY | libc::O_NONBLOCK | libc::O_CLOEXEC;
 }
 
 /// Where the kernel says an open descriptor lives, or `None` where it cannot say (no
@@ -310,6 +409,50 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names, vec![std::ffi::OsString::from("mine")]);
+    }
+
+    #[test]
+    fn directories_for_a_write_are_made_inside_only() {
+        let (root, outside, c) = setup();
+        let r = root.path();
+        let (_, created) = open_dir_for_write(&c, &r.join("a/b/c"), "a/b/c/f", true).unwrap();
+        assert_eq!(created, vec![r.join("a"), r.join("a/b"), r.join("a/b/c")]);
+        let (_, created) = open_dir_for_write(&c, &r.join("a/b"), "a/b/f", true).unwrap();
+        assert!(created.is_empty());
+        std::fs::write(r.join("file"), "").unwrap();
+        let e = open_dir_for_write(&c, &r.join("file/x"), "file/x/f", true).unwrap_err();
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            (Code::NotAFile, "Not a directory: file/x/f")
+        );
+        let e = open_dir_for_write(&c, &r.join("nope"), "nope/f", false).unwrap_err();
+        assert_eq!(e.code, Code::NotFound);
+        // A link out on the way: refused before anything is made.
+        symlink(outside.path(), r.join("out")).unwrap();
+        let e = open_dir_for_write(&c, &r.join("out/new/deeper"), "out/new/deeper/f", true)
+            .unwrap_err();
+        assert_eq!(e.code, Code::PathEscape);
+        assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn guard_checks_descriptors_and_fails_closed() {
+        let (root, outside, mut c) = setup();
+        std::fs::write(root.path().join("in"), "").unwrap();
+        std::fs::write(outside.path().join("secret"), "").unwrap();
+        symlink(outside.path(), root.path().join("out")).unwrap();
+        let g = Guard::new(&c);
+        assert!(g.is_on());
+        assert!(g.open_entry(&root.path().join("in")).is_some());
+        assert!(g.open_entry(&root.path().join("out/secret")).is_none());
+        // The final component is never followed.
+        symlink(root.path().join("in"), root.path().join("link")).unwrap();
+        assert!(g.open_entry(&root.path().join("link")).is_none());
+        c.workspace_root = root.path().join("vanished");
+        let file = File::open(root.path().join("in")).unwrap();
+        assert!(!Guard::new(&c).allows(&file, &root.path().join("in")));
+        c.confine_to_workspace = false;
+        assert!(!Guard::new(&c).is_on());
     }
 
     #[test]

@@ -16,9 +16,11 @@
 //! The file buffer is reused across files by one thread; only one file is in memory per
 //! thread at a time.
 
+use crate::workspace::Guard;
 use grep_matcher::Matcher;
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
 use std::io::{self, Read};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 /// One row of a file's result. `text` excludes the final line terminator; a multiline unit
@@ -54,6 +56,7 @@ pub struct Scanner<M> {
     after: u64,
     max_file_bytes: u64,
     buf: Vec<u8>,
+    guard: Option<Guard>,
 }
 
 impl<M: Matcher> Scanner<M> {
@@ -77,7 +80,15 @@ impl<M: Matcher> Scanner<M> {
             after,
             max_file_bytes,
             buf: Vec::new(),
+            guard: None,
         }
+    }
+
+    /// Only reads files whose opened descriptor lies inside the guard's root: a directory
+    /// swapped for a symlink to the outside during the walk yields nothing.
+    pub fn confined(mut self, guard: Guard) -> Self {
+        self.guard = guard.is_on().then_some(guard);
+        self
     }
 
     /// Loads `path` into the buffer. `false` when it is to be skipped: unreadable, over
@@ -87,7 +98,13 @@ impl<M: Matcher> Scanner<M> {
         if self.buf.capacity() > KEEP_BUFFER {
             self.buf = Vec::new();
         }
-        let ok = read_limited(path, self.max_file_bytes, &mut self.buf).unwrap_or(false);
+        let ok = read_limited(
+            path,
+            self.max_file_bytes,
+            &mut self.buf,
+            self.guard.as_ref(),
+        )
+        .unwrap_or(false);
         ok && prepare(&mut self.buf)
     }
 
@@ -107,8 +124,21 @@ impl<M: Matcher> Scanner<M> {
 }
 
 /// Reads at most `max + 1` bytes; `Ok(false)` when the file is larger than `max`.
-fn read_limited(path: &Path, max: u64, buf: &mut Vec<u8>) -> io::Result<bool> {
-    let file = std::fs::File::open(path)?;
+/// Opened non-blocking, so a FIFO given as the search path is skipped instead of hanging;
+/// with a guard, a descriptor outside the root is skipped like an unreadable file.
+fn read_limited(
+    path: &Path,
+    max: u64,
+    buf: &mut Vec<u8>,
+    guard: Option<&Guard>,
+) -> io::Result<bool> {
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path)?;
+    if guard.is_some_and(|g| !g.allows(&file, path)) {
+        return Ok(false);
+    }
     let meta = file.metadata()?;
     if !meta.is_file() || meta.len() > max {
         return Ok(false);

@@ -80,7 +80,7 @@ pub(crate) fn save(
     if call.cancel.is_cancelled() {
         return Err(ToolError::aborted());
     }
-    atomic::write_file(abs, &bytes, input).map(|_| ())
+    atomic::write_file_confined(&call.config, abs, &bytes, input).map(|_| ())
 }
 
 fn run(call: &Call) -> ToolResult<String> {

@@ -50,14 +50,36 @@ fn schema() -> Value {
 /// component, `**` spans components, a leading `./` is dropped.
 pub fn compile(pattern: &str, field: &str) -> ToolResult<GlobMatcher> {
     let trimmed = pattern.strip_prefix("./").unwrap_or(pattern);
-    GlobBuilder::new(trimmed)
+    let invalid = |detail: String| {
+        ToolError::invalid(format!("Invalid glob pattern: {detail}")).with(field, pattern)
+    };
+    let glob = GlobBuilder::new(trimmed)
         .literal_separator(true)
         .backslash_escape(true)
         .build()
-        .map(|g| g.compile_matcher())
-        .map_err(|e| {
-            ToolError::invalid(format!("Invalid glob pattern: {}", e.kind())).with(field, pattern)
-        })
+        .map_err(|e| invalid(e.kind().to_string()))?;
+    fits_nfa_limit(&glob).map_err(invalid)?;
+    Ok(glob.compile_matcher())
+}
+
+/// globset's `compile_matcher` panics when a glob's regex outgrows its NFA size limit (a
+/// megabyte of pattern, found by the fuzzer). This builds the same regex with the same
+/// configuration as globset 0.4 first, so an oversized glob is an error, not a panic.
+fn fits_nfa_limit(glob: &globset::Glob) -> Result<(), String> {
+    use regex_automata::meta::Regex;
+    let syntax = regex_automata::util::syntax::Config::new()
+        .utf8(false)
+        .dot_matches_new_line(true);
+    let config = Regex::config()
+        .utf8_empty(false)
+        .nfa_size_limit(Some(10 * (1 << 20)))
+        .hybrid_cache_capacity(10 * (1 << 20));
+    Regex::builder()
+        .syntax(syntax)
+        .configure(config)
+        .build(glob.regex())
+        .map(|_| ())
+        .map_err(|e| e.to_string())
 }
 
 /// A file's path relative to `base` with `/` separators, as globs see it.
@@ -101,8 +123,9 @@ fn run(call: &Call) -> ToolResult<String> {
         call.warnings.clone(),
     ));
     let found: Mutex<Vec<(f64, String)>> = Mutex::new(Vec::new());
+    let guard = workspace::Guard::new(&call.config);
     walk(&base, policy, &call.cancel, || {
-        let (found, base, matcher, config) = (&found, &base, &matcher, &call.config);
+        let (found, base, matcher, config, guard) = (&found, &base, &matcher, &call.config, &guard);
         Box::new(move |entry: &ignore::DirEntry| {
             let Some(rel) = relative(base, entry.path()) else {
                 return;
@@ -110,8 +133,18 @@ fn run(call: &Call) -> ToolResult<String> {
             if !matcher.is_match(&rel) {
                 return;
             }
-            // A file whose stat fails (vanished, unreadable) is silently dropped.
-            let Some(ms) = entry.metadata().ok().as_ref().and_then(mtime_ms) else {
+            // A file whose stat fails (vanished, unreadable) is silently dropped. When
+            // confined, the file is opened (O_PATH, not followed) and stat'd through a
+            // descriptor checked against the root: the walk goes by path, and a directory
+            // swapped for a symlink mid-walk must not list the outside.
+            let meta = if guard.is_on() {
+                guard
+                    .open_entry(entry.path())
+                    .and_then(|f| f.metadata().ok())
+            } else {
+                entry.metadata().ok()
+            };
+            let Some(ms) = meta.as_ref().and_then(mtime_ms) else {
                 return;
             };
             let shown = workspace::display(config, entry.path());

@@ -127,6 +127,9 @@ fn search<M: Matcher + Sync>(job: &Job<'_>, matcher: &M) -> ToolResult<String> {
     let call = job.call;
     let config = &call.config;
     let content = job.spec.mode == Mode::Content;
+    // Every file is read through a descriptor checked against the root: the walk itself
+    // goes by path, and a directory swapped for a symlink mid-walk must not leak the outside.
+    let guard = workspace::Guard::new(config);
     let new_scanner = || {
         Scanner::new(
             matcher,
@@ -135,6 +138,7 @@ fn search<M: Matcher + Sync>(job: &Job<'_>, matcher: &M) -> ToolResult<String> {
             job.spec.after,
             config.max_file_bytes,
         )
+        .confined(guard.clone())
     };
     let collector = Collector::new(config.max_output_bytes);
     // One file's stored rows are capped at the budget (plus room for the row that crosses).

@@ -9,6 +9,7 @@ use crate::error::{Code, ToolError, ToolResult};
 use crate::schema::str_arg;
 use crate::workspace;
 use serde_json::{json, Value};
+use std::path::Path;
 
 const DESCRIPTION: &str = "Create a new file, or replace an existing file's entire content, with exactly the given content (written verbatim as UTF-8; the write is atomic, so the file is never left half-written; an existing file keeps its permission bits). Missing parent directories are created. Use it for new files or complete rewrites. To change part of an existing file use edit_file (one replacement) or multi_edit (several) instead: they keep the rest of the file, its line endings and BOM untouched, and cost far fewer tokens. Errors: not_a_file (the path is a directory, or a parent component is a file: choose another path), invalid_input (the path is a symlink: write to its target instead), path_escape (stay inside the workspace), io_error (e.g. permission denied).";
 
@@ -55,19 +56,19 @@ fn run(call: &Call) -> ToolResult<String> {
     if call.cancel.is_cancelled() {
         return Err(ToolError::aborted());
     }
-    let mut created_dirs = Vec::new();
-    if existing.is_none() {
-        if let Some(parent) = abs.parent() {
-            created_dirs =
-                atomic::ensure_parent_dirs(parent).map_err(|e| ToolError::fs(&e, input))?;
-        }
-    }
-    let created = atomic::write_file(&abs, content.as_bytes(), input).inspect_err(|_| {
-        // Leave the tree as it was: remove the directories this call made, deepest first.
-        for d in created_dirs.iter().rev() {
-            let _ = std::fs::remove_dir(d);
-        }
-    })?;
+    // The parent is opened (and made, when missing) through verified directory handles, and
+    // the write goes through that handle: a parent swapped for a symlink mid-call cannot move
+    // the file, or a new directory, out of the workspace.
+    let parent = abs.parent().unwrap_or(Path::new("/"));
+    let (dir, created_dirs) =
+        workspace::open_dir_for_write(&call.config, parent, input, existing.is_none())?;
+    let created =
+        atomic::write_file_in(&dir, &abs, content.as_bytes(), input).inspect_err(|_| {
+            // Leave the tree as it was: remove the directories this call made, deepest first.
+            for d in created_dirs.iter().rev() {
+                let _ = std::fs::remove_dir(d);
+            }
+        })?;
     Ok(format!(
         "Wrote {} bytes to {} ({}).",
         content.len(),
