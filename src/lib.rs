@@ -23,6 +23,7 @@ pub mod dispatch;
 pub mod eol;
 pub mod error;
 pub mod output;
+pub mod patch;
 pub mod schema;
 pub mod text;
 pub mod tools;
