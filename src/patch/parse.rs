@@ -107,17 +107,33 @@ impl<'a> Parser<'a> {
         if deleted {
             new = None;
         }
-        let has_headers = self.peek(0).is_some_and(|l| l.starts_with("--- "))
+        let mut has_headers = self.peek(0).is_some_and(|l| l.starts_with("--- "))
             && self.peek(1).is_some_and(|l| l.starts_with("+++ "));
         if has_headers {
-            old = header_path(&self.lines[self.i][4..]);
-            new = header_path(&self.lines[self.i + 1][4..]);
-            self.i += 2;
-        } else if let Some(line) = self.peek(0).filter(|l| l.starts_with("--- ")) {
-            return Err(malformed(format!(
-                "Missing \"+++ ...\" file header for {}",
-                display_name(&line[4..])
-            )));
+            let h_old = header_path(&self.lines[self.i][4..]);
+            let h_new = header_path(&self.lines[self.i + 1][4..]);
+            // `---`/`+++` naming other files belong to the next block (whose `diff --git`
+            // line was left out), not to this one.
+            let fits = |h: &Option<String>, a: &Option<String>, b: &Option<String>| {
+                h.is_none() || h == a || h == b || (a.is_none() && b.is_none())
+            };
+            let names_old = names.as_ref().map(|n| n.0.clone());
+            let names_new = names.as_ref().map(|n| n.1.clone());
+            has_headers =
+                fits(&h_old, &names_old, &rename_from) && fits(&h_new, &names_new, &rename_to);
+            if has_headers {
+                (old, new) = (h_old, h_new);
+                self.i += 2;
+            }
+        }
+        if !has_headers {
+            let line = self.peek(0).unwrap_or("");
+            if line.starts_with("--- ") && !self.peek(1).is_some_and(|l| l.starts_with("+++ ")) {
+                return Err(malformed(format!(
+                    "Missing \"+++ ...\" file header for {}",
+                    display_name(&line[4..])
+                )));
+            }
         }
         if old.is_none() && new.is_none() {
             return Err(missing_path());

@@ -132,3 +132,14 @@ fn nothing_to_parse_is_empty() {
     assert!(parse("just some words\n").unwrap().is_empty());
     assert!(parse("").unwrap().is_empty());
 }
+
+#[test]
+fn headers_of_another_file_after_a_rename_start_a_new_block() {
+    let p = "diff --git a/t b/u\nrename from t\nrename to u\n--- a/e\n+++ b/f\n@@ -1 +1 @@\n-x\n+y\n";
+    let blocks = parse(p).unwrap();
+    assert_eq!(blocks.len(), 2);
+    assert!(blocks[0].hunks.is_empty());
+    assert_eq!((blocks[1].old_path.as_deref(), blocks[1].new_path.as_deref()), (Some("e"), Some("f")));
+    let p = "diff --git a/t b/u\nrename from t\nrename to u\n--- a/t\n+++ b/u\n@@ -1 +1 @@\n-x\n+y\n";
+    assert_eq!(parse(p).unwrap().len(), 1);
+}
