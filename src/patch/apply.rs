@@ -39,8 +39,11 @@ enum Piece<'a> {
 
 /// Applies `hunks` in order to `file`.
 pub fn apply(file: &EditableText, hunks: &[Hunk]) -> Result<Applied, Failure> {
-    let lines: Vec<&str> =
-        file.text.split_inclusive('\n').map(|l| l.strip_suffix('\n').unwrap_or(l)).collect();
+    let lines: Vec<&str> = file
+        .text
+        .split_inclusive('\n')
+        .map(|l| l.strip_suffix('\n').unwrap_or(l))
+        .collect();
     let n = lines.len();
     let mut removed = vec![false; n];
     let mut inserted: Vec<Vec<&str>> = vec![Vec::new(); n + 1];
@@ -87,10 +90,18 @@ pub fn apply(file: &EditableText, hunks: &[Hunk]) -> Result<Applied, Failure> {
     }
     let had_final = file.terminators.last().is_none_or(|t| *t != Eol::None);
     let ends_with_newline = final_newline.unwrap_or(had_final);
-    Ok(Applied { bytes: encode(file, &lines, &pieces, ends_with_newline), lines: pieces.len() })
+    Ok(Applied {
+        bytes: encode(file, &lines, &pieces, ends_with_newline),
+        lines: pieces.len(),
+    })
 }
 
-fn encode(file: &EditableText, lines: &[&str], pieces: &[Piece], ends_with_newline: bool) -> Vec<u8> {
+fn encode(
+    file: &EditableText,
+    lines: &[&str],
+    pieces: &[Piece],
+    ends_with_newline: bool,
+) -> Vec<u8> {
     let mut out = Vec::with_capacity(file.text.len() + 64);
     if file.bom {
         out.extend_from_slice(&[0xEF, 0xBB, 0xBF]);
@@ -118,7 +129,10 @@ fn diagnose(lines: &[&str], hunks: &[Hunk]) -> Failure {
     let mut current: Vec<&str> = lines.to_vec();
     let mut shift: isize = 0;
     for (k, hunk) in hunks.iter().enumerate() {
-        let search = Search { floor: 0, displacement: shift };
+        let search = Search {
+            floor: 0,
+            displacement: shift,
+        };
         let Some(at) = locate(&current, hunk, search) else {
             return Failure::Hunk(k + 1);
         };

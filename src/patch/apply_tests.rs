@@ -17,7 +17,10 @@ const HEAD: &str = "--- a/f\n+++ b/f\n";
 fn keeps_crlf_bom_and_gives_new_lines_the_dominant_terminator() {
     let file = b"\xEF\xBB\xBFone\r\ntwo\r\nthree\n";
     let p = format!("{HEAD}@@ -1,3 +1,4 @@\n one\n-two\n+TWO\n+2b\n three\n");
-    assert_eq!(run(file, &p).unwrap(), b"\xEF\xBB\xBFone\r\nTWO\r\n2b\r\nthree\n");
+    assert_eq!(
+        run(file, &p).unwrap(),
+        b"\xEF\xBB\xBFone\r\nTWO\r\n2b\r\nthree\n"
+    );
 }
 
 #[test]
@@ -36,7 +39,11 @@ fn no_newline_markers_decide_the_end() {
     let p = format!("{HEAD}@@ -1 +1 @@\n-a\n\\ No newline at end of file\n+a\n");
     assert_eq!(run(b"a", &p).unwrap(), b"a\n");
     let p = format!("{HEAD}@@ -1 +1 @@\n-a\n\\ No newline at end of file\n+a\n");
-    assert_eq!(run(b"a\r\nb\r\n", &p).unwrap(), b"a\r\nb\r\n", "not at the end: no effect");
+    assert_eq!(
+        run(b"a\r\nb\r\n", &p).unwrap(),
+        b"a\r\nb\r\n",
+        "not at the end: no effect"
+    );
 }
 
 #[test]
@@ -44,7 +51,11 @@ fn displaced_hunks_and_reused_trailing_context() {
     let file = b"0\n1\n2\n3\n4\n5\n";
     // Stated two lines too early; the second hunk reuses the first one's trailing context.
     let p = format!("{HEAD}@@ -1,2 +1,2 @@\n 2\n-3\n+T\n@@ -2,2 +2,2 @@\n 3\n-4\n+F\n");
-    assert_eq!(run(file, &p).unwrap_err(), Failure::Hunk(2), "`3` is gone after hunk 1");
+    assert_eq!(
+        run(file, &p).unwrap_err(),
+        Failure::Hunk(2),
+        "`3` is gone after hunk 1"
+    );
     let p = format!("{HEAD}@@ -1,3 +1,3 @@\n 2\n-3\n+T\n 4\n@@ -2,2 +2,2 @@\n 4\n-5\n+F\n");
     assert_eq!(run(file, &p).unwrap(), b"0\n1\n2\nT\n4\nF\n");
 }

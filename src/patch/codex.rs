@@ -53,17 +53,38 @@ pub fn parse(text: &str) -> ToolResult<Vec<FilePatch>> {
         }
         if let Some(path) = line.strip_prefix(ADD) {
             i += 1;
-            let mut hunk = Hunk { start: Some(0), line: at, ..Hunk::default() };
+            let mut hunk = Hunk {
+                start: Some(0),
+                line: at,
+                ..Hunk::default()
+            };
             while let Some(body) = lines.get(i).and_then(|l| l.strip_prefix('+')) {
-                hunk.lines.push(HunkLine { kind: Kind::Add, text: body.to_string() });
+                hunk.lines.push(HunkLine {
+                    kind: Kind::Add,
+                    text: body.to_string(),
+                });
                 i += 1;
             }
-            let hunks = if hunk.lines.is_empty() { vec![] } else { vec![hunk] };
-            blocks.push(FilePatch { old_path: None, new_path: Some(path_of(path)?), hunks, delete_whole: false });
+            let hunks = if hunk.lines.is_empty() {
+                vec![]
+            } else {
+                vec![hunk]
+            };
+            blocks.push(FilePatch {
+                old_path: None,
+                new_path: Some(path_of(path)?),
+                hunks,
+                delete_whole: false,
+            });
         } else if let Some(path) = line.strip_prefix(DELETE) {
             i += 1;
             let path = path_of(path)?;
-            blocks.push(FilePatch { old_path: Some(path), new_path: None, hunks: vec![], delete_whole: true });
+            blocks.push(FilePatch {
+                old_path: Some(path),
+                new_path: None,
+                hunks: vec![],
+                delete_whole: true,
+            });
         } else if let Some(path) = line.strip_prefix(UPDATE) {
             i += 1;
             let old = path_of(path)?;
@@ -74,9 +95,16 @@ pub fn parse(text: &str) -> ToolResult<Vec<FilePatch>> {
             }
             let hunks = update_hunks(&lines, &mut i)?;
             if hunks.is_empty() && new == old {
-                return Err(malformed(format!("\"{UPDATE}{old}\" at line {at} has no hunks")));
+                return Err(malformed(format!(
+                    "\"{UPDATE}{old}\" at line {at} has no hunks"
+                )));
             }
-            blocks.push(FilePatch { old_path: Some(old), new_path: Some(new), hunks, delete_whole: false });
+            blocks.push(FilePatch {
+                old_path: Some(old),
+                new_path: Some(new),
+                hunks,
+                delete_whole: false,
+            });
         } else if line.trim().is_empty() {
             i += 1;
         } else {
@@ -101,7 +129,9 @@ fn update_hunks(lines: &[String], i: &mut usize) -> ToolResult<Vec<Hunk>> {
         let at = *i + 1;
         if line == EOF_MARK {
             let Some(h) = current.as_mut().filter(|h| !h.lines.is_empty()) else {
-                return Err(malformed(format!("\"{EOF_MARK}\" at line {at} does not follow a hunk")));
+                return Err(malformed(format!(
+                    "\"{EOF_MARK}\" at line {at} does not follow a hunk"
+                )));
             };
             h.at_eof = true;
             *i += 1;
@@ -117,7 +147,11 @@ fn update_hunks(lines: &[String], i: &mut usize) -> ToolResult<Vec<Hunk>> {
                 Some(h) if h.lines.is_empty() => h,
                 done => {
                     hunks.extend(done);
-                    Hunk { tolerant: true, line: at, ..Hunk::default() }
+                    Hunk {
+                        tolerant: true,
+                        line: at,
+                        ..Hunk::default()
+                    }
                 }
             };
             let mut h = h;
@@ -133,18 +167,32 @@ fn update_hunks(lines: &[String], i: &mut usize) -> ToolResult<Vec<Hunk>> {
             Some(' ') => (Kind::Context, &line[1..]),
             Some('-') => (Kind::Remove, &line[1..]),
             Some('+') => (Kind::Add, &line[1..]),
-            Some(_) => return Err(malformed(format!("unexpected line {at} in an update hunk: {line}"))),
+            Some(_) => {
+                return Err(malformed(format!(
+                    "unexpected line {at} in an update hunk: {line}"
+                )))
+            }
         };
-        let h = current.get_or_insert_with(|| Hunk { tolerant: true, line: at, ..Hunk::default() });
+        let h = current.get_or_insert_with(|| Hunk {
+            tolerant: true,
+            line: at,
+            ..Hunk::default()
+        });
         if h.at_eof {
             return Err(malformed(format!("line {at} follows \"{EOF_MARK}\"")));
         }
-        h.lines.push(HunkLine { kind, text: text.to_string() });
+        h.lines.push(HunkLine {
+            kind,
+            text: text.to_string(),
+        });
         *i += 1;
     }
     if let Some(h) = current {
         if h.lines.is_empty() {
-            return Err(malformed(format!("the hunk at line {} has no lines", h.line)));
+            return Err(malformed(format!(
+                "the hunk at line {} has no lines",
+                h.line
+            )));
         }
         hunks.push(h);
     }
@@ -171,9 +219,15 @@ mod tests {
         assert_eq!(blocks[0].hunks[0].lines.len(), 2);
         assert!(blocks[1].delete_whole && blocks[1].new_path.is_none());
         let u = &blocks[2];
-        assert_eq!((u.old_path.as_deref(), u.new_path.as_deref()), (Some("src/m.rs"), Some("src/n.rs")));
+        assert_eq!(
+            (u.old_path.as_deref(), u.new_path.as_deref()),
+            (Some("src/m.rs"), Some("src/n.rs"))
+        );
         assert_eq!(u.hunks.len(), 2);
-        assert_eq!(u.hunks[0].anchors, vec!["impl X".to_string(), "fn f".to_string()]);
+        assert_eq!(
+            u.hunks[0].anchors,
+            vec!["impl X".to_string(), "fn f".to_string()]
+        );
         assert_eq!(u.hunks[0].lines.len(), 4, "a blank line is empty context");
         assert!(u.hunks[1].at_eof && u.hunks[1].tolerant && u.hunks[1].start.is_none());
     }
@@ -181,10 +235,25 @@ mod tests {
     #[test]
     fn malformed_inputs() {
         let m = |p: &str| parse(p).unwrap_err().message;
-        assert_eq!(m("*** Begin Patch\n*** Add File: a\n+x\n"), "Malformed patch: the patch does not end with \"*** End Patch\"");
-        assert_eq!(m("*** Begin Patch\nhello\n*** End Patch\n"), "Malformed patch: unexpected line 2: hello");
-        assert_eq!(m("*** Begin Patch\n*** Update File: a\n*** End Patch\n"), "Malformed patch: \"*** Update File: a\" at line 2 has no hunks");
-        assert_eq!(m("*** Begin Patch\n*** Update File: a\n@@ x\n*** End Patch\n"), "Malformed patch: the hunk at line 3 has no lines");
-        assert_eq!(m("*** Begin Patch\n*** Delete File:  \n*** End Patch\n"), "Patch is missing a valid file path");
+        assert_eq!(
+            m("*** Begin Patch\n*** Add File: a\n+x\n"),
+            "Malformed patch: the patch does not end with \"*** End Patch\""
+        );
+        assert_eq!(
+            m("*** Begin Patch\nhello\n*** End Patch\n"),
+            "Malformed patch: unexpected line 2: hello"
+        );
+        assert_eq!(
+            m("*** Begin Patch\n*** Update File: a\n*** End Patch\n"),
+            "Malformed patch: \"*** Update File: a\" at line 2 has no hunks"
+        );
+        assert_eq!(
+            m("*** Begin Patch\n*** Update File: a\n@@ x\n*** End Patch\n"),
+            "Malformed patch: the hunk at line 3 has no lines"
+        );
+        assert_eq!(
+            m("*** Begin Patch\n*** Delete File:  \n*** End Patch\n"),
+            "Patch is missing a valid file path"
+        );
     }
 }

@@ -69,7 +69,11 @@ struct Journal {
 
 /// Performs `ops` atomically as a group. `fail_after` (a test hook) makes the commit fail
 /// after that many operations, to prove rollback. `show` renders a path for the error.
-pub fn commit(ops: &[Op], fail_after: Option<u64>, show: &dyn Fn(&Path) -> String) -> ToolResult<()> {
+pub fn commit(
+    ops: &[Op],
+    fail_after: Option<u64>,
+    show: &dyn Fn(&Path) -> String,
+) -> ToolResult<()> {
     let mut journal = Journal::default();
     let result = stage(ops, &mut journal).and_then(|mut temps| {
         for (i, op) in ops.iter().enumerate() {
@@ -100,7 +104,10 @@ pub fn commit(ops: &[Op], fail_after: Option<u64>, show: &dyn Fn(&Path) -> Strin
             let mut message = format!("Failed to apply patch: {}", detail(&err));
             if !failed.is_empty() {
                 let shown: Vec<String> = failed.iter().map(|p| show(p)).collect();
-                message.push_str(&format!("; rollback could not restore {}", shown.join(", ")));
+                message.push_str(&format!(
+                    "; rollback could not restore {}",
+                    shown.join(", ")
+                ));
             }
             Err(ToolError::new(Code::IoError, message))
         }
@@ -125,8 +132,14 @@ fn stage(ops: &[Op], journal: &mut Journal) -> io::Result<Vec<Option<TempFile>>>
         let (target, bytes, mode) = match op {
             Op::Modify { path, bytes } => (path, bytes, mode_of(path)?),
             Op::Create { path, bytes } => (path, bytes, None),
-            Op::Move { from, to, bytes: Some(bytes) } => (to, bytes, mode_of(from)?),
-            Op::Move { to, bytes: None, .. } => {
+            Op::Move {
+                from,
+                to,
+                bytes: Some(bytes),
+            } => (to, bytes, mode_of(from)?),
+            Op::Move {
+                to, bytes: None, ..
+            } => {
                 journal.dirs_created.extend(ensure_parent_dirs(parent(to))?);
                 temps.push(None);
                 continue;
@@ -154,7 +167,10 @@ fn perform(op: &Op, temp: Option<TempFile>, journal: &mut Journal) -> io::Result
             let backup = back_up(path, journal)?;
             fs::rename(temp.path(), path)?;
             temp.keep();
-            journal.undo.push(Undo::Restore { backup, target: path.clone() });
+            journal.undo.push(Undo::Restore {
+                backup,
+                target: path.clone(),
+            });
             journal.dirs_touched.push(parent(path).to_path_buf());
         }
         (Op::Create { path, .. }, Some(temp)) => {
@@ -166,27 +182,54 @@ fn perform(op: &Op, temp: Option<TempFile>, journal: &mut Journal) -> io::Result
             let backup = temp_name(parent(path));
             fs::rename(path, &backup)?;
             journal.backups.push(backup.clone());
-            journal.undo.push(Undo::Restore { backup, target: path.clone() });
+            journal.undo.push(Undo::Restore {
+                backup,
+                target: path.clone(),
+            });
             journal.dirs_touched.push(parent(path).to_path_buf());
         }
-        (Op::Move { from, to, bytes: None }, _) => {
+        (
+            Op::Move {
+                from,
+                to,
+                bytes: None,
+            },
+            _,
+        ) => {
             refuse_existing(to)?;
             fs::rename(from, to)?;
-            journal.undo.push(Undo::MoveBack { from: from.clone(), to: to.clone() });
+            journal.undo.push(Undo::MoveBack {
+                from: from.clone(),
+                to: to.clone(),
+            });
             journal.dirs_touched.push(parent(from).to_path_buf());
             journal.dirs_touched.push(parent(to).to_path_buf());
         }
-        (Op::Move { from, to, bytes: Some(_) }, Some(temp)) => {
+        (
+            Op::Move {
+                from,
+                to,
+                bytes: Some(_),
+            },
+            Some(temp),
+        ) => {
             place_new(temp, to)?;
             journal.undo.push(Undo::Remove(to.clone()));
             let backup = temp_name(parent(from));
             fs::rename(from, &backup)?;
             journal.backups.push(backup.clone());
-            journal.undo.push(Undo::Restore { backup, target: from.clone() });
+            journal.undo.push(Undo::Restore {
+                backup,
+                target: from.clone(),
+            });
             journal.dirs_touched.push(parent(from).to_path_buf());
             journal.dirs_touched.push(parent(to).to_path_buf());
         }
-        _ => return Err(io::Error::other("internal: a staged write has no temp file")),
+        _ => {
+            return Err(io::Error::other(
+                "internal: a staged write has no temp file",
+            ))
+        }
     }
     Ok(())
 }
@@ -235,7 +278,10 @@ fn rollback(journal: &mut Journal) -> Vec<PathBuf> {
             }
             Undo::Remove(path) => {
                 let r = fs::remove_file(&path);
-                (r.is_ok() || r.is_err_and(|e| e.kind() == io::ErrorKind::NotFound), path)
+                (
+                    r.is_ok() || r.is_err_and(|e| e.kind() == io::ErrorKind::NotFound),
+                    path,
+                )
             }
             Undo::MoveBack { from, to } => (fs::rename(&to, &from).is_ok(), from),
         };

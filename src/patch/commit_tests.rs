@@ -32,21 +32,46 @@ fn every_kind_of_operation_lands() {
     fs::write(d.join("edit"), "e").unwrap();
     fs::set_permissions(d.join("edit"), fs::Permissions::from_mode(0o755)).unwrap();
     let ops = vec![
-        Op::Modify { path: d.join("m"), bytes: b"new".to_vec() },
-        Op::Create { path: d.join("n/e/w.txt"), bytes: b"w\n".to_vec() },
-        Op::Delete { path: d.join("gone") },
-        Op::Move { from: d.join("pure"), to: d.join("sub/pure2"), bytes: None },
-        Op::Move { from: d.join("edit"), to: d.join("edit2"), bytes: Some(b"E".to_vec()) },
+        Op::Modify {
+            path: d.join("m"),
+            bytes: b"new".to_vec(),
+        },
+        Op::Create {
+            path: d.join("n/e/w.txt"),
+            bytes: b"w\n".to_vec(),
+        },
+        Op::Delete {
+            path: d.join("gone"),
+        },
+        Op::Move {
+            from: d.join("pure"),
+            to: d.join("sub/pure2"),
+            bytes: None,
+        },
+        Op::Move {
+            from: d.join("edit"),
+            to: d.join("edit2"),
+            bytes: Some(b"E".to_vec()),
+        },
     ];
     commit(&ops, None, &show).unwrap();
     assert_eq!(fs::read(d.join("m")).unwrap(), b"new");
-    assert_eq!(fs::metadata(d.join("m")).unwrap().permissions().mode() & 0o777, 0o751);
+    assert_eq!(
+        fs::metadata(d.join("m")).unwrap().permissions().mode() & 0o777,
+        0o751
+    );
     assert_eq!(fs::read(d.join("n/e/w.txt")).unwrap(), b"w\n");
     assert!(!d.join("gone").exists() && !d.join("pure").exists() && !d.join("edit").exists());
     let moved = fs::metadata(d.join("sub/pure2")).unwrap();
-    assert_eq!((moved.ino(), moved.permissions().mode() & 0o777), (ino, 0o700));
+    assert_eq!(
+        (moved.ino(), moved.permissions().mode() & 0o777),
+        (ino, 0o700)
+    );
     assert_eq!(fs::read(d.join("edit2")).unwrap(), b"E");
-    assert_eq!(fs::metadata(d.join("edit2")).unwrap().permissions().mode() & 0o777, 0o755);
+    assert_eq!(
+        fs::metadata(d.join("edit2")).unwrap().permissions().mode() & 0o777,
+        0o755
+    );
     assert!(leftovers(d).is_empty(), "{:?}", leftovers(d));
 }
 
@@ -58,9 +83,20 @@ fn an_injected_failure_between_two_renames_restores_everything() {
     fs::write(d.join("b"), "B").unwrap();
     fs::write(d.join("c"), "C").unwrap();
     let ops = vec![
-        Op::Move { from: d.join("a"), to: d.join("new/dir/a2"), bytes: None },
-        Op::Modify { path: d.join("c"), bytes: b"changed".to_vec() },
-        Op::Move { from: d.join("b"), to: d.join("b2"), bytes: Some(b"B2".to_vec()) },
+        Op::Move {
+            from: d.join("a"),
+            to: d.join("new/dir/a2"),
+            bytes: None,
+        },
+        Op::Modify {
+            path: d.join("c"),
+            bytes: b"changed".to_vec(),
+        },
+        Op::Move {
+            from: d.join("b"),
+            to: d.join("b2"),
+            bytes: Some(b"B2".to_vec()),
+        },
     ];
     for after in 1..=2 {
         let e = commit(&ops, Some(after), &show).unwrap_err();
@@ -85,13 +121,23 @@ fn a_real_failure_midway_rolls_back() {
     fs::write(d.join("taken"), "T").unwrap();
     let ops = vec![
         Op::Delete { path: d.join("a") },
-        Op::Move { from: d.join("missing"), to: d.join("x"), bytes: None },
+        Op::Move {
+            from: d.join("missing"),
+            to: d.join("x"),
+            bytes: None,
+        },
     ];
     let e = commit(&ops, None, &show).unwrap_err();
-    assert_eq!(e.message, "Failed to apply patch: ENOENT: no such file or directory");
+    assert_eq!(
+        e.message,
+        "Failed to apply patch: ENOENT: no such file or directory"
+    );
     assert_eq!(fs::read(d.join("a")).unwrap(), b"A");
     // A destination that appeared meanwhile is never clobbered.
-    let ops = vec![Op::Create { path: d.join("taken"), bytes: b"new".to_vec() }];
+    let ops = vec![Op::Create {
+        path: d.join("taken"),
+        bytes: b"new".to_vec(),
+    }];
     let e = commit(&ops, None, &show).unwrap_err();
     assert_eq!(e.message, "Failed to apply patch: EEXIST: file exists");
     assert_eq!(fs::read(d.join("taken")).unwrap(), b"T");
@@ -104,9 +150,11 @@ fn a_failing_rollback_is_reported_and_keeps_the_backup() {
     let d = dir.path();
     fs::create_dir(d.join("sub")).unwrap();
     fs::write(d.join("sub/f"), "F").unwrap();
-    let ops = vec![Op::Delete { path: d.join("sub/f") }];
+    let op = Op::Delete {
+        path: d.join("sub/f"),
+    };
     let mut journal = Journal::default();
-    perform(&ops[0], None, &mut journal).unwrap();
+    perform(&op, None, &mut journal).unwrap();
     // Something puts a directory where the file was: the backup cannot be renamed back.
     fs::create_dir(d.join("sub/f")).unwrap();
     fs::write(d.join("sub/f/blocker"), "").unwrap();

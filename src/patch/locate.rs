@@ -72,7 +72,11 @@ fn locate_forward(file: &[&str], hunk: &Hunk, old: &[&str], floor: usize) -> Opt
     }
     if old.is_empty() {
         // Pure insertion: after the anchors, or at the end when there are none.
-        return Some(if hunk.anchors.is_empty() { file.len() } else { from });
+        return Some(if hunk.anchors.is_empty() {
+            file.len()
+        } else {
+            from
+        });
     }
     let max = file.len() - old.len();
     if from > max {
@@ -82,7 +86,9 @@ fn locate_forward(file: &[&str], hunk: &Hunk, old: &[&str], floor: usize) -> Opt
     if hunk.at_eof && LEVELS.iter().any(|eq| fits(*eq, max)) {
         return Some(max);
     }
-    LEVELS.iter().find_map(|eq| (from..=max).find(|&at| fits(*eq, at)))
+    LEVELS
+        .iter()
+        .find_map(|eq| (from..=max).find(|&at| fits(*eq, at)))
 }
 
 #[cfg(test)]
@@ -93,14 +99,27 @@ mod tests {
     fn hunk(start: Option<usize>, spec: &[(&str, Kind)]) -> Hunk {
         Hunk {
             start,
-            lines: spec.iter().map(|(t, k)| HunkLine { kind: *k, text: t.to_string() }).collect(),
+            lines: spec
+                .iter()
+                .map(|(t, k)| HunkLine {
+                    kind: *k,
+                    text: t.to_string(),
+                })
+                .collect(),
             tolerant: start.is_none(),
             ..Hunk::default()
         }
     }
 
     fn at(file: &[&str], h: &Hunk, floor: usize, displacement: isize) -> Option<usize> {
-        locate(file, h, Search { floor, displacement })
+        locate(
+            file,
+            h,
+            Search {
+                floor,
+                displacement,
+            },
+        )
     }
 
     #[test]
@@ -164,7 +183,11 @@ mod tests {
         h.anchors = vec!["fn b() {".into()];
         assert_eq!(at(&file, &h, 0, 0), Some(4));
         let h = hunk(None, &[("x   ", Kind::Remove)]);
-        assert_eq!(at(&file, &h, 2, 0), Some(4), "trimmed level, from the floor");
+        assert_eq!(
+            at(&file, &h, 2, 0),
+            Some(4),
+            "trimmed level, from the floor"
+        );
         let mut h = hunk(None, &[("}", Kind::Context)]);
         h.at_eof = true;
         assert_eq!(at(&file, &h, 0, 0), Some(5));

@@ -63,7 +63,11 @@ pub struct Hunk {
 impl Hunk {
     /// The lines the hunk expects in the old file.
     pub fn old_lines(&self) -> Vec<&str> {
-        self.lines.iter().filter(|l| l.kind != Kind::Add).map(|l| l.text.as_str()).collect()
+        self.lines
+            .iter()
+            .filter(|l| l.kind != Kind::Add)
+            .map(|l| l.text.as_str())
+            .collect()
     }
 
     /// Number of added lines.

@@ -15,7 +15,10 @@ use crate::error::ToolResult;
 /// Parses a unified diff into file blocks, in patch order.
 pub fn parse(text: &str) -> ToolResult<Vec<FilePatch>> {
     let lines = patch_lines(text);
-    let mut p = Parser { lines: &lines, i: 0 };
+    let mut p = Parser {
+        lines: &lines,
+        i: 0,
+    };
     let mut blocks = Vec::new();
     while p.i < lines.len() {
         let line = lines[p.i].as_str();
@@ -63,7 +66,12 @@ impl<'a> Parser<'a> {
             return Err(missing_path());
         }
         let hunks = self.hunks()?;
-        Ok(FilePatch { old_path: old, new_path: new, hunks, delete_whole: false })
+        Ok(FilePatch {
+            old_path: old,
+            new_path: new,
+            hunks,
+            delete_whole: false,
+        })
     }
 
     /// `diff --git a/x b/y`, extended headers, then optional `---`/`+++` and hunks. `None` for
@@ -88,7 +96,9 @@ impl<'a> Parser<'a> {
                 deleted = true;
             } else if line == "GIT binary patch" || line.starts_with("Binary files ") {
                 let name = names.as_ref().map(|n| n.1.clone()).unwrap_or_default();
-                return Err(malformed(format!("binary patches are not supported ({name})")));
+                return Err(malformed(format!(
+                    "binary patches are not supported ({name})"
+                )));
             } else if !is_extended_header(line) {
                 break;
             }
@@ -143,7 +153,12 @@ impl<'a> Parser<'a> {
         if hunks.is_empty() && !created && !deleted && !renamed && !has_headers {
             return Ok(None);
         }
-        Ok(Some(FilePatch { old_path: old, new_path: new, hunks, delete_whole: false }))
+        Ok(Some(FilePatch {
+            old_path: old,
+            new_path: new,
+            hunks,
+            delete_whole: false,
+        }))
     }
 
     /// The hunks of the current block, up to the next block header.
@@ -156,7 +171,11 @@ impl<'a> Parser<'a> {
                 break;
             } else if let Some(last) = hunks.last().filter(|_| looks_like_hunk_line(line)) {
                 // The hunk has more lines than its header counts: never drop them silently.
-                let what = if line.starts_with('-') { "Removed" } else { "Added" };
+                let what = if line.starts_with('-') {
+                    "Removed"
+                } else {
+                    "Added"
+                };
                 return Err(malformed(format!(
                     "{what} line count did not match for hunk at line {}",
                     last.line
@@ -172,10 +191,15 @@ impl<'a> Parser<'a> {
         let at = self.i + 1;
         let header = self.lines[self.i].as_str();
         let Some((old_start, old_count, new_count)) = hunk_header(header) else {
-            return Err(malformed(format!("Invalid hunk header at line {at}: {header}")));
+            return Err(malformed(format!(
+                "Invalid hunk header at line {at}: {header}"
+            )));
         };
         self.i += 1;
-        let mut hunk = Hunk { line: at, ..Hunk::default() };
+        let mut hunk = Hunk {
+            line: at,
+            ..Hunk::default()
+        };
         let (mut removed, mut added) = (0usize, 0usize);
         while let Some(line) = self.peek(0) {
             let wanted = removed < old_count || added < new_count;
@@ -201,7 +225,9 @@ impl<'a> Parser<'a> {
                     continue;
                 }
                 Some(_) => {
-                    return Err(malformed(format!("Hunk at line {at} contained invalid line {line}")))
+                    return Err(malformed(format!(
+                        "Hunk at line {at} contained invalid line {line}"
+                    )))
                 }
             };
             match kind {
@@ -212,20 +238,39 @@ impl<'a> Parser<'a> {
                 Kind::Remove => removed += 1,
                 Kind::Add => added += 1,
             }
-            hunk.lines.push(HunkLine { kind, text: text.to_string() });
+            hunk.lines.push(HunkLine {
+                kind,
+                text: text.to_string(),
+            });
             self.i += 1;
         }
         // As diff tools do: an omitted count of 1 with no lines on that side means 0.
-        let new_count = if added == 0 && new_count == 1 { 0 } else { new_count };
-        let old_count = if removed == 0 && old_count == 1 { 0 } else { old_count };
+        let new_count = if added == 0 && new_count == 1 {
+            0
+        } else {
+            new_count
+        };
+        let old_count = if removed == 0 && old_count == 1 {
+            0
+        } else {
+            old_count
+        };
         if added != new_count {
-            return Err(malformed(format!("Added line count did not match for hunk at line {at}")));
+            return Err(malformed(format!(
+                "Added line count did not match for hunk at line {at}"
+            )));
         }
         if removed != old_count {
-            return Err(malformed(format!("Removed line count did not match for hunk at line {at}")));
+            return Err(malformed(format!(
+                "Removed line count did not match for hunk at line {at}"
+            )));
         }
         // `-l,0` names the line after which the hunk inserts; otherwise `l` is 1-based.
-        hunk.start = Some(if old_count == 0 { old_start } else { old_start.saturating_sub(1) });
+        hunk.start = Some(if old_count == 0 {
+            old_start
+        } else {
+            old_start.saturating_sub(1)
+        });
         Ok(hunk)
     }
 }
@@ -295,7 +340,10 @@ pub fn header_path(raw: &str) -> Option<String> {
     if name.is_empty() || name == "/dev/null" {
         return None;
     }
-    let stripped = name.strip_prefix("a/").or_else(|| name.strip_prefix("b/")).unwrap_or(&name);
+    let stripped = name
+        .strip_prefix("a/")
+        .or_else(|| name.strip_prefix("b/"))
+        .unwrap_or(&name);
     if stripped.is_empty() {
         return None;
     }
@@ -310,12 +358,19 @@ fn display_name(raw: &str) -> String {
 /// spaces are ambiguous; the split that makes both names equal wins, then the first ` b/`.
 fn git_names(rest: &str) -> Option<(String, String)> {
     let strip = |s: &str| -> String {
-        s.strip_prefix("a/").or_else(|| s.strip_prefix("b/")).unwrap_or(s).to_string()
+        s.strip_prefix("a/")
+            .or_else(|| s.strip_prefix("b/"))
+            .unwrap_or(s)
+            .to_string()
     };
     if rest.starts_with('"') {
         let (first, used) = unquote_prefix(rest)?;
         let second = rest[used..].trim_start();
-        let second = if second.starts_with('"') { unquote(second) } else { second.to_string() };
+        let second = if second.starts_with('"') {
+            unquote(second)
+        } else {
+            second.to_string()
+        };
         return Some((strip(&first), strip(&second)));
     }
     let candidates: Vec<usize> = rest.match_indices(" b/").map(|(i, _)| i).collect();
@@ -325,7 +380,11 @@ fn git_names(rest: &str) -> Option<(String, String)> {
         .find(|&i| strip(&rest[..i]) == strip(&rest[i + 1..]))
         .or_else(|| candidates.first().copied())?;
     let second = rest[pick + 1..].trim();
-    let second = if second.starts_with('"') { unquote(second) } else { second.to_string() };
+    let second = if second.starts_with('"') {
+        unquote(second)
+    } else {
+        second.to_string()
+    };
     Some((strip(&rest[..pick]), strip(&second)))
 }
 

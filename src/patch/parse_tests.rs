@@ -43,25 +43,41 @@ fn tab_suffix_quotes_and_dev_null() {
     assert_eq!(b.hunks[0].start, Some(0));
     let p = "--- old.txt\t2024-01-01 10:00\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n";
     let b = &parse(p).unwrap()[0];
-    assert_eq!((b.old_path.as_deref(), b.new_path.as_deref()), (Some("old.txt"), None));
+    assert_eq!(
+        (b.old_path.as_deref(), b.new_path.as_deref()),
+        (Some("old.txt"), None)
+    );
 }
 
 #[test]
 fn rename_without_headers_and_empty_creates() {
     let p = "diff --git a/a b/c d/e f\nsimilarity index 100%\nrename from a b\nrename to \"c d/e f\"\ndiff --git a/n b/n\nnew file mode 100644\nindex 0000000..e69de29\ndiff --git a/m b/m\nold mode 100644\nnew mode 100755\n";
     let blocks = parse(p).unwrap();
-    assert_eq!(blocks.len(), 2, "a mode change alone is not a block: {blocks:?}");
+    assert_eq!(
+        blocks.len(),
+        2,
+        "a mode change alone is not a block: {blocks:?}"
+    );
     assert_eq!(blocks[0].old_path.as_deref(), Some("a b"));
     assert_eq!(blocks[0].new_path.as_deref(), Some("c d/e f"));
     assert!(blocks[0].hunks.is_empty());
-    assert_eq!((blocks[1].old_path.as_deref(), blocks[1].new_path.as_deref()), (None, Some("n")));
+    assert_eq!(
+        (blocks[1].old_path.as_deref(), blocks[1].new_path.as_deref()),
+        (None, Some("n"))
+    );
 }
 
 #[test]
 fn git_names_split_where_both_sides_agree() {
-    assert_eq!(git_names("a/x b/y b/x b/y"), Some(("x b/y".into(), "x b/y".into())));
+    assert_eq!(
+        git_names("a/x b/y b/x b/y"),
+        Some(("x b/y".into(), "x b/y".into()))
+    );
     assert_eq!(git_names("a/p b/q"), Some(("p".into(), "q".into())));
-    assert_eq!(git_names("\"a/x y\" \"b/x y\""), Some(("x y".into(), "x y".into())));
+    assert_eq!(
+        git_names("\"a/x y\" \"b/x y\""),
+        Some(("x y".into(), "x y".into()))
+    );
 }
 
 #[test]
@@ -117,14 +133,26 @@ fn malformed_details() {
         msg("junk\n--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n-a\n*b\n"),
         "Malformed patch: Hunk at line 4 contained invalid line *b"
     );
-    assert_eq!(msg("--- a/x\n@@ -1 +1 @@\n-a\n+b\n"), "Malformed patch: Missing \"+++ ...\" file header for x");
-    assert_eq!(msg("--- a/x\n+++ b/x\n@@ -a +1 @@\n"), "Malformed patch: Invalid hunk header at line 3: @@ -a +1 @@");
+    assert_eq!(
+        msg("--- a/x\n@@ -1 +1 @@\n-a\n+b\n"),
+        "Malformed patch: Missing \"+++ ...\" file header for x"
+    );
+    assert_eq!(
+        msg("--- a/x\n+++ b/x\n@@ -a +1 @@\n"),
+        "Malformed patch: Invalid hunk header at line 3: @@ -a +1 @@"
+    );
 }
 
 #[test]
 fn missing_paths() {
-    assert_eq!(msg("@@ -1 +1 @@\n-a\n+b\n"), "Patch is missing a valid file path");
-    assert_eq!(msg("--- /dev/null\n+++ /dev/null\n@@ -0,0 +1 @@\n+a\n"), "Patch is missing a valid file path");
+    assert_eq!(
+        msg("@@ -1 +1 @@\n-a\n+b\n"),
+        "Patch is missing a valid file path"
+    );
+    assert_eq!(
+        msg("--- /dev/null\n+++ /dev/null\n@@ -0,0 +1 @@\n+a\n"),
+        "Patch is missing a valid file path"
+    );
 }
 
 #[test]
@@ -135,11 +163,16 @@ fn nothing_to_parse_is_empty() {
 
 #[test]
 fn headers_of_another_file_after_a_rename_start_a_new_block() {
-    let p = "diff --git a/t b/u\nrename from t\nrename to u\n--- a/e\n+++ b/f\n@@ -1 +1 @@\n-x\n+y\n";
+    let p =
+        "diff --git a/t b/u\nrename from t\nrename to u\n--- a/e\n+++ b/f\n@@ -1 +1 @@\n-x\n+y\n";
     let blocks = parse(p).unwrap();
     assert_eq!(blocks.len(), 2);
     assert!(blocks[0].hunks.is_empty());
-    assert_eq!((blocks[1].old_path.as_deref(), blocks[1].new_path.as_deref()), (Some("e"), Some("f")));
-    let p = "diff --git a/t b/u\nrename from t\nrename to u\n--- a/t\n+++ b/u\n@@ -1 +1 @@\n-x\n+y\n";
+    assert_eq!(
+        (blocks[1].old_path.as_deref(), blocks[1].new_path.as_deref()),
+        (Some("e"), Some("f"))
+    );
+    let p =
+        "diff --git a/t b/u\nrename from t\nrename to u\n--- a/t\n+++ b/u\n@@ -1 +1 @@\n-x\n+y\n";
     assert_eq!(parse(p).unwrap().len(), 1);
 }

@@ -23,13 +23,29 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Change {
     /// `M <p> (+a -d)`
-    Modified { path: String, added: usize, removed: usize },
+    Modified {
+        path: String,
+        added: usize,
+        removed: usize,
+    },
     /// `A <p> (+a -d)`
-    Added { path: String, added: usize, removed: usize },
+    Added {
+        path: String,
+        added: usize,
+        removed: usize,
+    },
     /// `D <p> (+a -d)`
-    Deleted { path: String, added: usize, removed: usize },
+    Deleted {
+        path: String,
+        added: usize,
+        removed: usize,
+    },
     /// `R <from> -> <to>`, with counts when the content changed.
-    Renamed { from: String, to: String, counts: Option<(usize, usize)> },
+    Renamed {
+        from: String,
+        to: String,
+        counts: Option<(usize, usize)>,
+    },
 }
 
 /// A block whose paths have been resolved.
@@ -55,10 +71,23 @@ pub fn resolve<'a>(config: &Config, blocks: &'a [FilePatch]) -> Vec<Resolved<'a>
     let mut claimed: HashMap<PathBuf, ()> = HashMap::new();
     let mut out = Vec::with_capacity(blocks.len());
     for block in blocks {
-        let mut r = Resolved { block, old: None, new: None, error: None };
+        let mut r = Resolved {
+            block,
+            old: None,
+            new: None,
+            error: None,
+        };
         let resolved = (|| -> ToolResult<()> {
-            r.old = block.old_path.as_deref().map(|p| workspace::resolve(config, p)).transpose()?;
-            r.new = block.new_path.as_deref().map(|p| workspace::resolve(config, p)).transpose()?;
+            r.old = block
+                .old_path
+                .as_deref()
+                .map(|p| workspace::resolve(config, p))
+                .transpose()?;
+            r.new = block
+                .new_path
+                .as_deref()
+                .map(|p| workspace::resolve(config, p))
+                .transpose()?;
             if let (Some(old), Some(new)) = (&r.old, &r.new) {
                 if same_file(old, new) {
                     r.new = Some(old.clone());
@@ -110,8 +139,18 @@ pub fn stage(config: &Config, r: &Resolved) -> ToolResult<(Option<Op>, Change)> 
             check_creatable(path, &shown)?;
             let empty = EditableText::from_str_with_bom("", false);
             let bytes = patched(&empty, block, &shown)?;
-            let change = Change::Added { path: shown, added: counts.0, removed: counts.1 };
-            Ok((Some(Op::Create { path: path.clone(), bytes }), change))
+            let change = Change::Added {
+                path: shown,
+                added: counts.0,
+                removed: counts.1,
+            };
+            Ok((
+                Some(Op::Create {
+                    path: path.clone(),
+                    bytes,
+                }),
+                change,
+            ))
         }
         (Some(path), None) => {
             let shown = show(path);
@@ -125,7 +164,11 @@ pub fn stage(config: &Config, r: &Resolved) -> ToolResult<(Option<Op>, Change)> 
                     .ok()
                     .and_then(|b| EditableText::decode(&b, &shown, "Patching").ok())
                     .map_or(0, |t| t.terminators.len());
-                let change = Change::Deleted { path: shown, added: 0, removed };
+                let change = Change::Deleted {
+                    path: shown,
+                    added: 0,
+                    removed,
+                };
                 return Ok((Some(Op::Delete { path: path.clone() }), change));
             }
             let file = load(config, path, &shown)?;
@@ -135,7 +178,11 @@ pub fn stage(config: &Config, r: &Resolved) -> ToolResult<(Option<Op>, Change)> 
                     "Delete patch for {shown} does not remove the entire file"
                 )));
             }
-            let change = Change::Deleted { path: shown, added: counts.0, removed: counts.1 };
+            let change = Change::Deleted {
+                path: shown,
+                added: counts.0,
+                removed: counts.1,
+            };
             Ok((Some(Op::Delete { path: path.clone() }), change))
         }
         (Some(from), Some(to)) if from != to => {
@@ -148,8 +195,10 @@ pub fn stage(config: &Config, r: &Resolved) -> ToolResult<(Option<Op>, Change)> 
             match fs::symlink_metadata(to) {
                 Ok(_) => {
                     let abs = to.to_string_lossy();
-                    return Err(ToolError::invalid(format!("Rename destination already exists: {abs}"))
-                        .with("path", abs.as_ref()));
+                    return Err(ToolError::invalid(format!(
+                        "Rename destination already exists: {abs}"
+                    ))
+                    .with("path", abs.as_ref()));
                 }
                 Err(e) if e.kind() == io::ErrorKind::NotFound => {}
                 Err(e) => return Err(ToolError::fs(&e, &to_shown)),
@@ -168,7 +217,14 @@ pub fn stage(config: &Config, r: &Resolved) -> ToolResult<(Option<Op>, Change)> 
                 to: to_shown,
                 counts: bytes.as_ref().map(|_| counts),
             };
-            Ok((Some(Op::Move { from: from.clone(), to: to.clone(), bytes }), change))
+            Ok((
+                Some(Op::Move {
+                    from: from.clone(),
+                    to: to.clone(),
+                    bytes,
+                }),
+                change,
+            ))
         }
         (Some(path), Some(_)) => {
             let shown = show(path);
@@ -176,8 +232,18 @@ pub fn stage(config: &Config, r: &Resolved) -> ToolResult<(Option<Op>, Change)> 
             let original = text::load(config, path, &shown)?;
             let file = EditableText::decode(&original, &shown, "Patching")?;
             let bytes = patched(&file, block, &shown)?;
-            let op = (bytes != original).then(|| Op::Modify { path: path.clone(), bytes });
-            Ok((op, Change::Modified { path: shown, added: counts.0, removed: counts.1 }))
+            let op = (bytes != original).then(|| Op::Modify {
+                path: path.clone(),
+                bytes,
+            });
+            Ok((
+                op,
+                Change::Modified {
+                    path: shown,
+                    added: counts.0,
+                    removed: counts.1,
+                },
+            ))
         }
         (None, None) => Err(super::missing_path()),
     }
@@ -189,12 +255,17 @@ fn load(config: &Config, path: &Path, shown: &str) -> ToolResult<EditableText> {
 }
 
 fn patched(file: &EditableText, block: &FilePatch, shown: &str) -> ToolResult<Vec<u8>> {
-    apply(file, &block.hunks).map(|a| a.bytes).map_err(|f| hunk_error(f, shown))
+    apply(file, &block.hunks)
+        .map(|a| a.bytes)
+        .map_err(|f| hunk_error(f, shown))
 }
 
 fn hunk_error(failure: Failure, shown: &str) -> ToolError {
-    let e = ToolError::new(Code::PatchFailed, format!("Hunk did not apply cleanly in {shown}"))
-        .with("file", shown);
+    let e = ToolError::new(
+        Code::PatchFailed,
+        format!("Hunk did not apply cleanly in {shown}"),
+    )
+    .with("file", shown);
     match failure {
         Failure::Hunk(k) => e.with("hunk", k),
         Failure::Block => e,

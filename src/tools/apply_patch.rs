@@ -29,7 +29,12 @@ pub fn def() -> ToolDef {
         description: DESCRIPTION,
         schema,
         bounded: false,
-        annotations: Annotations { read_only: false, destructive: true, idempotent: false, open_world: false },
+        annotations: Annotations {
+            read_only: false,
+            destructive: true,
+            idempotent: false,
+            open_world: false,
+        },
         handler: Handler::Blocking(run),
         aborted: ToolError::aborted,
     }
@@ -64,7 +69,9 @@ fn run(call: &Call) -> ToolResult<String> {
     if call.cancel.is_cancelled() {
         return Err(ToolError::aborted());
     }
-    commit(&ops, config.hooks.fail_commit_after, &|p| workspace::display(config, p))?;
+    commit(&ops, config.hooks.fail_commit_after, &|p| {
+        workspace::display(config, p)
+    })?;
     Ok(summary(&changes))
 }
 
@@ -74,11 +81,31 @@ pub fn summary(changes: &[Change]) -> String {
     for c in changes {
         out.push_str("\n  ");
         out.push_str(&match c {
-            Change::Modified { path, added, removed } => format!("M {path} (+{added} -{removed})"),
-            Change::Added { path, added, removed } => format!("A {path} (+{added} -{removed})"),
-            Change::Deleted { path, added, removed } => format!("D {path} (+{added} -{removed})"),
-            Change::Renamed { from, to, counts: None } => format!("R {from} -> {to}"),
-            Change::Renamed { from, to, counts: Some((a, d)) } => format!("R {from} -> {to} (+{a} -{d})"),
+            Change::Modified {
+                path,
+                added,
+                removed,
+            } => format!("M {path} (+{added} -{removed})"),
+            Change::Added {
+                path,
+                added,
+                removed,
+            } => format!("A {path} (+{added} -{removed})"),
+            Change::Deleted {
+                path,
+                added,
+                removed,
+            } => format!("D {path} (+{added} -{removed})"),
+            Change::Renamed {
+                from,
+                to,
+                counts: None,
+            } => format!("R {from} -> {to}"),
+            Change::Renamed {
+                from,
+                to,
+                counts: Some((a, d)),
+            } => format!("R {from} -> {to} (+{a} -{d})"),
         });
     }
     out
