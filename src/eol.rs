@@ -9,11 +9,14 @@
 //! [`EditableText::encode`] turns an edited text back into bytes: lines the edit did not
 //! touch keep their own terminator, new or changed lines get the file's dominant one, a last
 //! line without a terminator stays without one, and the BOM is written back. Old and new
-//! lines are aligned with `similar`, but only on the window between the common prefix and
-//! suffix, so a small edit of a 100k-line file costs two linear scans, not a full diff.
+//! lines are aligned only on the window between the common prefix and suffix (so a small
+//! edit of a 100k-line file costs two linear scans), only when the file mixes terminator
+//! styles (otherwise every line gets the one style anyway), and then by unique-line anchors
+//! with `similar` on what remains between them (see `align`).
 
 use crate::error::{Code, ToolError, ToolResult};
-use similar::{Algorithm, DiffOp};
+
+mod align;
 use std::time::{Duration, Instant};
 
 /// A line terminator.
@@ -42,8 +45,9 @@ impl Eol {
 }
 
 /// How long the line alignment may search for a minimal diff before settling for a
-/// correct but coarser one (lines it cannot align just get the dominant terminator).
-const ALIGN_DEADLINE: Duration = Duration::from_millis(300);
+/// correct but coarser one (lines it cannot align just get the dominant terminator). Only
+/// reachable with many changes between lines that repeat (see `align`).
+const ALIGN_DEADLINE: Duration = Duration::from_millis(500);
 
 /// A file decoded for editing: the LF-normalised text plus what is needed to write it back.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -178,27 +182,16 @@ impl EditableText {
             &old[prefix..old.len() - suffix],
             &new[prefix..new.len() - suffix],
         );
-        if !old_mid.is_empty() && !new_mid.is_empty() {
+        // With one terminator style every line gets it anyway: aligning would change nothing.
+        let uniform = self
+            .terminators
+            .iter()
+            .all(|&t| t == self.dominant || t == Eol::None);
+        if !uniform {
             let deadline = Instant::now() + ALIGN_DEADLINE;
-            let ops = similar::capture_diff_slices_deadline(
-                Algorithm::Myers,
-                old_mid,
-                new_mid,
-                Some(deadline),
-            );
-            for op in ops {
-                if let DiffOp::Equal {
-                    old_index,
-                    new_index,
-                    len,
-                } = op
-                {
-                    for k in 0..len {
-                        kept[prefix + new_index + k] =
-                            Some(self.terminators[prefix + old_index + k]);
-                    }
-                }
-            }
+            align::align(old_mid, new_mid, deadline, |i, j| {
+                kept[prefix + j] = Some(self.terminators[prefix + i]);
+            });
         }
         let mut out = Vec::with_capacity(new_text.len() + new.len() + 3);
         if self.bom {

@@ -20,6 +20,7 @@ pub mod atomic;
 pub mod cancel;
 pub mod config;
 pub mod dispatch;
+pub mod edit;
 pub mod eol;
 pub mod error;
 pub mod output;
