@@ -244,7 +244,8 @@ function stats(root) {
   const tracked = run('git', ['ls-files', '-z'], { cwd: root }).toString().split('\0').filter(Boolean)
   let trackedBytes = 0
   for (const f of tracked) trackedBytes += fs.statSync(path.join(root, f)).size
-  return { files: all.length, bytes, trackedFiles: tracked.length, trackedBytes }
+  const commit = run('git', ['rev-parse', 'HEAD'], { cwd: root }).toString().trim()
+  return { files: all.length, bytes, trackedFiles: tracked.length, trackedBytes, commit }
 }
 
 /** The corpus stamp if the corpus is complete and current, else null. */
