@@ -139,7 +139,7 @@ export declare const readOnlyTools: readonly ToolDef[]
 export declare function selectSurface(readOnly: boolean): readonly ToolDef[]
 export declare function getTool(name: string, surface?: readonly ToolDef[]): ToolDef | undefined
 export declare function serializeError(err: unknown): string
-export declare function fsError(err: NodeJS.ErrnoException | unknown, path: string): ToolError
+export declare function fsError(err: unknown, path: string): ToolError
 export declare function sweepSpillDir(workspaceRoot: string): Promise<void>
 export declare function setWarnSink(fn: ((line: string) => void) | null): void
 export declare const DEFAULT_MAX_OUTPUT_BYTES: 131072

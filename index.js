@@ -122,16 +122,46 @@ function handleFor(config) {
   return handle
 }
 
+// One 'abort' listener per signal, shared by every pending call on it: a host running many
+// tool calls in parallel under one run-level signal must neither pile up listeners (Node
+// warns past 10) nor leave any behind once the calls are done.
+const watched = new WeakMap()
+
+function watch(signal, token) {
+  let entry = watched.get(signal)
+  if (!entry) {
+    const tokens = new Set()
+    const onAbort = () => {
+      watched.delete(signal)
+      for (const t of tokens) t.cancel()
+    }
+    entry = { tokens, onAbort }
+    watched.set(signal, entry)
+    signal.addEventListener('abort', onAbort, { once: true })
+  }
+  entry.tokens.add(token)
+}
+
+function unwatch(signal, token) {
+  const entry = watched.get(signal)
+  if (!entry) return
+  entry.tokens.delete(token)
+  if (entry.tokens.size === 0) {
+    watched.delete(signal)
+    signal.removeEventListener('abort', entry.onAbort)
+  }
+}
+
 async function run(handle, name, args, signal) {
   const enc = encodeArgs(args === undefined ? {} : args)
   let token = null
-  let onAbort = null
+  let watching = false
   if (signal && typeof signal.addEventListener === 'function') {
     token = new native.CancelToken()
     if (signal.aborted) token.cancel()
     else {
-      onAbort = () => token.cancel()
-      signal.addEventListener('abort', onAbort, { once: true })
+      watch(signal, token)
+      watching = true
     }
   }
   try {
@@ -142,7 +172,7 @@ async function run(handle, name, args, signal) {
     warn(`clarvis-agent-tools: internal error: ${(e && e.stack) || e}\n`)
     return { isError: true, text: INTERNAL }
   } finally {
-    if (onAbort) signal.removeEventListener('abort', onAbort)
+    if (watching) unwatch(signal, token)
   }
 }
 

@@ -4,10 +4,15 @@ import os from 'node:os'
 import path from 'node:path'
 import { createAgentTools } from '../index.mjs'
 
-/** A fresh scratch directory (removed at process exit). */
+const scratchDirs = []
+process.on('exit', () => {
+  for (const dir of scratchDirs) fs.rmSync(dir, { recursive: true, force: true })
+})
+
+/** A fresh scratch directory (removed at process exit). Realpath'd, so it equals workspaceRoot. */
 export function scratch(prefix = 'cat-') {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix))
-  process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }))
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)))
+  scratchDirs.push(dir)
   return dir
 }
 

@@ -43,7 +43,9 @@ impl CancelToken {
     #[napi(constructor)]
     #[allow(clippy::new_without_default)]
     pub fn new() -> Self {
-        CancelToken { inner: Cancel::new() }
+        CancelToken {
+            inner: Cancel::new(),
+        }
     }
 
     /// Fires the token.
@@ -66,14 +68,22 @@ impl NativeTools {
         let options: serde_json::Value = serde_json::from_str(&options_json)
             .map_err(|e| Error::new(Status::InvalidArg, e.to_string()))?;
         let config = config::resolve_config(&options, ripgrep).map_err(startup)?;
-        Ok(NativeTools { config: Arc::new(config) })
+        Ok(NativeTools {
+            config: Arc::new(config),
+        })
     }
 
     /// Builds a configuration from a command line and an environment.
     #[napi(factory)]
-    pub fn build(argv: Vec<String>, env: HashMap<String, String>, ripgrep: Option<bool>) -> Result<NativeTools> {
+    pub fn build(
+        argv: Vec<String>,
+        env: HashMap<String, String>,
+        ripgrep: Option<bool>,
+    ) -> Result<NativeTools> {
         let config = config::build_config(&argv, &env, ripgrep).map_err(startup)?;
-        Ok(NativeTools { config: Arc::new(config) })
+        Ok(NativeTools {
+            config: Arc::new(config),
+        })
     }
 
     /// The public `ServerConfig` as JSON.
@@ -101,7 +111,11 @@ impl NativeTools {
         };
         env.spawn_future(async move {
             let out = dispatch::dispatch(&name, args, config, cancel).await;
-            Ok(NativeOutcome { is_error: out.is_error, text: out.text, warnings: out.warnings })
+            Ok(NativeOutcome {
+                is_error: out.is_error,
+                text: out.text,
+                warnings: out.warnings,
+            })
         })
     }
 }
@@ -127,4 +141,10 @@ pub fn tool_defs_json() -> String {
         })
         .collect();
     serde_json::Value::Array(defs).to_string()
+}
+
+/// Removes bash spill files older than 24 hours from `<root>/.clarvis/`. Never fails.
+#[napi]
+pub async fn sweep_spill_dir(root: String) {
+    crate::process::spill::sweep_spill_dir(std::path::Path::new(&root)).await;
 }

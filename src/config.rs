@@ -139,7 +139,13 @@ pub fn js_string(v: &Value) -> String {
         Value::String(s) => s.clone(),
         Value::Array(a) => a
             .iter()
-            .map(|x| if x.is_null() { String::new() } else { js_string(x) })
+            .map(|x| {
+                if x.is_null() {
+                    String::new()
+                } else {
+                    js_string(x)
+                }
+            })
             .collect::<Vec<_>>()
             .join(","),
         Value::Object(_) => "[object Object]".into(),
@@ -161,17 +167,27 @@ fn js_number(n: &serde_json::Number) -> String {
     }
 }
 
-fn integer_option(opts: &Map<String, Value>, name: &str, default: u64, min: u64) -> Result<u64, StartupError> {
+fn integer_option(
+    opts: &Map<String, Value>,
+    name: &str,
+    default: u64,
+    min: u64,
+) -> Result<u64, StartupError> {
     let v = match opts.get(name) {
         None | Some(Value::Null) => return Ok(default),
         Some(v) => v,
     };
     let as_int = v.as_u64().or_else(|| {
-        v.as_f64().filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f <= 9.007_199_254_740_991e15).map(|f| f as u64)
+        v.as_f64()
+            .filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f <= 9.007_199_254_740_991e15)
+            .map(|f| f as u64)
     });
     match as_int {
         Some(n) if n >= min => Ok(n),
-        _ => Err(StartupError(format!("{name} must be an integer >= {min}, got: {}", js_string(v)))),
+        _ => Err(StartupError(format!(
+            "{name} must be an integer >= {min}, got: {}",
+            js_string(v)
+        ))),
     }
 }
 
@@ -187,7 +203,9 @@ fn bool_option(opts: &Map<String, Value>, name: &str, default: bool) -> bool {
 }
 
 fn hooks_option(opts: &Map<String, Value>) -> TestHooks {
-    let Some(Value::Object(h)) = opts.get("__testHooks") else { return TestHooks::default() };
+    let Some(Value::Object(h)) = opts.get("__testHooks") else {
+        return TestHooks::default();
+    };
     TestHooks {
         panic_in: h.get("panicIn").and_then(Value::as_str).map(str::to_string),
         fail_commit_after: h.get("failCommitAfter").and_then(Value::as_u64),
@@ -205,7 +223,9 @@ pub fn resolve_config(options: &Value, ripgrep: Option<bool>) -> Result<Config, 
         Some(v) => Some(v),
     };
     let Some(root_raw) = root_raw else {
-        return Err(StartupError("No workspace root: options.workspaceRoot is required.".into()));
+        return Err(StartupError(
+            "No workspace root: options.workspaceRoot is required.".into(),
+        ));
     };
     let Value::String(root_str) = root_raw else {
         return Err(StartupError(format!(
@@ -216,7 +236,8 @@ pub fn resolve_config(options: &Value, ripgrep: Option<bool>) -> Result<Config, 
     let max_output_bytes = integer_option(opts, "maxOutputBytes", DEFAULT_MAX_OUTPUT_BYTES, 1024)?;
     let max_file_bytes = integer_option(opts, "maxFileBytes", DEFAULT_MAX_FILE_BYTES, 1024)?;
     let bash_timeout_ms = integer_option(opts, "bashTimeoutMs", DEFAULT_BASH_TIMEOUT_MS, 1)?;
-    let bash_timeout_max_ms = integer_option(opts, "bashTimeoutMaxMs", DEFAULT_BASH_TIMEOUT_MAX_MS, 1)?;
+    let bash_timeout_max_ms =
+        integer_option(opts, "bashTimeoutMaxMs", DEFAULT_BASH_TIMEOUT_MAX_MS, 1)?;
     if bash_timeout_max_ms < bash_timeout_ms {
         return Err(StartupError(format!(
             "bashTimeoutMaxMs ({bash_timeout_max_ms}) must be >= bashTimeoutMs ({bash_timeout_ms})."
@@ -225,10 +246,16 @@ pub fn resolve_config(options: &Value, ripgrep: Option<bool>) -> Result<Config, 
     let root = absolutize(root_str);
     match std::fs::metadata(&root) {
         Err(_) => {
-            return Err(StartupError(format!("Workspace root does not exist: {}", root.display())))
+            return Err(StartupError(format!(
+                "Workspace root does not exist: {}",
+                root.display()
+            )))
         }
         Ok(m) if !m.is_dir() => {
-            return Err(StartupError(format!("Workspace root is not a directory: {}", root.display())))
+            return Err(StartupError(format!(
+                "Workspace root is not a directory: {}",
+                root.display()
+            )))
         }
         Ok(_) => {}
     }
@@ -255,17 +282,27 @@ fn parse_bool_env(name: &str, raw: &str) -> Result<bool, StartupError> {
     }
 }
 
-fn parse_int_env(env: &HashMap<String, String>, name: &str, min: u64) -> Result<Option<u64>, StartupError> {
-    let Some(raw) = env.get(name) else { return Ok(None) };
+fn parse_int_env(
+    env: &HashMap<String, String>,
+    name: &str,
+    min: u64,
+) -> Result<Option<u64>, StartupError> {
+    let Some(raw) = env.get(name) else {
+        return Ok(None);
+    };
     if raw.is_empty() {
         return Ok(None);
     }
     if !raw.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(StartupError(format!("{name} must be a positive integer, got: {raw}")));
+        return Err(StartupError(format!(
+            "{name} must be a positive integer, got: {raw}"
+        )));
     }
     match raw.parse::<u64>() {
         Ok(n) if n >= min => Ok(Some(n)),
-        _ => Err(StartupError(format!("{name} must be an integer >= {min}, got: {raw}"))),
+        _ => Err(StartupError(format!(
+            "{name} must be an integer >= {min}, got: {raw}"
+        ))),
     }
 }
 
@@ -304,7 +341,8 @@ pub fn build_config(
         }
         i += 1;
     }
-    let workspace = workspace.or_else(|| env.get("WORKSPACE_ROOT").filter(|s| !s.is_empty()).cloned());
+    let workspace =
+        workspace.or_else(|| env.get("WORKSPACE_ROOT").filter(|s| !s.is_empty()).cloned());
     let Some(workspace) = workspace else {
         return Err(StartupError(
             "No workspace root: pass --workspace <path> or set WORKSPACE_ROOT.".into(),
@@ -347,7 +385,10 @@ mod tests {
     use serde_json::json;
 
     fn env(pairs: &[(&str, &str)]) -> HashMap<String, String> {
-        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
     }
 
     fn argv(a: &[&str]) -> Vec<String> {
@@ -370,7 +411,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().to_str().unwrap();
         let err = |v: Value| resolve_config(&v, Some(false)).unwrap_err().0;
-        assert_eq!(err(json!({})), "No workspace root: options.workspaceRoot is required.");
+        assert_eq!(
+            err(json!({})),
+            "No workspace root: options.workspaceRoot is required."
+        );
         assert_eq!(
             err(json!({"workspaceRoot": root, "maxOutputBytes": 100})),
             "maxOutputBytes must be an integer >= 1024, got: 100"
@@ -401,19 +445,41 @@ mod tests {
         let root = dir.path().to_str().unwrap();
         let c = build_config(
             &argv(&["--workspace", root, "--read-only"]),
-            &env(&[("ALLOW_OUTSIDE_WORKSPACE", " Yes "), ("MAX_OUTPUT_BYTES", "2048")]),
+            &env(&[
+                ("ALLOW_OUTSIDE_WORKSPACE", " Yes "),
+                ("MAX_OUTPUT_BYTES", "2048"),
+            ]),
             Some(true),
         )
         .unwrap();
         assert!(c.read_only && !c.confine_to_workspace && c.ripgrep_available);
         assert_eq!(c.max_output_bytes, 2048);
-        let c = build_config(&argv(&[&format!("--workspace={root}")]), &env(&[("READ_ONLY", "")]), Some(false)).unwrap();
+        let c = build_config(
+            &argv(&[&format!("--workspace={root}")]),
+            &env(&[("READ_ONLY", "")]),
+            Some(false),
+        )
+        .unwrap();
         assert!(!c.read_only);
-        let e = |a: &[&str], v: &[(&str, &str)]| build_config(&argv(a), &env(v), Some(false)).unwrap_err().0;
-        assert_eq!(e(&["--workspace"], &[]), "--workspace requires a path argument");
-        assert_eq!(e(&["--workspace", "--read-only"], &[]), "--workspace requires a path argument");
-        assert_eq!(e(&["--workspace="], &[]), "--workspace requires a path argument");
-        assert_eq!(e(&[], &[]), "No workspace root: pass --workspace <path> or set WORKSPACE_ROOT.");
+        let e = |a: &[&str], v: &[(&str, &str)]| {
+            build_config(&argv(a), &env(v), Some(false)).unwrap_err().0
+        };
+        assert_eq!(
+            e(&["--workspace"], &[]),
+            "--workspace requires a path argument"
+        );
+        assert_eq!(
+            e(&["--workspace", "--read-only"], &[]),
+            "--workspace requires a path argument"
+        );
+        assert_eq!(
+            e(&["--workspace="], &[]),
+            "--workspace requires a path argument"
+        );
+        assert_eq!(
+            e(&[], &[]),
+            "No workspace root: pass --workspace <path> or set WORKSPACE_ROOT."
+        );
         assert_eq!(
             e(&[], &[("WORKSPACE_ROOT", root), ("READ_ONLY", "maybe")]),
             "READ_ONLY must be one of 1/true/yes/on or 0/false/no/off, got: maybe"
@@ -429,7 +495,14 @@ mod tests {
             "BASH_TIMEOUT_MS must be an integer >= 1, got: 0"
         );
         assert_eq!(
-            e(&[], &[("WORKSPACE_ROOT", root), ("BASH_TIMEOUT_MS", "20"), ("BASH_TIMEOUT_MAX_MS", "10")]),
+            e(
+                &[],
+                &[
+                    ("WORKSPACE_ROOT", root),
+                    ("BASH_TIMEOUT_MS", "20"),
+                    ("BASH_TIMEOUT_MAX_MS", "10")
+                ]
+            ),
             "BASH_TIMEOUT_MAX_MS (10) must be >= BASH_TIMEOUT_MS (20)."
         );
     }

@@ -26,7 +26,11 @@ pub struct Outcome {
 
 impl Outcome {
     fn error(err: &ToolError, warnings: Vec<String>) -> Outcome {
-        Outcome { is_error: true, text: err.envelope(), warnings }
+        Outcome {
+            is_error: true,
+            text: err.envelope(),
+            warnings,
+        }
     }
 }
 
@@ -63,13 +67,21 @@ pub async fn dispatch(name: &str, args: Args, config: Arc<Config>, cancel: Cance
     }
     // 3. Run the handler, on its own task so a panic is caught here.
     let warnings = Warnings::default();
-    let call = Call { args, config: config.clone(), cancel, warnings: warnings.clone() };
+    let call = Call {
+        args,
+        config: config.clone(),
+        cancel,
+        warnings: warnings.clone(),
+    };
     let panic_hook = config.hooks.panic_in.as_deref() == Some(def.name);
     let joined = match def.handler {
         Handler::Blocking(f) => {
             tokio::task::spawn_blocking(move || {
                 if panic_hook {
-                    panic!("test hook: deliberate panic in {}", call.config.hooks.panic_in.as_deref().unwrap_or(""));
+                    panic!(
+                        "test hook: deliberate panic in {}",
+                        call.config.hooks.panic_in.as_deref().unwrap_or("")
+                    );
                 }
                 f(&call)
             })
@@ -78,7 +90,10 @@ pub async fn dispatch(name: &str, args: Args, config: Arc<Config>, cancel: Cance
         Handler::Async(f) => {
             tokio::spawn(async move {
                 if panic_hook {
-                    panic!("test hook: deliberate panic in {}", call.config.hooks.panic_in.as_deref().unwrap_or(""));
+                    panic!(
+                        "test hook: deliberate panic in {}",
+                        call.config.hooks.panic_in.as_deref().unwrap_or("")
+                    );
                 }
                 f(call).await
             })
@@ -89,11 +104,22 @@ pub async fn dispatch(name: &str, args: Args, config: Arc<Config>, cancel: Cance
     match joined {
         // 4. Bound, unless the tool bounds itself. 5. Serialize.
         Ok(Ok(text)) => {
-            let text = if def.bounded { text } else { output::bound(text, config.max_output_bytes) };
-            Outcome { is_error: false, text, warnings: lines }
+            let text = if def.bounded {
+                text
+            } else {
+                output::bound(text, config.max_output_bytes)
+            };
+            Outcome {
+                is_error: false,
+                text,
+                warnings: lines,
+            }
         }
         Ok(Err(e)) if e.code == Code::Internal => {
-            lines.push(format!("clarvis-agent-tools: internal error: {}\n", e.message));
+            lines.push(format!(
+                "clarvis-agent-tools: internal error: {}\n",
+                e.message
+            ));
             Outcome::error(&ToolError::new(Code::Internal, "internal error"), lines)
         }
         Ok(Err(e)) => Outcome::error(&e, lines),

@@ -107,7 +107,11 @@ pub struct ToolError {
 impl ToolError {
     /// A new error with no extra fields.
     pub fn new(code: Code, message: impl Into<String>) -> Self {
-        ToolError { code, message: message.into(), fields: Map::new() }
+        ToolError {
+            code,
+            message: message.into(),
+            fields: Map::new(),
+        }
     }
 
     /// Adds (or replaces) an envelope field.
@@ -131,7 +135,9 @@ impl ToolError {
             Some(libc::EISDIR) => {
                 ToolError::new(Code::NotAFile, format!("Path is a directory: {path}"))
             }
-            Some(libc::ENOTDIR) => ToolError::new(Code::NotAFile, format!("Not a directory: {path}")),
+            Some(libc::ENOTDIR) => {
+                ToolError::new(Code::NotAFile, format!("Not a directory: {path}"))
+            }
             _ => ToolError::new(Code::IoError, io_detail(err)),
         };
         e.with("path", path)
@@ -227,8 +233,13 @@ mod tests {
 
     #[test]
     fn envelope_orders_error_message_then_fields() {
-        let e = ToolError::new(Code::TooLarge, "big").with("path", "a").with("size", 5);
-        assert_eq!(e.envelope(), r#"{"error":"too_large","message":"big","path":"a","size":5}"#);
+        let e = ToolError::new(Code::TooLarge, "big")
+            .with("path", "a")
+            .with("size", 5);
+        assert_eq!(
+            e.envelope(),
+            r#"{"error":"too_large","message":"big","path":"a","size":5}"#
+        );
     }
 
     #[test]
@@ -239,7 +250,10 @@ mod tests {
         let e = ToolError::fs(&io::Error::from_raw_os_error(libc::EACCES), "x");
         assert_eq!(e.message, "EACCES: permission denied");
         let e = ToolError::fs(&io::Error::from_raw_os_error(libc::ENOTDIR), "x");
-        assert_eq!((e.code, e.message.as_str()), (Code::NotAFile, "Not a directory: x"));
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            (Code::NotAFile, "Not a directory: x")
+        );
         let e = ToolError::fs(&io::Error::other("boom"), "x");
         assert_eq!(e.message, "EIO: boom");
     }

@@ -16,12 +16,18 @@
 //! # }
 //! ```
 
+pub mod atomic;
 pub mod cancel;
 pub mod config;
 pub mod dispatch;
+pub mod edit;
+pub mod eol;
 pub mod error;
 pub mod output;
+pub mod patch;
+pub mod process;
 pub mod schema;
+pub mod search;
 pub mod text;
 pub mod tools;
 pub mod workspace;

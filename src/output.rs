@@ -37,7 +37,9 @@ pub fn bound(text: String, max: u64) -> String {
     let shown = utf8_prefix(&text, max).len();
     let mut out = text;
     out.truncate(shown);
-    out.push_str(&format!("\n[... output truncated: {shown} of {total} bytes shown ...]"));
+    out.push_str(&format!(
+        "\n[... output truncated: {shown} of {total} bytes shown ...]"
+    ));
     out
 }
 

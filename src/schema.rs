@@ -31,13 +31,22 @@ pub fn message(failures: &[Failure]) -> String {
     if failures.is_empty() {
         return "invalid arguments".into();
     }
-    failures.iter().map(|f| format!("{} {}", f.at, f.what)).collect::<Vec<_>>().join("; ")
+    failures
+        .iter()
+        .map(|f| format!("{} {}", f.at, f.what))
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// Whether a JSON number is an integer as JavaScript sees it (`Number.isInteger`).
 pub fn is_integer(v: &Value) -> bool {
     match v {
-        Value::Number(n) => n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.is_finite() && f.fract() == 0.0),
+        Value::Number(n) => {
+            n.is_i64()
+                || n.is_u64()
+                || n.as_f64()
+                    .is_some_and(|f| f.is_finite() && f.fract() == 0.0)
+        }
         _ => false,
     }
 }
@@ -67,7 +76,12 @@ fn has_any(schema: &Map<String, Value>, keys: &[&str]) -> bool {
 fn check(schema: &Value, data: &mut Value, at: &str, out: &mut Vec<Failure>) {
     let Some(s) = schema.as_object() else { return };
     let ty = s.get("type").and_then(Value::as_str);
-    let fail = |out: &mut Vec<Failure>, what: String| out.push(Failure { at: at.to_string(), what });
+    let fail = |out: &mut Vec<Failure>, what: String| {
+        out.push(Failure {
+            at: at.to_string(),
+            what,
+        })
+    };
 
     // ajv reports a type mismatch up front unless the type's own keyword group will report
     // it (number/string/array/object with keywords of that group present).
@@ -202,7 +216,8 @@ pub fn int_arg(args: &Map<String, Value>, key: &str) -> Option<i64> {
     if v.as_u64().is_some() {
         return Some(i64::MAX);
     }
-    v.as_f64().map(|f| f.clamp(i64::MIN as f64, i64::MAX as f64) as i64)
+    v.as_f64()
+        .map(|f| f.clamp(i64::MIN as f64, i64::MAX as f64) as i64)
 }
 
 /// Reads a string argument.
@@ -254,14 +269,23 @@ mod tests {
             msg(json!({"path": 1, "x": 1, "limit": 0.5})),
             "data must NOT have additional properties; data/path must be string; data/limit must be integer; data/limit must be >= 1"
         );
-        assert_eq!(msg(json!({"path": "a", "mode": 3})), "data/mode must be string; data/mode must be equal to one of the allowed values");
-        assert_eq!(msg(json!({"path": "a", "edits": []})), "data/edits must NOT have fewer than 1 items");
+        assert_eq!(
+            msg(json!({"path": "a", "mode": 3})),
+            "data/mode must be string; data/mode must be equal to one of the allowed values"
+        );
+        assert_eq!(
+            msg(json!({"path": "a", "edits": []})),
+            "data/edits must NOT have fewer than 1 items"
+        );
         assert_eq!(
             msg(json!({"path": "a", "edits": [{"old_string": ""}, {"y": 1}]})),
             "data/edits/0/old_string must NOT have fewer than 1 characters; data/edits/1 must have required property 'old_string'; data/edits/1 must NOT have additional properties"
         );
         assert_eq!(msg(json!([])), "data must be object");
-        assert_eq!(msg(json!({"path": "a", "edits": "x"})), "data/edits must be array");
+        assert_eq!(
+            msg(json!({"path": "a", "edits": "x"})),
+            "data/edits must be array"
+        );
     }
 
     #[test]

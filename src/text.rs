@@ -76,7 +76,11 @@ pub fn too_large(input: &str, size: u64, limit: u64) -> ToolError {
 
 /// The `is_binary` error for a file with NUL bytes.
 pub fn binary_error(input: &str) -> ToolError {
-    ToolError::new(Code::IsBinary, format!("File appears to be binary: {input}")).with("path", input)
+    ToolError::new(
+        Code::IsBinary,
+        format!("File appears to be binary: {input}"),
+    )
+    .with("path", input)
 }
 
 /// Loads a file a text tool is about to use: it must exist, be a file (directories →
@@ -84,8 +88,10 @@ pub fn binary_error(input: &str) -> ToolError {
 pub fn load(config: &Config, abs: &Path, input: &str) -> ToolResult<Vec<u8>> {
     let meta = std::fs::metadata(abs).map_err(|e| ToolError::fs(&e, input))?;
     if meta.is_dir() {
-        return Err(ToolError::new(Code::NotAFile, format!("Path is a directory: {input}"))
-            .with("path", input));
+        return Err(
+            ToolError::new(Code::NotAFile, format!("Path is a directory: {input}"))
+                .with("path", input),
+        );
     }
     if meta.len() > config.max_file_bytes {
         return Err(too_large(input, meta.len(), config.max_file_bytes));
@@ -107,12 +113,18 @@ pub fn decode_lossy(bytes: &[u8]) -> Cow<'_, str> {
     match detect_bom(bytes) {
         Encoding::Utf8 => String::from_utf8_lossy(bytes),
         Encoding::Utf8Bom => String::from_utf8_lossy(&bytes[3..]),
-        Encoding::Utf16Le => {
-            Cow::Owned(encoding_rs::UTF_16LE.decode_without_bom_handling(&bytes[2..]).0.into_owned())
-        }
-        Encoding::Utf16Be => {
-            Cow::Owned(encoding_rs::UTF_16BE.decode_without_bom_handling(&bytes[2..]).0.into_owned())
-        }
+        Encoding::Utf16Le => Cow::Owned(
+            encoding_rs::UTF_16LE
+                .decode_without_bom_handling(&bytes[2..])
+                .0
+                .into_owned(),
+        ),
+        Encoding::Utf16Be => Cow::Owned(
+            encoding_rs::UTF_16BE
+                .decode_without_bom_handling(&bytes[2..])
+                .0
+                .into_owned(),
+        ),
     }
 }
 
@@ -177,9 +189,15 @@ mod tests {
         let mut c = Config::with_root(dir.path());
         c.max_file_bytes = 1024;
         let e = load(&c, &dir.path().join("nope"), "./nope").unwrap_err();
-        assert_eq!((e.code, e.message.as_str()), (Code::NotFound, "No such file: ./nope"));
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            (Code::NotFound, "No such file: ./nope")
+        );
         let e = load(&c, dir.path(), ".").unwrap_err();
-        assert_eq!((e.code, e.message.as_str()), (Code::NotAFile, "Path is a directory: ."));
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            (Code::NotAFile, "Path is a directory: .")
+        );
         std::fs::write(dir.path().join("big"), vec![b'a'; 2000]).unwrap();
         let e = load(&c, &dir.path().join("big"), "big").unwrap_err();
         assert_eq!(
@@ -188,6 +206,9 @@ mod tests {
         );
         std::fs::write(dir.path().join("bin"), b"a\0b").unwrap();
         let e = load(&c, &dir.path().join("bin"), "bin").unwrap_err();
-        assert_eq!((e.code, e.message.as_str()), (Code::IsBinary, "File appears to be binary: bin"));
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            (Code::IsBinary, "File appears to be binary: bin")
+        );
     }
 }

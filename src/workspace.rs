@@ -52,7 +52,9 @@ pub fn escape_error(input: &str) -> ToolError {
 
 /// Whether the real location of `abs` is the real root or lies under it.
 pub fn is_inside(config: &Config, abs: &Path) -> bool {
-    let Ok(root) = std::fs::canonicalize(&config.workspace_root) else { return false };
+    let Ok(root) = std::fs::canonicalize(&config.workspace_root) else {
+        return false;
+    };
     match realpath_prefix(abs) {
         Ok(real) => real == root || real.starts_with(&root),
         Err(_) => false,
@@ -160,7 +162,10 @@ mod tests {
         symlink(root.path().join("d"), root.path().join("ld")).unwrap();
         assert!(resolve(&c, "ld/new").is_ok());
         c.confine_to_workspace = false;
-        assert_eq!(resolve(&c, outside.path().to_str().unwrap()).unwrap(), outside.path());
+        assert_eq!(
+            resolve(&c, outside.path().to_str().unwrap()).unwrap(),
+            outside.path()
+        );
     }
 
     #[test]

@@ -1,30 +1,228 @@
-//! `bash`: (being implemented).
+//! `bash`: runs `sh -c <command>` and returns `{exit_code, stdout, stderr, signal,
+//! timed_out}` as JSON.
+//!
+//! This file owns the tool's interface — arguments, `cwd` checks, the timeout clamp, and the
+//! mapping of an [`Ending`] to the contract's success JSON or error envelope. Running the
+//! process, capturing and spilling output, and killing the group live in
+//! [`crate::process`].
 
-use super::{object_schema, Annotations, Call, Handler, ToolDef};
-use crate::error::{Code, ToolError, ToolResult};
+use super::{object_schema, Annotations, BoxFuture, Call, Handler, ToolDef};
+use crate::error::{io_detail, Code, ToolError, ToolResult};
+use crate::process::{self, Ending, Request};
+use crate::schema::{int_arg, str_arg};
+use crate::workspace;
 use serde_json::{json, Value};
+use std::time::Duration;
+
+const DESCRIPTION: &str = "Run a shell command with `sh -c` and get back JSON {exit_code, stdout, stderr, signal, timed_out}. Use it for builds, tests, git, package managers and other programs. Do not use it to read, list, search or edit files: read_file, list_dir, glob, grep, edit_file, multi_edit and apply_patch are faster, exact and safe. The command runs in the workspace root unless `cwd` says otherwise. stdin is closed and there is no terminal, so use non-interactive flags (`-y`, `--no-pager`, `CI=1`). The call returns when the shell exits: start a long-running process (a server, a watcher) in the background with its output redirected, e.g. `npm start > /tmp/server.log 2>&1 &`. A non-zero exit_code is a normal result, not an error; when a signal killed the shell, exit_code is 128 + its number and `signal` names it. stdout and stderr share an output budget: a stream over its share shows its beginning and its end around a `[... output truncated: ... full output written to .clarvis/bash-….log ...]` line; read_file or grep that file instead of re-running the command. Errors: timeout (partial stdout/stderr included; pass a larger timeout_ms, which is capped by the configured maximum, or run the work in the background), output_limit (a stream passed the capture ceiling and the command was killed: redirect its output to a file, then grep or read that file), aborted (the run was cancelled), not_found / not_a_file / path_escape (bad cwd: give a directory inside the workspace), io_error (the shell could not be started).";
 
 /// The `bash` tool definition.
 pub fn def() -> ToolDef {
     ToolDef {
         name: "bash",
-        description: "bash",
+        description: DESCRIPTION,
         schema,
         bounded: true,
-        annotations: Annotations { read_only: false, destructive: true, idempotent: false, open_world: true },
-        handler: Handler::Blocking(run),
-        aborted: ToolError::aborted,
+        annotations: Annotations {
+            read_only: false,
+            destructive: true,
+            idempotent: false,
+            open_world: true,
+        },
+        handler: Handler::Async(run),
+        aborted,
     }
 }
 
 fn schema() -> Value {
-    object_schema(json!({
-        "command": {"type": "string"},
-        "cwd": {"type": "string"},
-        "timeout_ms": {"type": "integer", "minimum": 1}
-    }), &["command"])
+    object_schema(
+        json!({
+            "command": {
+                "type": "string",
+                "description": "The shell command, run with `sh -c`."
+            },
+            "cwd": {
+                "type": "string",
+                "description": "Working directory; defaults to the workspace root."
+            },
+            "timeout_ms": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "Maximum run time in milliseconds (default 120000, capped by the configured maximum, 600000 by default). On timeout the whole process group is killed."
+            }
+        }),
+        &["command"],
+    )
 }
 
-fn run(_call: &Call) -> ToolResult<String> {
-    Err(ToolError::new(Code::Internal, "bash is not implemented yet"))
+const ABORTED: &str = "Command aborted (run cancelled)";
+
+/// The error for a call aborted before (or while) it runs: no output yet.
+fn aborted() -> ToolError {
+    ToolError::new(Code::Aborted, ABORTED)
+        .with("stdout", "")
+        .with("stderr", "")
+}
+
+fn run(call: Call) -> BoxFuture {
+    Box::pin(async move { execute(&call).await })
+}
+
+async fn execute(call: &Call) -> ToolResult<String> {
+    let config = &call.config;
+    let command = str_arg(&call.args, "command").unwrap_or("");
+    let cwd_input = str_arg(&call.args, "cwd").unwrap_or("");
+    let shown = if cwd_input.is_empty() { "." } else { cwd_input };
+    let cwd = workspace::resolve(config, cwd_input)?;
+    let meta = std::fs::metadata(&cwd).map_err(|e| ToolError::fs(&e, shown))?;
+    if !meta.is_dir() {
+        return Err(
+            ToolError::new(Code::NotAFile, format!("Not a directory: {shown}")).with("path", shown),
+        );
+    }
+    if command.contains('\0') {
+        // The OS would refuse it too, but say plainly what is wrong.
+        return Err(spawn_failed("the command contains a NUL byte"));
+    }
+    let timeout_ms = timeout_ms(
+        int_arg(&call.args, "timeout_ms"),
+        config.bash_timeout_ms,
+        config.bash_timeout_max_ms,
+    );
+    let request = Request {
+        command,
+        cwd: &cwd,
+        timeout: Duration::from_millis(timeout_ms),
+        root: &config.workspace_root,
+        max_output_bytes: config.max_output_bytes,
+    };
+    let outcome = process::run(request, &call.cancel, |p| workspace::display(config, p))
+        .await
+        .map_err(|e| match e.raw_os_error() {
+            // Failures reported by the OS (fork, chdir, exec) happen once the spawn is
+            // under way, as Node reports them asynchronously.
+            Some(_) => ToolError::new(
+                Code::IoError,
+                format!("Failed to run command: {}", io_detail(&e)),
+            ),
+            None => spawn_failed(&e.to_string()),
+        })?;
+    let (stdout, stderr) = (outcome.stdout, outcome.stderr);
+    match outcome.ending {
+        Ending::Exited { code, signal } => Ok(json!({
+            "exit_code": code,
+            "stdout": stdout,
+            "stderr": stderr,
+            "signal": signal,
+            "timed_out": false,
+        })
+        .to_string()),
+        Ending::Aborted => Err(ToolError::new(Code::Aborted, ABORTED)
+            .with("stdout", stdout)
+            .with("stderr", stderr)),
+        Ending::TimedOut => Err(ToolError::new(
+            Code::Timeout,
+            format!("Command exceeded {timeout_ms}ms"),
+        )
+        .with("timeout_ms", timeout_ms)
+        .with("stdout", stdout)
+        .with("stderr", stderr)),
+        Ending::OutputLimit => {
+            let cap = process::capture_ceiling(config.max_output_bytes);
+            Err(ToolError::new(
+                Code::OutputLimit,
+                format!("Command output exceeded {cap} bytes on a single stream and was killed"),
+            )
+            .with("max_capture_bytes", cap)
+            .with("stdout", stdout)
+            .with("stderr", stderr))
+        }
+        Ending::Failed(e) => Err(ToolError::new(
+            Code::IoError,
+            format!("Failed to run command: {}", io_detail(&e)),
+        )),
+    }
+}
+
+fn spawn_failed(detail: &str) -> ToolError {
+    ToolError::new(Code::IoError, format!("Failed to spawn command: {detail}"))
+}
+
+/// `min(requested ?? default, max)`: a request over the maximum is clamped, never refused.
+fn timeout_ms(requested: Option<i64>, default: u64, max: u64) -> u64 {
+    let wanted = requested.map_or(default, |t| u64::try_from(t).unwrap_or(1).max(1));
+    wanted.min(max)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cancel::Cancel;
+    use crate::config::Config;
+    use crate::dispatch::{dispatch, Args};
+    use std::sync::Arc;
+
+    #[test]
+    fn timeout_is_clamped_not_refused() {
+        assert_eq!(timeout_ms(None, 120_000, 600_000), 120_000);
+        assert_eq!(timeout_ms(Some(5), 120_000, 600_000), 5);
+        assert_eq!(timeout_ms(Some(100_000), 100, 300), 300);
+    }
+
+    async fn call(config: Config, args: Value) -> (bool, String) {
+        let out = dispatch("bash", Args::Json(args), Arc::new(config), Cancel::new()).await;
+        (out.is_error, out.text)
+    }
+
+    #[tokio::test]
+    async fn success_json_in_contract_order() {
+        let root = tempfile::tempdir().unwrap();
+        let (err, text) = call(
+            Config::with_root(root.path()),
+            json!({"command": "echo hi; echo oops >&2; exit 3"}),
+        )
+        .await;
+        assert!(!err);
+        assert_eq!(
+            text,
+            r#"{"exit_code":3,"stdout":"hi\n","stderr":"oops\n","signal":null,"timed_out":false}"#
+        );
+    }
+
+    #[tokio::test]
+    async fn cwd_errors() {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::write(root.path().join("f"), "x").unwrap();
+        let c = || Config::with_root(root.path());
+        let (_, t) = call(c(), json!({"command": "true", "cwd": "nope"})).await;
+        assert_eq!(
+            t,
+            r#"{"error":"not_found","message":"No such file: nope","path":"nope"}"#
+        );
+        let (_, t) = call(c(), json!({"command": "true", "cwd": "f"})).await;
+        assert_eq!(
+            t,
+            r#"{"error":"not_a_file","message":"Not a directory: f","path":"f"}"#
+        );
+        let (_, t) = call(c(), json!({"command": "pwd", "cwd": ""})).await;
+        assert!(
+            t.contains(&format!("\"stdout\":\"{}\\n\"", root.path().display())),
+            "{t}"
+        );
+    }
+
+    #[tokio::test]
+    async fn nul_byte_is_a_spawn_failure() {
+        let root = tempfile::tempdir().unwrap();
+        let (err, t) = call(
+            Config::with_root(root.path()),
+            json!({"command": "echo a\u{0}b"}),
+        )
+        .await;
+        assert!(err);
+        assert_eq!(
+            t,
+            r#"{"error":"io_error","message":"Failed to spawn command: the command contains a NUL byte"}"#
+        );
+    }
 }

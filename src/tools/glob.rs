@@ -1,26 +1,139 @@
-//! `glob`: (being implemented).
+//! `glob`: files under a base directory whose path (relative to the base) matches a glob,
+//! newest modification time first.
+//!
+//! Contract (CONTRACT §5 glob): `**` spans directories, `*` does not cross `/`, dotfiles
+//! match, files only, symlinks neither listed nor followed. `respect_gitignore` (default
+//! true) applies the search [`Policy`] (git ignore stack, `.git/`, `.clarvis/`,
+//! `.clarvis-tmp-*` skipped); false skips nothing. Output: display paths, newest mtime first,
+//! ties by path in JavaScript order; `(no matches)` when empty. Dispatch bounds the output.
 
-use super::{object_schema, Annotations, Call, Handler, ToolDef};
+use super::{object_schema, read_annotations, Call, Handler, ToolDef};
 use crate::error::{Code, ToolError, ToolResult};
+use crate::schema::{bool_arg, str_arg};
+use crate::search::policy::Policy;
+use crate::search::walk::walk;
+use crate::text::js_cmp;
+use crate::workspace;
+use globset::{GlobBuilder, GlobMatcher};
 use serde_json::{json, Value};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::UNIX_EPOCH;
+
+const DESCRIPTION: &str = "Find files by name pattern. Returns the paths (relative to the workspace root) of files under `path` (default: the workspace root) whose path relative to `path` matches `pattern`, most recently modified first — so what was just edited comes first. Glob syntax: `*` matches within one directory level, `**` spans directories (`**/*.ts` finds .ts files at any depth, `*.ts` only directly under `path`), `?` one character, `[abc]` a class, `{a,b}` alternatives. Dotfiles match; only files are listed (not directories, not symlinks). Files ignored by git (.gitignore files, .git/info/exclude, the global git excludes) and the .git/ directory are skipped unless respect_gitignore is false. No match returns `(no matches)` — that is a successful answer, not an error. Use this to locate files by name; to search inside files use grep; to see one directory's entries use list_dir. Errors: invalid_input (bad glob syntax, e.g. an unclosed `[` — fix the pattern), not_found (the base path does not exist — check it with list_dir), not_a_file (the base path is a file, not a directory — pass its parent), path_escape (stay inside the workspace).";
 
 /// The `glob` tool definition.
 pub fn def() -> ToolDef {
     ToolDef {
         name: "glob",
-        description: "glob",
+        description: DESCRIPTION,
         schema,
         bounded: false,
-        annotations: super::read_annotations(),
+        annotations: read_annotations(),
         handler: Handler::Blocking(run),
         aborted: ToolError::aborted,
     }
 }
 
 fn schema() -> Value {
-    object_schema(json!({"pattern": {"type": "string"}, "path": {"type": "string"}, "respect_gitignore": {"type": "boolean", "default": true}}), &["pattern"])
+    object_schema(
+        json!({
+            "pattern": { "type": "string", "description": "Glob matched against each file's path relative to `path`, e.g. `**/*.ts`, `src/**/test_*.py`, `*.{json,yaml}`." },
+            "path": { "type": "string", "description": "Base directory to search from; defaults to the workspace root." },
+            "respect_gitignore": { "type": "boolean", "default": true, "description": "Skip files ignored by git and the .git/ directory (default true). Set false to list everything, ignored files included." }
+        }),
+        &["pattern"],
+    )
 }
 
-fn run(_call: &Call) -> ToolResult<String> {
-    Err(ToolError::new(Code::Internal, "glob is not implemented yet"))
+/// Compiles a glob the way both search tools read them: `*` stays within one path
+/// component, `**` spans components, a leading `./` is dropped.
+pub fn compile(pattern: &str, field: &str) -> ToolResult<GlobMatcher> {
+    let trimmed = pattern.strip_prefix("./").unwrap_or(pattern);
+    GlobBuilder::new(trimmed)
+        .literal_separator(true)
+        .backslash_escape(true)
+        .build()
+        .map(|g| g.compile_matcher())
+        .map_err(|e| {
+            ToolError::invalid(format!("Invalid glob pattern: {}", e.kind())).with(field, pattern)
+        })
+}
+
+/// A file's path relative to `base` with `/` separators, as globs see it.
+pub fn relative(base: &Path, path: &Path) -> Option<String> {
+    let rel = path.strip_prefix(base).ok()?;
+    Some(rel.to_string_lossy().into_owned())
+}
+
+/// Milliseconds since the epoch as a double, as Node's `mtimeMs` computes it, so ties break
+/// exactly where the original's did.
+fn mtime_ms(meta: &std::fs::Metadata) -> Option<f64> {
+    let t = meta.modified().ok()?;
+    Some(match t.duration_since(UNIX_EPOCH) {
+        Ok(d) => d.as_secs() as f64 * 1e3 + f64::from(d.subsec_nanos()) / 1e6,
+        Err(e) => {
+            -(e.duration().as_secs() as f64 * 1e3 + f64::from(e.duration().subsec_nanos()) / 1e6)
+        }
+    })
+}
+
+fn run(call: &Call) -> ToolResult<String> {
+    let pattern = str_arg(&call.args, "pattern").unwrap_or_default();
+    let input = str_arg(&call.args, "path").unwrap_or("");
+    let shown = if input.is_empty() { "." } else { input };
+    let respect = bool_arg(&call.args, "respect_gitignore").unwrap_or(true);
+    let matcher = compile(pattern, "pattern")?;
+    let base = workspace::resolve(&call.config, input)?;
+    let meta = std::fs::metadata(&base).map_err(|e| ToolError::fs(&e, shown))?;
+    if !meta.is_dir() {
+        return Err(
+            ToolError::new(Code::NotAFile, format!("Not a directory: {shown}")).with("path", shown),
+        );
+    }
+    if call.cancel.is_cancelled() {
+        return Err(ToolError::aborted());
+    }
+    let policy = Arc::new(Policy::new(
+        call.config.clone(),
+        &base,
+        respect,
+        call.warnings.clone(),
+    ));
+    let found: Mutex<Vec<(f64, String)>> = Mutex::new(Vec::new());
+    walk(&base, policy, &call.cancel, || {
+        let (found, base, matcher, config) = (&found, &base, &matcher, &call.config);
+        Box::new(move |entry: &ignore::DirEntry| {
+            let Some(rel) = relative(base, entry.path()) else {
+                return;
+            };
+            if !matcher.is_match(&rel) {
+                return;
+            }
+            // A file whose stat fails (vanished, unreadable) is silently dropped.
+            let Some(ms) = entry.metadata().ok().as_ref().and_then(mtime_ms) else {
+                return;
+            };
+            let shown = workspace::display(config, entry.path());
+            if let Ok(mut all) = found.lock() {
+                all.push((ms, shown));
+            }
+        }) as Box<dyn FnMut(&ignore::DirEntry) + Send>
+    });
+    if call.cancel.is_cancelled() {
+        return Err(ToolError::aborted());
+    }
+    let mut files = found.into_inner().unwrap_or_default();
+    if files.is_empty() {
+        return Ok("(no matches)".into());
+    }
+    files.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| js_cmp(&a.1, &b.1)));
+    let mut out = String::new();
+    for (i, (_, path)) in files.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(path);
+    }
+    Ok(out)
 }

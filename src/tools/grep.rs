@@ -1,38 +1,217 @@
-//! `grep`: (being implemented).
+//! `grep`: regex search over file contents, on ripgrep's engine, deterministic and bounded.
+//!
+//! Composition only: arguments → [`matcher::build`] → a single file or a parallel
+//! [`walk`] under the search [`Policy`] → per-file [`Scanner`] rows → the budgeted
+//! [`Collector`] → [`render`]. Bounds its own output (CONTRACT §5 grep, rules 1–6).
 
-use super::{object_schema, Annotations, Call, Handler, ToolDef};
-use crate::error::{Code, ToolError, ToolResult};
+use super::{object_schema, read_annotations, Call, Handler, ToolDef};
+use crate::error::{ToolError, ToolResult};
+use crate::schema::{bool_arg, int_arg, str_arg};
+use crate::search::collect::{Collector, FileHit, FileSink};
+use crate::search::matcher::{self, Engine};
+use crate::search::policy::Policy;
+use crate::search::render::{render, Mode, PageSpec};
+use crate::search::scan::{RowSink, Scanner};
+use crate::search::walk::walk;
+use crate::tools::glob::{compile, relative};
+use crate::workspace;
+use globset::GlobMatcher;
+use grep_matcher::Matcher;
 use serde_json::{json, Value};
+use std::path::Path;
+use std::sync::Arc;
+
+const DESCRIPTION: &str = "Search file contents with a regular expression (ripgrep syntax; look-around and backreferences also work). Searches `path` (default: the workspace root; a directory recursively, or a single file), skipping files ignored by git (.gitignore files, .git/info/exclude, global git excludes), the .git/ directory, binary files and files over the size limit; hidden files ARE searched; UTF-16 files are searched too. Output depends on output_mode: `files_with_matches` (default) lists matching file paths; `count` gives `path:N` (N = matching lines); `content` gives `path:line:text` rows, with context rows `path-line-text` and `--` between separate groups when context/before_context/after_context is set. Results are sorted by path then line and are identical run to run. Narrow with `glob` (`*.ts` matches file names at any depth; a pattern with `/` such as `src/**/*.rs` is relative to `path`). `multiline: true` lets a match span lines (`.` matches newlines); a multi-line match is shown as one row. Paging: `head_limit` caps the results returned (files, or matches in content mode) and `offset` skips results — when more remain the output ends with `[... showing A..B of N; call again with offset=B for more ...]`. If the output ends with `[... search incomplete ...]` the scan stopped at the output cap: narrow the pattern, path or glob. `(no matches)` is a successful answer, not an error. Use this to find where something is defined or used; use glob to find files by name, read_file to read a file you found. Errors: invalid_input (bad regex or glob — the message explains; escape regex metacharacters such as `(` `[` `.` `*` with a backslash to match them literally), not_found (the path does not exist — check it with list_dir or glob), path_escape (stay inside the workspace).";
 
 /// The `grep` tool definition.
 pub fn def() -> ToolDef {
     ToolDef {
         name: "grep",
-        description: "grep",
+        description: DESCRIPTION,
         schema,
         bounded: true,
-        annotations: super::read_annotations(),
+        annotations: read_annotations(),
         handler: Handler::Blocking(run),
         aborted: ToolError::aborted,
     }
 }
 
 fn schema() -> Value {
-    object_schema(json!({
-        "pattern": {"type": "string"},
-        "path": {"type": "string"},
-        "glob": {"type": "string"},
-        "output_mode": {"type": "string", "enum": ["files_with_matches", "content", "count"], "default": "files_with_matches"},
-        "ignore_case": {"type": "boolean", "default": false},
-        "multiline": {"type": "boolean", "default": false},
-        "context": {"type": "integer", "minimum": 0, "default": 0},
-        "before_context": {"type": "integer", "minimum": 0},
-        "after_context": {"type": "integer", "minimum": 0},
-        "head_limit": {"type": "integer", "minimum": 1},
-        "offset": {"type": "integer", "minimum": 0, "default": 0}
-    }), &["pattern"])
+    object_schema(
+        json!({
+            "pattern": {"type": "string", "description": "Regular expression (ripgrep/Rust syntax; PCRE features such as look-around and backreferences are accepted)."},
+            "path": {"type": "string", "description": "File or directory to search; defaults to the workspace root."},
+            "glob": {"type": "string", "description": "Only search files matching this glob: without `/` it matches the file name at any depth (`*.py`), with `/` the path relative to `path` (`src/**/*.ts`). Ignored when `path` is a file."},
+            "output_mode": {"type": "string", "enum": ["files_with_matches", "content", "count"], "default": "files_with_matches", "description": "files_with_matches: matching file paths; content: matching lines as path:line:text; count: path:N matching lines per file."},
+            "ignore_case": {"type": "boolean", "default": false, "description": "Case-insensitive matching."},
+            "multiline": {"type": "boolean", "default": false, "description": "Let matches span lines: `.` matches newlines, `^`/`$` still anchor at line boundaries."},
+            "context": {"type": "integer", "minimum": 0, "default": 0, "description": "Context lines before and after each match (content mode only)."},
+            "before_context": {"type": "integer", "minimum": 0, "description": "Lines before each match (content mode); overrides context for that side."},
+            "after_context": {"type": "integer", "minimum": 0, "description": "Lines after each match (content mode); overrides context for that side."},
+            "head_limit": {"type": "integer", "minimum": 1, "description": "Maximum results to return: files, or matches in content mode. Omit for all."},
+            "offset": {"type": "integer", "minimum": 0, "default": 0, "description": "Number of results to skip (a result offset for paging, not a line number)."}
+        }),
+        &["pattern"],
+    )
 }
 
-fn run(_call: &Call) -> ToolResult<String> {
-    Err(ToolError::new(Code::Internal, "grep is not implemented yet"))
+/// Everything a search needs besides the matcher.
+struct Job<'a> {
+    call: &'a Call,
+    base: &'a Path,
+    is_file: bool,
+    glob: Option<(GlobMatcher, bool)>,
+    spec: PageSpec,
+    multiline: bool,
+}
+
+fn nonneg(call: &Call, key: &str) -> Option<u64> {
+    int_arg(&call.args, key).map(|v| v.max(0) as u64)
+}
+
+fn run(call: &Call) -> ToolResult<String> {
+    let pattern = str_arg(&call.args, "pattern").unwrap_or_default();
+    let ignore_case = bool_arg(&call.args, "ignore_case").unwrap_or(false);
+    let multiline = bool_arg(&call.args, "multiline").unwrap_or(false);
+    let engine = matcher::build(pattern, ignore_case, multiline)?;
+    let glob = match str_arg(&call.args, "glob") {
+        Some(g) => {
+            let anchored = g.strip_prefix("./").unwrap_or(g).contains('/');
+            Some((compile(g.strip_prefix('/').unwrap_or(g), "glob")?, anchored))
+        }
+        None => None,
+    };
+    let mode = match str_arg(&call.args, "output_mode") {
+        Some("content") => Mode::Content,
+        Some("count") => Mode::Count,
+        _ => Mode::Files,
+    };
+    let context = nonneg(call, "context").unwrap_or(0);
+    let (before, after) = if mode == Mode::Content {
+        (
+            nonneg(call, "before_context").unwrap_or(context),
+            nonneg(call, "after_context").unwrap_or(context),
+        )
+    } else {
+        (0, 0)
+    };
+    let spec = PageSpec {
+        mode,
+        offset: nonneg(call, "offset").unwrap_or(0),
+        head_limit: nonneg(call, "head_limit"),
+        before,
+        after,
+        max: call.config.max_output_bytes,
+    };
+    let input = str_arg(&call.args, "path").unwrap_or("");
+    let base = workspace::resolve(&call.config, input)?;
+    let meta = std::fs::metadata(&base).map_err(|e| ToolError::fs(&e, &base.to_string_lossy()))?;
+    if call.cancel.is_cancelled() {
+        return Err(ToolError::aborted());
+    }
+    let job = Job {
+        call,
+        base: &base,
+        is_file: !meta.is_dir(),
+        glob,
+        spec,
+        multiline,
+    };
+    match &engine {
+        Engine::Rust(m) => search(&job, m),
+        Engine::Pcre2(m) => search(&job, m),
+    }
+}
+
+fn search<M: Matcher + Sync>(job: &Job<'_>, matcher: &M) -> ToolResult<String> {
+    let call = job.call;
+    let config = &call.config;
+    let content = job.spec.mode == Mode::Content;
+    let new_scanner = || {
+        Scanner::new(
+            matcher,
+            job.multiline,
+            job.spec.before,
+            job.spec.after,
+            config.max_file_bytes,
+        )
+    };
+    let collector = Collector::new(config.max_output_bytes);
+    // One file's stored rows are capped at the budget (plus room for the row that crosses).
+    let cap = usize::try_from(config.max_output_bytes).unwrap_or(usize::MAX);
+    let search_one = |scanner: &mut Scanner<&M>, abs: &Path| {
+        // The display path is only built when needed: most files never match.
+        let mut shown = None;
+        if collector.has_bound() {
+            let s = workspace::display(config, abs);
+            if collector.beyond_bound(&s) {
+                return;
+            }
+            shown = Some(s);
+        }
+        if !scanner.load(abs) {
+            return;
+        }
+        let mut sink = FileSink::new(content, cap, &call.cancel);
+        scanner.scan(&mut sink);
+        if sink.units > 0 {
+            collector.add(FileHit {
+                path: shown.unwrap_or_else(|| workspace::display(config, abs)),
+                abs: abs.to_path_buf(),
+                units: sink.units,
+                bytes: sink.bytes,
+                rows: sink.store,
+            });
+        }
+    };
+    if job.is_file {
+        // A single file: the glob does not apply; an unreadable, binary or oversized file
+        // simply has no matches.
+        search_one(&mut new_scanner(), job.base);
+    } else {
+        let policy = Arc::new(Policy::new(
+            config.clone(),
+            job.base,
+            true,
+            call.warnings.clone(),
+        ));
+        walk(job.base, policy, &call.cancel, || {
+            let mut scanner = new_scanner();
+            let search_one = &search_one;
+            Box::new(move |entry: &ignore::DirEntry| {
+                let path = entry.path();
+                if let Some((glob, anchored)) = &job.glob {
+                    let ok = if *anchored {
+                        relative(job.base, path).is_some_and(|rel| glob.is_match(rel))
+                    } else {
+                        glob.is_match(entry.file_name())
+                    };
+                    if !ok {
+                        return;
+                    }
+                }
+                search_one(&mut scanner, path);
+            }) as Box<dyn FnMut(&ignore::DirEntry) + Send>
+        });
+    }
+    if call.cancel.is_cancelled() {
+        return Err(ToolError::aborted());
+    }
+    let (hits, incomplete) = collector.finish();
+    let mut rescan: Option<Scanner<&M>> = None;
+    let mut rows_of = |hit: &FileHit, sink: &mut dyn RowSink| match &hit.rows {
+        Some(store) if store.complete => store.replay(sink),
+        _ => {
+            // The file's rows outgrew its share of memory: search it again, streaming.
+            let scanner = rescan.get_or_insert_with(new_scanner);
+            if scanner.load(&hit.abs) {
+                scanner.scan(sink);
+            }
+        }
+    };
+    let text = render(&job.spec, &hits, incomplete, &mut rows_of);
+    if call.cancel.is_cancelled() {
+        return Err(ToolError::aborted());
+    }
+    Ok(text)
 }

@@ -37,8 +37,9 @@ fn run(call: &Call) -> ToolResult<String> {
     let abs = workspace::resolve(&call.config, input)?;
     let meta = std::fs::metadata(&abs).map_err(|e| ToolError::fs(&e, shown))?;
     if !meta.is_dir() {
-        return Err(ToolError::new(Code::NotAFile, format!("Not a directory: {shown}"))
-            .with("path", shown));
+        return Err(
+            ToolError::new(Code::NotAFile, format!("Not a directory: {shown}")).with("path", shown),
+        );
     }
     let mut dirs: Vec<String> = Vec::new();
     let mut files: Vec<(String, u64)> = Vec::new();

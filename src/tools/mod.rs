@@ -35,7 +35,10 @@ impl Warnings {
 
     /// Takes every recorded line.
     pub fn take(&self) -> Vec<String> {
-        self.0.lock().map(|mut v| std::mem::take(&mut *v)).unwrap_or_default()
+        self.0
+            .lock()
+            .map(|mut v| std::mem::take(&mut *v))
+            .unwrap_or_default()
     }
 }
 
@@ -104,8 +107,12 @@ impl ToolDef {
     }
 }
 
-const READ: Annotations =
-    Annotations { read_only: true, destructive: false, idempotent: true, open_world: false };
+const READ: Annotations = Annotations {
+    read_only: true,
+    destructive: false,
+    idempotent: true,
+    open_world: false,
+};
 
 /// All nine tools, read tools first.
 pub fn all() -> &'static [ToolDef] {
@@ -132,12 +139,17 @@ pub const fn read_annotations() -> Annotations {
 
 /// The tools a configuration exposes: all nine, or the four read tools when read-only.
 pub fn select_surface(read_only: bool) -> Vec<&'static ToolDef> {
-    all().iter().filter(|t| !read_only || !t.mutating()).collect()
+    all()
+        .iter()
+        .filter(|t| !read_only || !t.mutating())
+        .collect()
 }
 
 /// Looks `name` up in a surface.
 pub fn get_tool(name: &str, read_only: bool) -> Option<&'static ToolDef> {
-    all().iter().find(|t| t.name == name && (!read_only || !t.mutating()))
+    all()
+        .iter()
+        .find(|t| t.name == name && (!read_only || !t.mutating()))
 }
 
 /// Cached JSON schemas, one per tool in [`all`] order.

@@ -46,11 +46,17 @@ fn run(call: &Call) -> ToolResult<String> {
     let content = text::normalize_eol(&decoded);
     let offset = int_arg(&call.args, "offset").unwrap_or(1);
     let limit = int_arg(&call.args, "limit").unwrap_or(2000).max(1) as u64;
-    Ok(render(&content, offset, limit, call.config.max_output_bytes, input)?)
+    render(&content, offset, limit, call.config.max_output_bytes, input)
 }
 
 /// Formats `content` (line endings already `\n`) as numbered rows, per the contract.
-pub fn render(content: &str, offset: i64, limit: u64, max_bytes: u64, input: &str) -> ToolResult<String> {
+pub fn render(
+    content: &str,
+    offset: i64,
+    limit: u64,
+    max_bytes: u64,
+    input: &str,
+) -> ToolResult<String> {
     if content.is_empty() {
         return Ok("(empty file)".into());
     }
@@ -137,13 +143,22 @@ mod tests {
     #[test]
     fn numbering_and_paging() {
         let c = "a\nb\nc\n";
-        assert_eq!(render(c, 1, 2000, 131072, "f").unwrap(), "     1\ta\n     2\tb\n     3\tc");
+        assert_eq!(
+            render(c, 1, 2000, 131072, "f").unwrap(),
+            "     1\ta\n     2\tb\n     3\tc"
+        );
         assert_eq!(
             render(c, 1, 2, 131072, "f").unwrap(),
             "     1\ta\n     2\tb\n[... 2 of 3 lines shown; continue with offset=3 ...]"
         );
-        assert_eq!(render(c, -2, 2000, 131072, "f").unwrap(), "     2\tb\n     3\tc");
-        assert_eq!(render(c, -10, 2000, 131072, "f").unwrap().lines().count(), 3);
+        assert_eq!(
+            render(c, -2, 2000, 131072, "f").unwrap(),
+            "     2\tb\n     3\tc"
+        );
+        assert_eq!(
+            render(c, -10, 2000, 131072, "f").unwrap().lines().count(),
+            3
+        );
         assert_eq!(render("", 5, 1, 1024, "f").unwrap(), "(empty file)");
         assert_eq!(render("x", 1, 1, 1024, "f").unwrap(), "     1\tx");
     }
@@ -154,7 +169,10 @@ mod tests {
         assert_eq!(e.code, Code::InvalidInput);
         assert_eq!(e.fields["path"], "f");
         let e = render("a\nb\n", 3, 10, 1024, "f").unwrap_err();
-        assert_eq!(e.message, "offset 3 exceeds file line count 2; read from offset 1..2");
+        assert_eq!(
+            e.message,
+            "offset 3 exceeds file line count 2; read from offset 1..2"
+        );
         assert_eq!(e.fields["line_count"], 2);
     }
 
@@ -170,7 +188,10 @@ mod tests {
         let out = render(&many, 1, 2000, 1024, "f").unwrap();
         let (body, footer) = out.rsplit_once('\n').unwrap();
         assert!(body.len() <= 1024);
-        assert!(footer.starts_with("[... ") && footer.contains("of 1000 lines shown; continue with offset="));
+        assert!(
+            footer.starts_with("[... ")
+                && footer.contains("of 1000 lines shown; continue with offset=")
+        );
         let out = render(&"y".repeat(1500), 1, 1, 1024, "f").unwrap();
         assert!(out.len() <= 1024 && out.ends_with(LINE_MARKER));
     }

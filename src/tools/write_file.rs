@@ -1,26 +1,77 @@
-//! `write_file`: (being implemented).
+//! `write_file`: create or overwrite a whole file, atomically, with exactly the given content.
+//!
+//! The content is written verbatim as UTF-8: nothing of the replaced file (line endings, BOM)
+//! is carried over, except its permission bits. Missing parent directories are created.
 
 use super::{object_schema, Annotations, Call, Handler, ToolDef};
+use crate::atomic;
 use crate::error::{Code, ToolError, ToolResult};
+use crate::schema::str_arg;
+use crate::workspace;
 use serde_json::{json, Value};
+
+const DESCRIPTION: &str = "Create a new file, or replace an existing file's entire content, with exactly the given content (written verbatim as UTF-8; the write is atomic, so the file is never left half-written; an existing file keeps its permission bits). Missing parent directories are created. Use it for new files or complete rewrites. To change part of an existing file use edit_file (one replacement) or multi_edit (several) instead: they keep the rest of the file, its line endings and BOM untouched, and cost far fewer tokens. Errors: not_a_file (the path is a directory, or a parent component is a file: choose another path), invalid_input (the path is a symlink: write to its target instead), path_escape (stay inside the workspace), io_error (e.g. permission denied).";
 
 /// The `write_file` tool definition.
 pub fn def() -> ToolDef {
     ToolDef {
         name: "write_file",
-        description: "write_file",
+        description: DESCRIPTION,
         schema,
         bounded: false,
-        annotations: Annotations { read_only: false, destructive: true, idempotent: true, open_world: false },
+        annotations: Annotations {
+            read_only: false,
+            destructive: true,
+            idempotent: true,
+            open_world: false,
+        },
         handler: Handler::Blocking(run),
         aborted: ToolError::aborted,
     }
 }
 
 fn schema() -> Value {
-    object_schema(json!({"path": {"type": "string"}, "content": {"type": "string"}}), &["path", "content"])
+    object_schema(
+        json!({
+            "path": { "type": "string", "description": "File to write, relative to the workspace root or absolute." },
+            "content": { "type": "string", "description": "The complete new content of the file, exactly as it should be on disk." }
+        }),
+        &["path", "content"],
+    )
 }
 
-fn run(_call: &Call) -> ToolResult<String> {
-    Err(ToolError::new(Code::Internal, "write_file is not implemented yet"))
+fn run(call: &Call) -> ToolResult<String> {
+    let input = str_arg(&call.args, "path").unwrap_or_default();
+    let content = str_arg(&call.args, "content").unwrap_or_default();
+    let abs = workspace::resolve(&call.config, input)?;
+    let _lock = atomic::lock_paths(std::slice::from_ref(&abs));
+    let existing = atomic::refuse_symlink(&abs, input)?;
+    if existing.as_ref().is_some_and(|m| m.is_dir()) {
+        return Err(
+            ToolError::new(Code::NotAFile, format!("Path is a directory: {input}"))
+                .with("path", input),
+        );
+    }
+    if call.cancel.is_cancelled() {
+        return Err(ToolError::aborted());
+    }
+    let mut created_dirs = Vec::new();
+    if existing.is_none() {
+        if let Some(parent) = abs.parent() {
+            created_dirs =
+                atomic::ensure_parent_dirs(parent).map_err(|e| ToolError::fs(&e, input))?;
+        }
+    }
+    let created = atomic::write_file(&abs, content.as_bytes(), input).inspect_err(|_| {
+        // Leave the tree as it was: remove the directories this call made, deepest first.
+        for d in created_dirs.iter().rev() {
+            let _ = std::fs::remove_dir(d);
+        }
+    })?;
+    Ok(format!(
+        "Wrote {} bytes to {} ({}).",
+        content.len(),
+        workspace::display(&call.config, &abs),
+        if created { "created" } else { "overwritten" }
+    ))
 }

@@ -1,0 +1,192 @@
+// The package as users get it: `npm pack`, then install the tarball into a fresh temporary
+// project with no registry and an empty npm cache (so nothing but the tarball can be used),
+// and there: ESM import, CommonJS require, the bin, and `tsc --noEmit --strict` of consumer
+// code that uses the whole public API. The /ai and /mcp entries are then checked with their
+// optional peers present (linked from this repository's devDependencies).
+import test, { before } from 'node:test'
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import path from 'node:path'
+import { execFileSync, spawnSync } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { scratch } from './helpers.mjs'
+
+const REPO = fileURLToPath(new URL('..', import.meta.url))
+const FIXTURES = path.join(REPO, '__test__', 'consumer')
+const TSC = path.join(REPO, 'node_modules', 'typescript', 'bin', 'tsc')
+const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm'
+
+let tmp
+let consumer
+let packed
+
+/** npm with no registry it could reach and an empty cache of its own. */
+function npm(args, cwd) {
+  return execFileSync(NPM, args, {
+    cwd,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...process.env,
+      npm_config_registry: 'http://127.0.0.1:9/',
+      npm_config_cache: path.join(tmp, 'npm-cache'),
+      npm_config_offline: 'true',
+      npm_config_audit: 'false',
+      npm_config_fund: 'false',
+      npm_config_update_notifier: 'false',
+    },
+  })
+}
+
+/** Runs node in the consumer project; returns stdout, failing the test with stderr otherwise. */
+function node(args, input) {
+  const r = spawnSync(process.execPath, args, { cwd: consumer, encoding: 'utf8', input })
+  assert.equal(r.status, 0, `node ${args.join(' ')} failed:\n${r.stderr}`)
+  return r.stdout
+}
+
+function tsc(files, extra = []) {
+  const r = spawnSync(
+    process.execPath,
+    [TSC, '--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--lib', 'es2022,dom', ...extra, ...files],
+    { cwd: consumer, encoding: 'utf8' },
+  )
+  assert.equal(r.status, 0, `tsc reported:\n${r.stdout}${r.stderr}`)
+}
+
+before(() => {
+  tmp = scratch('cat-pkg-')
+  packed = JSON.parse(npm(['pack', '--json', '--ignore-scripts', '--pack-destination', tmp], REPO))[0]
+  consumer = path.join(tmp, 'consumer')
+  fs.mkdirSync(consumer)
+  fs.writeFileSync(path.join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }))
+  fs.writeFileSync(path.join(consumer, 'hello.txt'), 'hello\n')
+  for (const f of ['usage.mts', 'usage.cts', 'integrations.mts', 'integrations.cts']) fs.copyFileSync(path.join(FIXTURES, f), path.join(consumer, f))
+  npm(['install', '--ignore-scripts', '--no-package-lock', path.join(tmp, packed.filename)], consumer)
+})
+
+test('the tarball holds the entry points, types, the bin and this platform\'s addon, nothing else', () => {
+  const files = packed.files.map((f) => f.path).sort()
+  const addons = files.filter((f) => f.endsWith('.node'))
+  assert.equal(addons.length, 1, `one native addon: ${addons}`)
+  assert.match(addons[0], /^clarvis-agent-tools\.[a-z0-9-]+\.node$/)
+  assert.deepEqual(
+    files.filter((f) => !f.endsWith('.node')),
+    [
+      'CHANGELOG.md',
+      'ai.d.mts',
+      'ai.d.ts',
+      'ai.js',
+      'ai.mjs',
+      'bin/clarvis-agent-tools.mjs',
+      'binding.d.ts',
+      'binding.js',
+      'index.d.ts',
+      'index.js',
+      'index.mjs',
+      'lib/ai-adapter.js',
+      'mcp.d.mts',
+      'mcp.mjs',
+      'package.json',
+      // npm adds these by itself when they exist.
+      ...fs.readdirSync(REPO).filter((f) => /^(README|LICEN[CS]E)(\.|$)/i.test(f)),
+    ].sort(),
+  )
+  const manifest = JSON.parse(fs.readFileSync(path.join(consumer, 'node_modules/@clarvis/agent-tools/package.json'), 'utf8'))
+  assert.equal(manifest.dependencies, undefined, 'no runtime dependencies to fetch')
+  assert.deepEqual(Object.keys(manifest.peerDependenciesMeta).sort(), ['@modelcontextprotocol/sdk', 'ai'])
+  assert.equal(fs.existsSync(path.join(consumer, 'node_modules/ai')), false, 'optional peers are not installed')
+})
+
+test('ESM import works in the consumer project', () => {
+  const out = node(
+    ['--input-type=module', '-e', `
+      import { createAgentTools, StartupError, ToolError, buildConfig, listTools } from '@clarvis/agent-tools'
+      import whole from '@clarvis/agent-tools'
+      const tools = createAgentTools({ workspaceRoot: process.cwd() })
+      const read = await tools.callTool('read_file', { path: 'hello.txt' })
+      const missing = await tools.callTool('read_file', { path: 'nope' })
+      let startup = null
+      try { createAgentTools({}) } catch (e) { startup = e instanceof StartupError && e.message }
+      const ro = listTools(buildConfig(['--workspace', '.', '--read-only'], {})).map((t) => t.name)
+      console.log(JSON.stringify({ read, missing: JSON.parse(missing.text).error, startup, ro,
+        same: whole.ToolError === ToolError, frozen: Object.isFrozen(tools.config) }))
+    `],
+  )
+  assert.deepEqual(JSON.parse(out), {
+    read: { isError: false, text: '     1\thello' },
+    missing: 'not_found',
+    startup: 'No workspace root: options.workspaceRoot is required.',
+    ro: ['read_file', 'list_dir', 'glob', 'grep'],
+    same: true,
+    frozen: true,
+  })
+})
+
+test('CommonJS require works in the consumer project', () => {
+  const out = node(['-e', `
+    const m = require('@clarvis/agent-tools')
+    const tools = m.createAgentTools({ workspaceRoot: process.cwd(), readOnly: true })
+    tools.callTool('list_dir', {}).then((r) => console.log(JSON.stringify({ r, n: tools.listTools().length,
+      defaults: [m.DEFAULT_MAX_OUTPUT_BYTES, m.DEFAULT_MAX_FILE_BYTES, m.DEFAULT_BASH_TIMEOUT_MS, m.DEFAULT_BASH_TIMEOUT_MAX_MS] })))
+  `])
+  const { r, n, defaults } = JSON.parse(out)
+  assert.equal(r.isError, false)
+  assert.match(r.text, /^hello\.txt\t6$/m)
+  assert.equal(n, 4)
+  assert.deepEqual(defaults, [131072, 20000000, 120000, 600000])
+})
+
+test('the bin is installed; without the MCP SDK the mcp command says what to install', () => {
+  const bin = path.join(consumer, 'node_modules', '.bin', 'clarvis-agent-tools')
+  assert.equal(execFileSync(bin, ['--version'], { encoding: 'utf8' }), `${packed.version}\n`)
+  const r = spawnSync(bin, ['mcp', '--workspace', '.'], { cwd: consumer, encoding: 'utf8', input: '' })
+  assert.equal(r.status, 1)
+  assert.equal(r.stderr, 'clarvis-agent-tools: the mcp command needs the MCP SDK: npm install @modelcontextprotocol/sdk@1\n')
+})
+
+test('tsc --noEmit --strict accepts a consumer using the whole root API (ESM and CommonJS)', () => {
+  tsc(['usage.mts', 'usage.cts'])
+})
+
+test('with the optional peers installed, /ai and /mcp load (ESM and CJS) and type-check', () => {
+  fs.symlinkSync(path.join(REPO, 'node_modules', 'ai'), path.join(consumer, 'node_modules', 'ai'), 'dir')
+  fs.mkdirSync(path.join(consumer, 'node_modules', '@modelcontextprotocol'))
+  fs.symlinkSync(
+    path.join(REPO, 'node_modules', '@modelcontextprotocol', 'sdk'),
+    path.join(consumer, 'node_modules', '@modelcontextprotocol', 'sdk'),
+    'dir',
+  )
+  const esm = node(['--input-type=module', '-e', `
+    import { createAgentTools } from '@clarvis/agent-tools'
+    import { toAiSdkTools, ToolCallError } from '@clarvis/agent-tools/ai'
+    import { createMcpServer } from '@clarvis/agent-tools/mcp'
+    const agent = createAgentTools({ workspaceRoot: process.cwd() })
+    const set = toAiSdkTools(agent)
+    const text = await set.read_file.execute({ path: 'hello.txt' }, { toolCallId: '1', messages: [] })
+    const err = await set.read_file.execute({ path: 'nope' }, { toolCallId: '2', messages: [] }).catch((e) => e)
+    const server = createMcpServer(agent)
+    console.log(JSON.stringify({ keys: Object.keys(set).length, text, code: err instanceof ToolCallError && err.code,
+      server: typeof server.connect }))
+  `])
+  assert.deepEqual(JSON.parse(esm), { keys: 9, text: '     1\thello', code: 'not_found', server: 'function' })
+  const cjs = node(['-e', `
+    const { toAiSdkTools } = require('@clarvis/agent-tools/ai')
+    const { createAgentTools } = require('@clarvis/agent-tools')
+    console.log(Object.keys(toAiSdkTools(createAgentTools({ workspaceRoot: '.', readOnly: true }))).join(','))
+  `])
+  assert.equal(cjs.trim(), 'read_file,list_dir,glob,grep')
+  const init = '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}\n'
+  const served = spawnSync(path.join(consumer, 'node_modules', '.bin', 'clarvis-agent-tools'), ['mcp', '--workspace', '.'], {
+    cwd: consumer,
+    encoding: 'utf8',
+    input: init,
+    timeout: 30_000,
+  })
+  assert.equal(served.status, 0, served.stderr)
+  assert.equal(JSON.parse(served.stdout).result.serverInfo.name, 'clarvis-agent-tools')
+  // skipLibCheck as real projects set it: ai's own declarations need @types/node and
+  // @types/json-schema, which a consumer without them cannot check. integrations.mts holds
+  // @ts-expect-error lines that fail if our declarations silently degraded to `any`.
+  tsc(['integrations.mts', 'integrations.cts'], ['--skipLibCheck'])
+})

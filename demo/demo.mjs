@@ -1,0 +1,52 @@
+// npm run demo: a short, real tool session over a scratch copy of demo/workspace.
+// Every call goes through the public API exactly as an agent loop would drive it.
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { createAgentTools } from '../index.mjs'
+
+const here = path.dirname(fileURLToPath(import.meta.url))
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'clarvis-demo-'))
+fs.cpSync(path.join(here, 'workspace'), root, { recursive: true })
+
+const tools = createAgentTools({ workspaceRoot: root })
+console.log(`workspace: ${root}`)
+console.log(`tools: ${tools.listTools().map((t) => t.name).join(', ')}\n`)
+
+async function call(name, args) {
+  const started = process.hrtime.bigint()
+  const result = await tools.callTool(name, args)
+  const ms = Number(process.hrtime.bigint() - started) / 1e6
+  console.log(`> ${name} ${JSON.stringify(args)}  (${ms.toFixed(1)} ms)`)
+  console.log(`${result.isError ? '[error] ' : ''}${result.text}\n`)
+  return result
+}
+
+await call('list_dir', {})
+await call('glob', { pattern: '**/*.py' })
+await call('grep', { pattern: 'greet', output_mode: 'content' })
+await call('read_file', { path: 'src/greet.py' })
+await call('edit_file', {
+  path: 'src/greet.py',
+  old_string: '    return "Hello, " + name',
+  new_string: '    return f"Hello, {name}!"',
+})
+await call('edit_file', { path: 'src/greet.py', old_string: 'def missing():', new_string: 'x' })
+await call('apply_patch', {
+  patch: [
+    '--- a/src/greet.py',
+    '+++ b/src/greet.py',
+    '@@ -7,3 +7,3 @@',
+    ' def main():',
+    '-    for who in ["world", "agent"]:',
+    '+    for who in ["world", "agent", "demo"]:',
+    '         print(greet(who))',
+    '',
+  ].join('\n'),
+})
+await call('write_file', { path: 'NOTES.md', content: 'Edited by the demo.\n' })
+await call('bash', { command: 'python3 src/greet.py || echo "python3 not installed"' })
+await call('read_file', { path: '../outside.txt' })
+
+fs.rmSync(root, { recursive: true, force: true })

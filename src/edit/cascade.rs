@@ -1,0 +1,238 @@
+//! The whitespace-tolerant cascade edit_file falls back to when `old_string` has no exact
+//! match (CONTRACT §5 edit_file). Strictest tier first; the first tier with a surviving
+//! candidate decides, and every candidate of that tier is reported, so a tolerant match
+//! is only ever applied when it is unique — never a guess.
+//!
+//! 1. indentation-flexible: same lines once each side's common leading indentation is removed;
+//! 2. per-line trimmed;
+//! 3. whitespace-collapsed (the block's whitespace-separated words are the same);
+//! 4. trimmed substring (only when trimming changes `old_string`).
+//!
+//! Tiers 1–3 compare windows of whole lines. Per-line views (indent split, trim) are slices
+//! of the file's lines computed on the fly without allocating, and a window is abandoned at
+//! its first differing line, so a scan of a 100k-line file is a single linear pass.
+
+use super::Lines;
+use crate::text::utf16_len;
+
+/// One region of the file a tolerant tier matched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Region {
+    /// Byte offset of the start of the region in the normalised text.
+    pub start: usize,
+    /// Byte offset one past its end.
+    pub end: usize,
+    /// 1-based line number of its first line.
+    pub line: usize,
+}
+
+/// `old_string` prepared for the cascade: EOLs normalised, split into lines with trailing
+/// empty lines dropped.
+#[derive(Debug)]
+pub struct Needle<'a> {
+    /// The normalised `old_string`.
+    pub text: &'a str,
+    /// Its lines, trailing empty lines excluded.
+    pub lines: Vec<&'a str>,
+    /// Whether it ends with `\n`.
+    pub ends_with_newline: bool,
+}
+
+impl<'a> Needle<'a> {
+    /// Splits an LF-normalised `old_string`.
+    pub fn new(text: &'a str) -> Needle<'a> {
+        let mut lines: Vec<&str> = text.split('\n').collect();
+        while lines.last() == Some(&"") {
+            lines.pop();
+        }
+        Needle {
+            text,
+            lines,
+            ends_with_newline: text.ends_with('\n'),
+        }
+    }
+}
+
+fn indent_split(line: &str) -> (&str, &str) {
+    let rest = line.trim_start_matches([' ', '\t']);
+    (&line[..line.len() - rest.len()], rest)
+}
+
+fn is_blank(line: &str) -> bool {
+    line.trim().is_empty()
+}
+
+/// The smallest indentation among the non-blank lines.
+fn common_indent<'s>(lines: impl Iterator<Item = &'s str>) -> usize {
+    lines
+        .filter(|l| !is_blank(l))
+        .map(|l| indent_split(l).0.len())
+        .min()
+        .unwrap_or(0)
+}
+
+fn tier1(file: &[&str], needle: &[&str]) -> bool {
+    if !file
+        .iter()
+        .zip(needle)
+        .all(|(f, o)| indent_split(f).1 == indent_split(o).1)
+    {
+        return false;
+    }
+    let (cf, co) = (
+        common_indent(file.iter().copied()),
+        common_indent(needle.iter().copied()),
+    );
+    file.iter()
+        .zip(needle)
+        .all(|(f, o)| is_blank(f) || indent_split(f).0[cf..] == indent_split(o).0[co..])
+}
+
+fn tier2(file: &[&str], needle: &[&str]) -> bool {
+    file.iter().zip(needle).all(|(f, o)| f.trim() == o.trim())
+}
+
+fn tier3(file: &[&str], needle: &[&str]) -> bool {
+    // A window must not gain or lose a blank line at its edges, or one logical region would
+    // also match shifted by a line and be reported as ambiguous.
+    let edges = |a: &[&str], b: &[&str]| {
+        is_blank(a[0]) == is_blank(b[0]) && is_blank(a[a.len() - 1]) == is_blank(b[b.len() - 1])
+    };
+    edges(file, needle)
+        && file
+            .iter()
+            .flat_map(|l| l.split_whitespace())
+            .eq(needle.iter().flat_map(|l| l.split_whitespace()))
+}
+
+/// Whether a candidate span is out of proportion with `old_string` (CONTRACT: its line count
+/// is at least twice the needle's, or it is 500+ UTF-16 units longer).
+fn disproportionate(span: &str, needle: &Needle) -> bool {
+    let span_lines = span.bytes().filter(|&b| b == b'\n').count() + 1;
+    span_lines >= 2 * needle.lines.len() || utf16_len(span) >= utf16_len(needle.text) + 500
+}
+
+fn line_tier(
+    text: &str,
+    lines: &Lines,
+    needle: &Needle,
+    eq: fn(&[&str], &[&str]) -> bool,
+) -> Vec<Region> {
+    let k = needle.lines.len();
+    let mut found = Vec::new();
+    if k == 0 || k > lines.lines.len() {
+        return found;
+    }
+    for p in 0..=lines.lines.len() - k {
+        if !eq(&lines.lines[p..p + k], &needle.lines) {
+            continue;
+        }
+        let start = lines.starts[p];
+        let mut end = lines.starts[p + k - 1] + lines.lines[p + k - 1].len();
+        if needle.ends_with_newline && end < text.len() {
+            end += 1; // the following newline
+        }
+        if !disproportionate(&text[start..end], needle) {
+            found.push(Region {
+                start,
+                end,
+                line: p + 1,
+            });
+        }
+    }
+    found
+}
+
+/// Runs the cascade on the normalised text and `old_string` (already LF-normalised).
+/// Returns the regions of the first tier that found any (empty when none did).
+pub fn find(text: &str, lines: &Lines, old: &str) -> Vec<Region> {
+    let needle = Needle::new(old);
+    for eq in [tier1 as fn(&[&str], &[&str]) -> bool, tier2, tier3] {
+        let found = line_tier(text, lines, &needle, eq);
+        if !found.is_empty() {
+            return found;
+        }
+    }
+    let trimmed = old.trim();
+    if trimmed.is_empty() || trimmed == old {
+        return Vec::new();
+    }
+    let offsets = super::exact::find_all(text, trimmed);
+    let numbers = super::exact::line_numbers(text, &offsets);
+    offsets
+        .into_iter()
+        .zip(numbers)
+        .map(|(start, line)| Region {
+            start,
+            end: start + trimmed.len(),
+            line,
+        })
+        .filter(|r| !disproportionate(&text[r.start..r.end], &needle))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(text: &str, old: &str) -> Vec<(usize, &'static str)> {
+        let lines = Lines::new(text);
+        find(text, &lines, old)
+            .into_iter()
+            .map(|r| {
+                (
+                    r.line,
+                    &*Box::leak(text[r.start..r.end].to_string().into_boxed_str()),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn indentation_flexible_keeps_relative_indent() {
+        let text = "fn a() {\n    if x {\n        y();\n    }\n}\n";
+        assert_eq!(
+            run(text, "if x {\n    y();\n}"),
+            vec![(2, "    if x {\n        y();\n    }")]
+        );
+        // Relative indentation differs: not tier 1, but tier 2 (trimmed) still finds it.
+        assert_eq!(run(text, "if x {\ny();\n}").len(), 1);
+    }
+
+    #[test]
+    fn trailing_newline_of_the_needle_is_included() {
+        let text = "a\n  b\n  c\nd\n";
+        assert_eq!(run(text, "b\nc\n"), vec![(2, "  b\n  c\n")]);
+        // One line ending in \n is disproportionate for tiers 1-3; tier 4 takes it.
+        assert_eq!(run(text, " d\n"), vec![(4, "d")]);
+    }
+
+    #[test]
+    fn collapsed_whitespace_and_edges() {
+        let text = "x\n\ncall(a,   b,\n     c)\n\ny\n";
+        assert_eq!(
+            run(text, "call(a, b,\nc)"),
+            vec![(3, "call(a,   b,\n     c)")]
+        );
+        assert_eq!(run(text, "call( a, b, c)"), Vec::<(usize, &str)>::new());
+    }
+
+    #[test]
+    fn several_regions_are_all_reported() {
+        let text = "  foo\nbar\n    foo\nbar\n";
+        assert_eq!(
+            run(text, "foo\nbar")
+                .iter()
+                .map(|r| r.0)
+                .collect::<Vec<_>>(),
+            vec![1, 3]
+        );
+    }
+
+    #[test]
+    fn long_spans_are_discarded() {
+        let pad = " ".repeat(600);
+        let text = format!("a{pad}b\n");
+        assert!(run(&text, "a b").is_empty());
+    }
+}

@@ -1,0 +1,204 @@
+//! Starting a command in its own session and killing everything it started.
+//!
+//! The shell runs in a new session (`setsid`), so it leads a fresh process group whose id
+//! is its pid and it has no controlling terminal (a command that opens `/dev/tty` fails at
+//! once instead of hanging until the timeout). Every process of the call also inherits
+//! `CLARVIS_CALL_ID=<unique>` in its environment. Killing is therefore two-fold:
+//! `killpg(SIGKILL)` for the group, then — on Linux — a sweep of `/proc/*/environ` for
+//! processes carrying the call's marker, which catches those that left the group with
+//! `setsid` or a double fork. A process that scrubs its own environment escapes the sweep;
+//! this is a cleanup, not a sandbox.
+
+use std::path::Path;
+use std::process::Stdio;
+use tokio::process::{Child, Command};
+
+/// The environment variable that marks every process of one call.
+pub const CALL_ID_VAR: &str = "CLARVIS_CALL_ID";
+
+/// Starts `sh -c <command>` in `cwd` with stdin on `/dev/null`, stdout and stderr piped,
+/// in a new session, marked with `CLARVIS_CALL_ID=<id>`.
+pub fn spawn(command: &str, cwd: &Path, id: &str) -> std::io::Result<Child> {
+    #[cfg(unix)]
+    let mut cmd = Command::new("/bin/sh");
+    #[cfg(not(unix))]
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
+        .arg(command)
+        .current_dir(cwd)
+        .env(CALL_ID_VAR, id)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(false);
+    #[cfg(unix)]
+    // SAFETY: `setsid` is async-signal-safe and touches no memory of the parent.
+    unsafe {
+        cmd.pre_exec(|| {
+            if libc::setsid() == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    cmd.spawn()
+}
+
+/// Sends SIGKILL to the process group `pgid` (a no-op when it is gone).
+pub fn kill_group(pgid: u32) {
+    #[cfg(unix)]
+    if let Ok(pgid) = libc::pid_t::try_from(pgid) {
+        if pgid > 1 {
+            // SAFETY: plain syscall; ESRCH (group already gone) is fine.
+            unsafe {
+                libc::killpg(pgid, libc::SIGKILL);
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = pgid;
+}
+
+/// SIGKILLs every process whose environment holds `CLARVIS_CALL_ID=<id>`, repeating until
+/// a pass finds none (a process may fork while the sweep runs). Linux only; elsewhere it
+/// does nothing. Returns how many signals were sent.
+pub fn sweep_marked(id: &str) -> usize {
+    #[cfg(target_os = "linux")]
+    {
+        let needle = format!("{CALL_ID_VAR}={id}").into_bytes();
+        let me = std::process::id();
+        let mut sent = 0;
+        for _ in 0..8 {
+            let pids = marked_pids(&needle, me);
+            if pids.is_empty() {
+                break;
+            }
+            for pid in pids {
+                // SAFETY: plain syscall on a pid that carried our marker a moment ago.
+                unsafe {
+                    libc::kill(pid, libc::SIGKILL);
+                }
+                sent += 1;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        sent
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = id;
+        0
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn marked_pids(needle: &[u8], me: u32) -> Vec<libc::pid_t> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<libc::pid_t>().ok())
+        .filter(|&pid| pid as u32 != me)
+        .filter(|pid| {
+            // Zombies and other users' processes read as empty or fail: skipped.
+            std::fs::read(format!("/proc/{pid}/environ"))
+                .is_ok_and(|env| env.split(|&b| b == 0).any(|var| var == needle))
+        })
+        .collect()
+}
+
+/// Kills the group and sweeps the marker if dropped while armed, so a call abandoned
+/// mid-run (its future dropped) leaves nothing behind.
+pub struct Guard {
+    pgid: u32,
+    id: String,
+    armed: bool,
+}
+
+impl Guard {
+    /// Arms a guard for the group `pgid` marked with `id`.
+    pub fn new(pgid: u32, id: &str) -> Guard {
+        Guard {
+            pgid,
+            id: id.to_string(),
+            armed: true,
+        }
+    }
+
+    /// The call finished normally: the group is left alone (backgrounded processes live on).
+    pub fn disarm(&mut self) {
+        self.armed = false;
+    }
+}
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        if self.armed {
+            kill_group(self.pgid);
+            let id = std::mem::take(&mut self.id);
+            // Off the current thread: a drop must not block on a /proc walk.
+            let _ = std::thread::Builder::new().spawn(move || sweep_marked(&id));
+        }
+    }
+}
+
+/// The name Node gives signal `n` (`SIGTERM`), or `SIG<n>` for one without a name.
+pub fn signal_name(n: i32) -> String {
+    #[cfg(unix)]
+    {
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        match n {
+            libc::SIGSTKFLT => return "SIGSTKFLT".into(),
+            libc::SIGPWR => return "SIGPWR".into(),
+            _ => {}
+        }
+        let name = match n {
+            libc::SIGHUP => "SIGHUP",
+            libc::SIGINT => "SIGINT",
+            libc::SIGQUIT => "SIGQUIT",
+            libc::SIGILL => "SIGILL",
+            libc::SIGTRAP => "SIGTRAP",
+            libc::SIGABRT => "SIGABRT",
+            libc::SIGBUS => "SIGBUS",
+            libc::SIGFPE => "SIGFPE",
+            libc::SIGKILL => "SIGKILL",
+            libc::SIGUSR1 => "SIGUSR1",
+            libc::SIGSEGV => "SIGSEGV",
+            libc::SIGUSR2 => "SIGUSR2",
+            libc::SIGPIPE => "SIGPIPE",
+            libc::SIGALRM => "SIGALRM",
+            libc::SIGTERM => "SIGTERM",
+            libc::SIGCHLD => "SIGCHLD",
+            libc::SIGCONT => "SIGCONT",
+            libc::SIGSTOP => "SIGSTOP",
+            libc::SIGTSTP => "SIGTSTP",
+            libc::SIGTTIN => "SIGTTIN",
+            libc::SIGTTOU => "SIGTTOU",
+            libc::SIGURG => "SIGURG",
+            libc::SIGXCPU => "SIGXCPU",
+            libc::SIGXFSZ => "SIGXFSZ",
+            libc::SIGVTALRM => "SIGVTALRM",
+            libc::SIGPROF => "SIGPROF",
+            libc::SIGWINCH => "SIGWINCH",
+            libc::SIGIO => "SIGIO",
+            libc::SIGSYS => "SIGSYS",
+            _ => return format!("SIG{n}"),
+        };
+        name.into()
+    }
+    #[cfg(not(unix))]
+    format!("SIG{n}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names() {
+        assert_eq!(signal_name(15), "SIGTERM");
+        assert_eq!(signal_name(9), "SIGKILL");
+        assert_eq!(signal_name(2), "SIGINT");
+        assert_eq!(signal_name(63), "SIG63");
+    }
+}

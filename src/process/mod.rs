@@ -1,0 +1,271 @@
+//! Running one shell command to completion, with a timeout, cancellation, bounded output
+//! capture and clean-up of everything it started. `tools/bash` only maps the outcome to
+//! the contract's JSON and errors.
+//!
+//! The contract of [`run`]:
+//! - the call ends when the shell exits, plus at most [`DRAIN`] to collect what background
+//!   children still hold in the pipes; it never waits for a backgrounded process, and a
+//!   normal exit leaves backgrounded processes running (that is how servers are started);
+//! - a timeout, an abort or a stream past the capture ceiling kills the whole group with
+//!   SIGKILL and then sweeps the call's marked processes (see [`group`]);
+//! - precedence when several happen: aborted, then timeout, then output limit;
+//! - memory stays bounded whatever the command writes (see [`capture`]).
+//!
+//! Non-goal: isolation. The command runs with the host's rights; this is not a sandbox.
+
+pub mod capture;
+pub mod group;
+pub mod spill;
+pub mod view;
+
+use crate::cancel::Cancel;
+use capture::Capture;
+use std::io;
+use std::path::Path;
+use std::time::Duration;
+use tokio::io::AsyncRead;
+use tokio::task::JoinHandle;
+
+/// How long the pipes are still read after the shell exits (or is killed), for output that
+/// background children hold.
+pub const DRAIN: Duration = Duration::from_millis(100);
+
+/// The smallest capture ceiling: 8 MiB per stream.
+pub const MIN_CAPTURE_CEILING: u64 = 8 * 1024 * 1024;
+
+/// The per-stream capture ceiling for a configuration: `max(maxOutputBytes, 8 MiB)`.
+pub fn capture_ceiling(max_output_bytes: u64) -> u64 {
+    max_output_bytes.max(MIN_CAPTURE_CEILING)
+}
+
+/// What to run.
+pub struct Request<'a> {
+    /// The text given to `sh -c`.
+    pub command: &'a str,
+    /// The working directory (already resolved and checked).
+    pub cwd: &'a Path,
+    /// Run time before the group is killed.
+    pub timeout: Duration,
+    /// The workspace root, under which spill files go.
+    pub root: &'a Path,
+    /// The output budget shared by stdout and stderr.
+    pub max_output_bytes: u64,
+}
+
+/// How the command ended.
+#[derive(Debug)]
+pub enum Ending {
+    /// The shell exited: its exit code (128 + n when killed by signal n) and the signal name.
+    Exited {
+        /// The exit code.
+        code: i32,
+        /// `SIGTERM`… when a signal ended the shell.
+        signal: Option<String>,
+    },
+    /// The timeout fired; the group was killed.
+    TimedOut,
+    /// The caller aborted; the group was killed.
+    Aborted,
+    /// A stream passed the capture ceiling; the group was killed.
+    OutputLimit,
+    /// Waiting for the shell failed.
+    Failed(io::Error),
+}
+
+/// The outcome of [`run`]: how it ended and the bounded views of both streams.
+#[derive(Debug)]
+pub struct Outcome {
+    /// How the command ended.
+    pub ending: Ending,
+    /// The stdout view (whole, or head + marker + tail).
+    pub stdout: String,
+    /// The stderr view.
+    pub stderr: String,
+}
+
+/// Runs a command. `Err` means the shell could not be started; everything after that is
+/// an [`Ending`]. `display` renders a spill file path for the model.
+pub async fn run(
+    req: Request<'_>,
+    cancel: &Cancel,
+    display: impl Fn(&Path) -> String,
+) -> io::Result<Outcome> {
+    let id = spill::unique();
+    let mut child = group::spawn(req.command, req.cwd, &id)?;
+    let pgid = child.id().unwrap_or(0);
+    let mut guard = group::Guard::new(pgid, &id);
+    let (limit, stop) = (Cancel::new(), Cancel::new());
+    let ceiling = capture_ceiling(req.max_output_bytes);
+    let new_capture = |stream| {
+        Capture::new(
+            req.max_output_bytes,
+            ceiling,
+            spill::spill_path(req.root, &id, stream),
+        )
+    };
+    let out_task = start_pump(child.stdout.take(), new_capture("stdout"), &limit, &stop);
+    let err_task = start_pump(child.stderr.take(), new_capture("stderr"), &limit, &stop);
+
+    enum Event {
+        Exited(io::Result<std::process::ExitStatus>),
+        Timeout,
+        Abort,
+        Limit,
+    }
+    let event = tokio::select! {
+        biased;
+        _ = cancel.cancelled() => Event::Abort,
+        status = child.wait() => Event::Exited(status),
+        _ = tokio::time::sleep(req.timeout) => Event::Timeout,
+        _ = limit.cancelled() => Event::Limit,
+    };
+    let timed_out = matches!(event, Event::Timeout);
+    let status = match event {
+        Event::Exited(status) => Some(status),
+        Event::Timeout | Event::Abort | Event::Limit => {
+            // Kill before reaping: the shell's pid stays reserved, so the group id is ours.
+            kill_all(pgid, &id).await;
+            let _ = child.wait().await;
+            None
+        }
+    };
+    let killed = status.is_none();
+
+    let stopper = {
+        let stop = stop.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(DRAIN).await;
+            stop.cancel();
+        })
+    };
+    let (out, err) = (join(out_task).await, join(err_task).await);
+    stopper.abort();
+
+    let aborted = cancel.is_cancelled();
+    let over = out.over_ceiling() || err.over_ceiling();
+    if (aborted || over) && !killed {
+        // Fired during the drain, after the shell exited.
+        kill_all(pgid, &id).await;
+    }
+    guard.disarm();
+
+    let ending = match status {
+        _ if aborted => Ending::Aborted,
+        _ if timed_out => Ending::TimedOut,
+        _ if over => Ending::OutputLimit,
+        Some(Ok(status)) => exited(status),
+        Some(Err(e)) => Ending::Failed(e),
+        // Killed for the limit, yet no stream is over it: cannot happen, but say so.
+        None => Ending::OutputLimit,
+    };
+
+    let (out_budget, err_budget) =
+        view::split_budget(req.max_output_bytes, out.total(), err.total());
+    let out = out.finish(out_budget);
+    let err = err.finish(err_budget);
+    Ok(Outcome {
+        ending,
+        stdout: out.render(out_budget, &display),
+        stderr: err.render(err_budget, &display),
+    })
+}
+
+fn exited(status: std::process::ExitStatus) -> Ending {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(sig) = status.signal() {
+            return Ending::Exited {
+                code: 128 + sig,
+                signal: Some(group::signal_name(sig)),
+            };
+        }
+    }
+    Ending::Exited {
+        code: status.code().unwrap_or(-1),
+        signal: None,
+    }
+}
+
+/// SIGKILLs the group, then sweeps marked processes that left it (off the runtime's
+/// threads: the sweep walks /proc).
+async fn kill_all(pgid: u32, id: &str) {
+    group::kill_group(pgid);
+    let id = id.to_string();
+    let _ = tokio::task::spawn_blocking(move || group::sweep_marked(&id)).await;
+}
+
+fn start_pump<R>(
+    reader: Option<R>,
+    capture: Capture,
+    limit: &Cancel,
+    stop: &Cancel,
+) -> JoinHandle<Capture>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+{
+    let (limit, stop) = (limit.clone(), stop.clone());
+    tokio::spawn(async move {
+        match reader {
+            Some(r) => capture::pump(r, capture, limit, stop).await,
+            None => capture,
+        }
+    })
+}
+
+async fn join(task: JoinHandle<Capture>) -> Capture {
+    match task.await {
+        Ok(c) => c,
+        // A bug in the pump: let dispatch report it as an internal error.
+        Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+        Err(_) => panic!("output capture task was cancelled"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn run_in(root: &Path, command: &str, timeout: Duration, cancel: &Cancel) -> Outcome {
+        let req = Request {
+            command,
+            cwd: root,
+            timeout,
+            root,
+            max_output_bytes: 1024,
+        };
+        run(req, cancel, |p| p.display().to_string()).await.unwrap()
+    }
+
+    #[tokio::test]
+    async fn abort_wins_over_timeout() {
+        let root = tempfile::tempdir().unwrap();
+        let cancel = Cancel::new();
+        cancel.cancel();
+        let out = run_in(root.path(), "sleep 5", Duration::ZERO, &cancel).await;
+        assert!(matches!(out.ending, Ending::Aborted), "{:?}", out.ending);
+    }
+
+    #[tokio::test]
+    async fn timeout_wins_over_output_limit() {
+        let root = tempfile::tempdir().unwrap();
+        // The timeout is already due when the first event is picked; the limit comes later.
+        let out = run_in(root.path(), "yes", Duration::ZERO, &Cancel::new()).await;
+        assert!(matches!(out.ending, Ending::TimedOut), "{:?}", out.ending);
+    }
+
+    #[tokio::test]
+    async fn output_limit_reports_bounded_views() {
+        let root = tempfile::tempdir().unwrap();
+        let out = run_in(root.path(), "yes", Duration::from_secs(30), &Cancel::new()).await;
+        assert!(
+            matches!(out.ending, Ending::OutputLimit),
+            "{:?}",
+            out.ending
+        );
+        assert!(out.stdout.len() <= 1024 && out.stdout.starts_with("y\ny\n"));
+        assert!(out.stdout.contains(&format!(
+            " of {MIN_CAPTURE_CEILING} bytes shown; full output written to "
+        )));
+    }
+}

@@ -1,0 +1,498 @@
+//! Searching one file: load it under the text rules, then report its rows in line order.
+//!
+//! Loading (CONTRACT §4): a file over `maxFileBytes` or binary (NUL in the first or last
+//! 8000 bytes, unless a UTF-16 BOM leads) is skipped. UTF-16 with a BOM is transcoded to
+//! UTF-8, a UTF-8 BOM dropped, `\r\n` and lone `\r` turned into `\n` — so `$` works on CRLF
+//! files and line numbers agree with `read_file`'s. Invalid UTF-8 is searched as bytes.
+//!
+//! Rows: every line a renderer could show — each matching unit and each context line
+//! within `before`/`after` lines of ANY unit — exactly once, in line order. Without
+//! `multiline` a unit is a matching line and `grep-searcher` finds them (its fast
+//! line-oriented path, context handled by it). With `multiline` a unit is a maximal run of
+//! consecutive matched lines containing a match that spans lines (else each line of the run
+//! is its own unit); zero-width matches are dropped. That grouping is done here, directly on
+//! the matcher, because it needs every match's line span.
+//!
+//! The file buffer is reused across files by one thread; only one file is in memory per
+//! thread at a time.
+
+use grep_matcher::Matcher;
+use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
+use std::io::{self, Read};
+use std::path::Path;
+
+/// One row of a file's result. `text` excludes the final line terminator; a multiline unit
+/// spans `line..=end_line` and its text holds those lines joined by `\n`.
+#[derive(Debug, Clone, Copy)]
+pub struct Row<'a> {
+    /// First line (1-based).
+    pub line: u64,
+    /// Last line (equal to `line` except for multiline units).
+    pub end_line: u64,
+    /// A match unit (`true`) or a context line.
+    pub unit: bool,
+    /// The row's bytes.
+    pub text: &'a [u8],
+}
+
+/// Receives a file's rows in order; returning `false` stops the file's search.
+pub trait RowSink {
+    /// One row.
+    fn row(&mut self, row: Row<'_>) -> bool;
+}
+
+/// Capacity above which a thread's file buffer is released after use, so one huge file
+/// does not pin its size in memory for the rest of the walk.
+const KEEP_BUFFER: usize = 4 << 20;
+
+/// A per-thread searcher: the matcher, grep-searcher's state and the file buffer.
+pub struct Scanner<M> {
+    matcher: M,
+    searcher: Searcher,
+    multiline: bool,
+    before: u64,
+    after: u64,
+    max_file_bytes: u64,
+    buf: Vec<u8>,
+}
+
+impl<M: Matcher> Scanner<M> {
+    /// A scanner reporting `before`/`after` context lines around every unit.
+    pub fn new(matcher: M, multiline: bool, before: u64, after: u64, max_file_bytes: u64) -> Self {
+        let searcher = SearcherBuilder::new()
+            .line_number(true)
+            .multi_line(false)
+            .before_context(usize::try_from(before).unwrap_or(usize::MAX))
+            .after_context(usize::try_from(after).unwrap_or(usize::MAX))
+            // Binary files are rejected by our own sniffing before the searcher runs, and
+            // the buffer is already UTF-8.
+            .binary_detection(BinaryDetection::none())
+            .bom_sniffing(false)
+            .build();
+        Scanner {
+            matcher,
+            searcher,
+            multiline,
+            before,
+            after,
+            max_file_bytes,
+            buf: Vec::new(),
+        }
+    }
+
+    /// Loads `path` into the buffer. `false` when it is to be skipped: unreadable, over
+    /// `maxFileBytes`, or binary.
+    pub fn load(&mut self, path: &Path) -> bool {
+        self.buf.clear();
+        if self.buf.capacity() > KEEP_BUFFER {
+            self.buf = Vec::new();
+        }
+        let ok = read_limited(path, self.max_file_bytes, &mut self.buf).unwrap_or(false);
+        ok && prepare(&mut self.buf)
+    }
+
+    /// Searches the loaded buffer, feeding `sink`.
+    pub fn scan(&mut self, sink: &mut dyn RowSink) {
+        if self.multiline {
+            scan_multiline(&self.matcher, &self.buf, self.before, self.after, sink);
+        } else {
+            let mut adapter = Adapter { sink };
+            // Errors cannot happen on an in-memory slice with our sink; a matcher error
+            // (PCRE2 resource limit) just ends this file's search.
+            let _ = self
+                .searcher
+                .search_slice(&self.matcher, &self.buf, &mut adapter);
+        }
+    }
+}
+
+/// Reads at most `max + 1` bytes; `Ok(false)` when the file is larger than `max`.
+fn read_limited(path: &Path, max: u64, buf: &mut Vec<u8>) -> io::Result<bool> {
+    let file = std::fs::File::open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() || meta.len() > max {
+        return Ok(false);
+    }
+    buf.reserve(usize::try_from(meta.len()).unwrap_or(0).saturating_add(1));
+    // The file may grow between the stat and the read: never read more than the limit.
+    file.take(max.saturating_add(1)).read_to_end(buf)?;
+    Ok(buf.len() as u64 <= max)
+}
+
+/// Applies the text rules in place: binary → `false`; BOMs, UTF-16 and line endings handled.
+pub fn prepare(buf: &mut Vec<u8>) -> bool {
+    use crate::text::{detect_bom, is_binary, Encoding};
+    if is_binary(buf) {
+        return false;
+    }
+    match detect_bom(buf) {
+        Encoding::Utf8 => {}
+        Encoding::Utf8Bom => {
+            buf.drain(..3);
+        }
+        Encoding::Utf16Le | Encoding::Utf16Be => {
+            let decoded = crate::text::decode_lossy(buf).into_owned();
+            *buf = decoded.into_bytes();
+        }
+    }
+    normalize_eol(buf);
+    true
+}
+
+/// `\r\n` and lone `\r` become `\n`, in place (the buffer only shrinks).
+pub fn normalize_eol(buf: &mut Vec<u8>) {
+    // `contains` on bytes is a vectorised memchr: the common LF-only file costs one pass.
+    if !buf.contains(&b'\r') {
+        return;
+    }
+    let mut w = 0;
+    let mut r = 0;
+    let n = buf.len();
+    while r < n {
+        let b = buf[r];
+        if b == b'\r' {
+            buf[w] = b'\n';
+            if r + 1 < n && buf[r + 1] == b'\n' {
+                r += 1;
+            }
+        } else {
+            buf[w] = b;
+        }
+        w += 1;
+        r += 1;
+    }
+    buf.truncate(w);
+}
+
+/// Bridges grep-searcher's sink to [`RowSink`].
+struct Adapter<'s> {
+    sink: &'s mut dyn RowSink,
+}
+
+fn strip_nl(line: &[u8]) -> &[u8] {
+    line.strip_suffix(b"\n").unwrap_or(line)
+}
+
+impl Sink for Adapter<'_> {
+    type Error = io::Error;
+
+    fn matched(&mut self, _: &Searcher, mat: &SinkMatch<'_>) -> Result<bool, io::Error> {
+        let first = mat.line_number().unwrap_or(0);
+        for (line, text) in (first..).zip(mat.lines()) {
+            if !self.sink.row(Row {
+                line,
+                end_line: line,
+                unit: true,
+                text: strip_nl(text),
+            }) {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    fn context(&mut self, _: &Searcher, ctx: &SinkContext<'_>) -> Result<bool, io::Error> {
+        let line = ctx.line_number().unwrap_or(0);
+        Ok(self.sink.row(Row {
+            line,
+            end_line: line,
+            unit: false,
+            text: strip_nl(ctx.bytes()),
+        }))
+    }
+}
+
+/// A run of matched lines: `[start, end)` bytes of whole lines (no final `\n`).
+#[derive(Clone, Copy)]
+struct Run {
+    line: u64,
+    end_line: u64,
+    start: usize,
+    end: usize,
+    spans: bool,
+}
+
+/// Number of `\n` in `bytes`.
+fn count_nl(bytes: &[u8]) -> u64 {
+    bytes.iter().filter(|&&b| b == b'\n').count() as u64
+}
+
+fn line_start(buf: &[u8], at: usize) -> usize {
+    buf[..at]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |p| p + 1)
+}
+
+fn line_end(buf: &[u8], at: usize) -> usize {
+    buf[at..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(buf.len(), |p| at + p)
+}
+
+/// The multiline search: runs of matched lines, their units and context rows.
+fn scan_multiline<M: Matcher>(m: &M, buf: &[u8], before: u64, after: u64, sink: &mut dyn RowSink) {
+    let mut emitter = Emitter {
+        buf,
+        before,
+        after,
+        last: 0,
+        prev: None,
+        sink,
+    };
+    let mut run: Option<Run> = None;
+    let (mut pos, mut line) = (0usize, 1u64);
+    let mut at = 0usize;
+    while at <= buf.len() {
+        let Ok(Some(found)) = m.find_at(buf, at) else {
+            break;
+        };
+        if found.is_empty() {
+            // Zero-width matches are dropped; step over one whole character.
+            at = found.end() + buf.get(found.end()).map_or(1, |&b| utf8_len(b));
+            continue;
+        }
+        line += count_nl(&buf[pos..found.start()]);
+        pos = found.start();
+        let last_byte = found.end() - 1;
+        let end_line = line + count_nl(&buf[found.start()..last_byte]);
+        let next = Run {
+            line,
+            end_line,
+            start: line_start(buf, found.start()),
+            end: line_end(buf, last_byte),
+            spans: end_line > line,
+        };
+        run = match run {
+            Some(r) if next.line <= r.end_line + 1 => Some(Run {
+                end_line: r.end_line.max(next.end_line),
+                end: r.end.max(next.end),
+                spans: r.spans || next.spans,
+                ..r
+            }),
+            Some(r) => {
+                if !emitter.run(r) {
+                    return;
+                }
+                Some(next)
+            }
+            None => Some(next),
+        };
+        at = found.end();
+    }
+    if let Some(r) = run {
+        if !emitter.run(r) {
+            return;
+        }
+    }
+    emitter.after_context(u64::MAX);
+}
+
+fn utf8_len(lead: u8) -> usize {
+    match lead {
+        0xF0..=0xF7 => 4,
+        0xE0..=0xEF => 3,
+        0xC0..=0xDF => 2,
+        _ => 1,
+    }
+}
+
+/// Emits runs as unit rows with context lines between them, each line once and in order.
+struct Emitter<'b, 's> {
+    buf: &'b [u8],
+    before: u64,
+    after: u64,
+    /// The last line emitted (0 = none).
+    last: u64,
+    /// The previous run, whose after-context waits until the next run bounds it.
+    prev: Option<Run>,
+    sink: &'s mut dyn RowSink,
+}
+
+impl Emitter<'_, '_> {
+    /// The previous run's after-context, this run's before-context, then its unit row(s).
+    fn run(&mut self, r: Run) -> bool {
+        if !self.after_context(r.line) {
+            return false;
+        }
+        let mut lines: Vec<(u64, usize, usize)> = Vec::new();
+        let (mut start, mut ln) = (r.start, r.line);
+        while ln > 1 && r.line - (ln - 1) <= self.before && ln - 1 > self.last {
+            let end = start - 1;
+            let s = line_start(self.buf, end);
+            ln -= 1;
+            lines.push((ln, s, end));
+            start = s;
+        }
+        for &(ln, s, e) in lines.iter().rev() {
+            if !self.context(ln, s, e) {
+                return false;
+            }
+        }
+        let ok = if r.spans {
+            self.sink.row(Row {
+                line: r.line,
+                end_line: r.end_line,
+                unit: true,
+                text: &self.buf[r.start..r.end],
+            })
+        } else {
+            let mut ln = r.line;
+            let sink = &mut *self.sink;
+            self.buf[r.start..r.end].split(|&b| b == b'\n').all(|text| {
+                let ok = sink.row(Row {
+                    line: ln,
+                    end_line: ln,
+                    unit: true,
+                    text,
+                });
+                ln += 1;
+                ok
+            })
+        };
+        self.last = r.end_line;
+        self.prev = Some(r);
+        ok
+    }
+
+    fn context(&mut self, line: u64, s: usize, e: usize) -> bool {
+        self.last = line;
+        self.sink.row(Row {
+            line,
+            end_line: line,
+            unit: false,
+            text: &self.buf[s..e],
+        })
+    }
+
+    /// Up to `after` lines following the previous run, stopping before line `limit`.
+    fn after_context(&mut self, limit: u64) -> bool {
+        let Some(prev) = self.prev.take() else {
+            return true;
+        };
+        let (mut pos, mut ln) = (prev.end, prev.end_line);
+        while ln - prev.end_line < self.after && ln + 1 < limit {
+            let s = pos + 1;
+            // Past the end, or the empty remainder after a final newline: no more lines.
+            if s >= self.buf.len() {
+                break;
+            }
+            let e = line_end(self.buf, s);
+            ln += 1;
+            if !self.context(ln, s, e) {
+                return false;
+            }
+            pos = e;
+        }
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::matcher::{build, Engine};
+
+    /// Collects rows as `L<line>[-<end>]:text` (units) or `L<line>-text` (context).
+    #[derive(Default)]
+    struct Rows(Vec<String>);
+
+    impl RowSink for Rows {
+        fn row(&mut self, r: Row<'_>) -> bool {
+            let text = String::from_utf8_lossy(r.text);
+            self.0.push(match (r.unit, r.end_line > r.line) {
+                (true, true) => format!("{}-{}:{text}", r.line, r.end_line),
+                (true, false) => format!("{}:{text}", r.line),
+                (false, _) => format!("{}-{text}", r.line),
+            });
+            true
+        }
+    }
+
+    fn rows(
+        pattern: &str,
+        multiline: bool,
+        before: u64,
+        after: u64,
+        content: &[u8],
+    ) -> Vec<String> {
+        let mut buf = content.to_vec();
+        assert!(prepare(&mut buf));
+        let mut out = Rows::default();
+        match build(pattern, false, multiline).unwrap() {
+            Engine::Rust(m) => {
+                let mut s = Scanner::new(&m, multiline, before, after, 1 << 20);
+                s.buf = buf;
+                s.scan(&mut out);
+            }
+            Engine::Pcre2(m) => {
+                let mut s = Scanner::new(&m, multiline, before, after, 1 << 20);
+                s.buf = buf;
+                s.scan(&mut out);
+            }
+        }
+        out.0
+    }
+
+    #[test]
+    fn lines_and_context() {
+        let text = b"a1\nb\nc\nd\na2\ne\nf\ng\nh\na3\n";
+        assert_eq!(rows("a", false, 0, 0, text), ["1:a1", "5:a2", "10:a3"]);
+        assert_eq!(
+            rows("a", false, 1, 1, text),
+            ["1:a1", "2-b", "4-d", "5:a2", "6-e", "9-h", "10:a3"]
+        );
+    }
+
+    #[test]
+    fn crlf_and_lone_cr_are_line_ends() {
+        assert_eq!(rows("b$", false, 0, 0, b"a\r\nb\r\nc\rb\r"), ["2:b", "4:b"]);
+    }
+
+    #[test]
+    fn multiline_units() {
+        let text = b"x\nfoo\nbar\nbaz\ny\nz\nbaz\n";
+        // foo\nbar spans lines; baz on the adjacent line 4 is absorbed into the unit.
+        assert_eq!(
+            rows(r"foo\nbar|baz", true, 0, 0, text),
+            ["2-4:foo\nbar\nbaz", "7:baz"]
+        );
+        // Single-line matches on consecutive lines stay one row per line.
+        assert_eq!(rows("ba.", true, 0, 0, text), ["3:bar", "4:baz", "7:baz"]);
+        // Zero-width matches are dropped.
+        assert!(rows("^", true, 0, 0, text).is_empty());
+        assert_eq!(
+            rows(r"foo\nbar", true, 1, 2, text),
+            ["1-x", "2-3:foo\nbar", "4-baz", "5-y"]
+        );
+        // A match ending with the line's newline stays on that line.
+        assert_eq!(rows("y\n", true, 0, 0, text), ["5:y"]);
+    }
+
+    #[test]
+    fn multiline_context_is_not_duplicated() {
+        let text = b"1\n2\nm\n4\nm\n6\n7\n";
+        assert_eq!(
+            rows("m", true, 2, 2, text),
+            ["1-1", "2-2", "3:m", "4-4", "5:m", "6-6", "7-7"]
+        );
+    }
+
+    #[test]
+    fn pcre2_and_encodings() {
+        assert_eq!(
+            rows(r"foo(?=bar)", false, 0, 0, b"foobaz\nfoobar\n"),
+            ["2:foobar"]
+        );
+        assert_eq!(rows(r"(\w)\1", false, 0, 0, b"abc\nabbc\n"), ["2:abbc"]);
+        let utf16: Vec<u8> = [0xFF, 0xFE]
+            .into_iter()
+            .chain("hé\nneedle\n".encode_utf16().flat_map(u16::to_le_bytes))
+            .collect();
+        assert_eq!(rows("needle", false, 0, 0, &utf16), ["2:needle"]);
+        assert_eq!(rows("b", false, 0, 0, b"a\xE9b\n"), ["1:a\u{FFFD}b"]);
+        let mut bin = b"a\0b".to_vec();
+        assert!(!prepare(&mut bin));
+    }
+}

@@ -1,0 +1,51 @@
+//! The parallel walk both `glob` and `grep` use: ripgrep's `ignore` walker with its own
+//! filters off, every decision delegated to [`Policy`], symlinks never followed.
+//!
+//! The walker calls the visitor from several threads in no particular order; callers that
+//! need a deterministic result sort afterwards. A fired [`Cancel`] stops the walk at the next
+//! entry; callers check the token after [`walk`] returns and report `aborted`.
+
+use super::policy::Policy;
+use crate::cancel::Cancel;
+use ignore::{DirEntry, WalkBuilder, WalkState};
+use std::path::Path;
+use std::sync::Arc;
+
+/// How many walker threads to use: the machine's parallelism, capped (beyond ~8 threads a
+/// walk is bound by the filesystem, not the CPU).
+pub fn threads() -> usize {
+    std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .clamp(1, 8)
+}
+
+/// Walks `base` in parallel, calling a visitor made by `make_visitor` (one per thread) with
+/// every regular file the policy allows. Directories, symlinks and walk errors (an
+/// unreadable directory) are skipped silently.
+pub fn walk<'s, F>(base: &Path, policy: Arc<Policy>, cancel: &Cancel, mut make_visitor: F)
+where
+    F: FnMut() -> Box<dyn FnMut(&DirEntry) + Send + 's>,
+{
+    let mut builder = WalkBuilder::new(base);
+    let filter_cancel = cancel.clone();
+    builder
+        .standard_filters(false)
+        .follow_links(false)
+        .threads(threads())
+        .filter_entry(move |entry| !filter_cancel.is_cancelled() && policy.allows(entry));
+    builder.build_parallel().run(|| {
+        let mut visit = make_visitor();
+        let cancel = cancel.clone();
+        Box::new(move |result| {
+            if cancel.is_cancelled() {
+                return WalkState::Quit;
+            }
+            if let Ok(entry) = result {
+                if entry.file_type().is_some_and(|t| t.is_file()) {
+                    visit(&entry);
+                }
+            }
+            WalkState::Continue
+        })
+    });
+}
