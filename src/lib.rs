@@ -24,6 +24,7 @@ pub mod edit;
 pub mod eol;
 pub mod error;
 pub mod output;
+pub mod patch;
 pub mod process;
 pub mod schema;
 pub mod search;

@@ -1,14 +1,32 @@
-//! `apply_patch`: (being implemented).
+//! `apply_patch`: a unified diff (or a `*** Begin Patch` patch) applied to one or more files
+//! atomically. The tool only composes [`crate::patch`]: parse, resolve and lock the paths,
+//! check and stage every block in order, then commit all file operations together.
 
 use super::{object_schema, Annotations, Call, Handler, ToolDef};
-use crate::error::{Code, ToolError, ToolResult};
+use crate::error::{ToolError, ToolResult};
+use crate::patch::commit::{commit, Op};
+use crate::patch::prepare::{self, Change};
+use crate::patch::{self, FilePatch};
+use crate::schema::str_arg;
+use crate::{atomic, workspace};
 use serde_json::{json, Value};
+use std::path::PathBuf;
+
+const DESCRIPTION: &str = "Apply a patch to one or more files in a single atomic step: every file changes or none does. Use it for coordinated edits across files, for creating, deleting or renaming files, and for many hunks in one file. For one small replacement in one file, edit_file is simpler; to replace a whole file, use write_file.
+
+Formats:
+1. Unified diff (as `git diff` or `diff -u` write it): `--- a/path` / `+++ b/path` headers, then `@@ -l,s +l,s @@` hunks whose lines start with ' ' (context), '-' (removed) or '+' (added). The counts in each @@ header must match the hunk's lines exactly. `--- /dev/null` creates a file, `+++ /dev/null` deletes one (its hunks must remove every line), different old and new paths rename (with hunks: rename and edit; `diff --git` with `rename from`/`rename to` and no hunks: a pure rename keeping the bytes). `\\ No newline at end of file` is honoured.
+2. `*** Begin Patch` format: `*** Add File: p` followed by '+' lines; `*** Delete File: p`; `*** Update File: p` (optionally `*** Move to: q`) followed by hunks introduced by `@@` or `@@ <a line to search for first>`, with ' ', '-', '+' lines; end with `*** End Patch`. Hunks are found by content, searching forward.
+
+Context and removed lines must match the file exactly (whitespace included), so read the file first and copy lines verbatim; a hunk may sit at a different line than stated (the nearest match wins). Line endings and a UTF-8 BOM are preserved; new files get LF.
+
+Errors: patch_failed (a hunk's lines are not in the file: field `file`, and `hunk` = the 1-based hunk that fits nowhere; re-read the file and regenerate that hunk), invalid_input (malformed patch: fix the detail named; a create over an existing file; a rename onto an existing file; two blocks for the same file: merge them), not_found / not_a_file (check paths with list_dir or glob), is_binary / too_large (use another tool), path_escape (stay inside the workspace), io_error (nothing was changed unless the message says rollback failed).";
 
 /// The `apply_patch` tool definition.
 pub fn def() -> ToolDef {
     ToolDef {
         name: "apply_patch",
-        description: "apply_patch",
+        description: DESCRIPTION,
         schema,
         bounded: false,
         annotations: Annotations {
@@ -23,12 +41,72 @@ pub fn def() -> ToolDef {
 }
 
 fn schema() -> Value {
-    object_schema(json!({"patch": {"type": "string"}}), &["patch"])
+    object_schema(
+        json!({"patch": {"type": "string", "description": "A unified diff spanning one or more files, or a `*** Begin Patch` … `*** End Patch` patch."}}),
+        &["patch"],
+    )
 }
 
-fn run(_call: &Call) -> ToolResult<String> {
-    Err(ToolError::new(
-        Code::Internal,
-        "apply_patch is not implemented yet",
-    ))
+fn run(call: &Call) -> ToolResult<String> {
+    let config = &call.config;
+    let text = str_arg(&call.args, "patch").unwrap_or_default();
+    let mut blocks: Vec<FilePatch> = patch::parse_patch(text)?;
+    // A `--- a/x` / `+++ b/x` pair without hunks says nothing.
+    blocks.retain(|b| !(b.hunks.is_empty() && b.old_path.is_some() && b.old_path == b.new_path));
+    if blocks.is_empty() {
+        return Err(ToolError::invalid("Patch contains no applicable hunks"));
+    }
+    let resolved = prepare::resolve(config, &blocks);
+    let paths: Vec<PathBuf> = resolved.iter().flat_map(|r| r.paths().cloned()).collect();
+    let _locks = atomic::lock_paths(&paths);
+    let mut ops: Vec<Op> = Vec::new();
+    let mut changes: Vec<Change> = Vec::new();
+    for r in &resolved {
+        let (op, change) = prepare::stage(config, r)?;
+        ops.extend(op);
+        changes.push(change);
+    }
+    if call.cancel.is_cancelled() {
+        return Err(ToolError::aborted());
+    }
+    commit(&ops, config.hooks.fail_commit_after, &|p| {
+        workspace::display(config, p)
+    })?;
+    Ok(summary(&changes))
+}
+
+/// `Applied patch:` and one line per file.
+pub fn summary(changes: &[Change]) -> String {
+    let mut out = String::from("Applied patch:");
+    for c in changes {
+        out.push_str("\n  ");
+        out.push_str(&match c {
+            Change::Modified {
+                path,
+                added,
+                removed,
+            } => format!("M {path} (+{added} -{removed})"),
+            Change::Added {
+                path,
+                added,
+                removed,
+            } => format!("A {path} (+{added} -{removed})"),
+            Change::Deleted {
+                path,
+                added,
+                removed,
+            } => format!("D {path} (+{added} -{removed})"),
+            Change::Renamed {
+                from,
+                to,
+                counts: None,
+            } => format!("R {from} -> {to}"),
+            Change::Renamed {
+                from,
+                to,
+                counts: Some((a, d)),
+            } => format!("R {from} -> {to} (+{a} -{d})"),
+        });
+    }
+    out
 }

@@ -1,0 +1,301 @@
+//! Checking every block of a patch against the workspace and staging what it will do.
+//!
+//! Paths go through [`crate::workspace::resolve`] (confinement). Blocks are checked in patch
+//! order and the first failing block decides the error; nothing is written here. A block
+//! is a create (`--- /dev/null`), a delete (`+++ /dev/null`), a rename (two paths that are
+//! not the same file) or a modify. Messages name files by their display path, except the
+//! rename-destination error (absolute) and the symlink refusal (absolute).
+
+use super::apply::{apply, Failure};
+use super::commit::Op;
+use super::FilePatch;
+use crate::config::Config;
+use crate::eol::EditableText;
+use crate::error::{Code, ToolError, ToolResult};
+use crate::{atomic, text, workspace};
+use std::collections::HashMap;
+use std::fs;
+use std::io;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+/// What a block does, for the summary line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Change {
+    /// `M <p> (+a -d)`
+    Modified {
+        path: String,
+        added: usize,
+        removed: usize,
+    },
+    /// `A <p> (+a -d)`
+    Added {
+        path: String,
+        added: usize,
+        removed: usize,
+    },
+    /// `D <p> (+a -d)`
+    Deleted {
+        path: String,
+        added: usize,
+        removed: usize,
+    },
+    /// `R <from> -> <to>`, with counts when the content changed.
+    Renamed {
+        from: String,
+        to: String,
+        counts: Option<(usize, usize)>,
+    },
+}
+
+/// A block whose paths have been resolved.
+#[derive(Debug)]
+pub struct Resolved<'a> {
+    block: &'a FilePatch,
+    old: Option<PathBuf>,
+    new: Option<PathBuf>,
+    /// A resolution or duplicate-path error, raised when the block's turn comes.
+    error: Option<ToolError>,
+}
+
+impl Resolved<'_> {
+    /// The paths the block touches (to lock).
+    pub fn paths(&self) -> impl Iterator<Item = &PathBuf> {
+        self.old.iter().chain(self.new.iter())
+    }
+}
+
+/// Resolves every block's paths and applies the duplicate-path rule. Errors are kept with
+/// their block, so the blocks can still be reported in order.
+pub fn resolve<'a>(config: &Config, blocks: &'a [FilePatch]) -> Vec<Resolved<'a>> {
+    let mut claimed: HashMap<PathBuf, ()> = HashMap::new();
+    let mut out = Vec::with_capacity(blocks.len());
+    for block in blocks {
+        let mut r = Resolved {
+            block,
+            old: None,
+            new: None,
+            error: None,
+        };
+        let resolved = (|| -> ToolResult<()> {
+            r.old = block
+                .old_path
+                .as_deref()
+                .map(|p| workspace::resolve(config, p))
+                .transpose()?;
+            r.new = block
+                .new_path
+                .as_deref()
+                .map(|p| workspace::resolve(config, p))
+                .transpose()?;
+            if let (Some(old), Some(new)) = (&r.old, &r.new) {
+                if same_file(old, new) {
+                    r.new = Some(old.clone());
+                }
+            }
+            let mut keys: Vec<PathBuf> = r.paths().map(|p| atomic::lock_key(p)).collect();
+            keys.dedup();
+            for (key, abs) in keys.into_iter().zip(r.paths()) {
+                if claimed.insert(key, ()).is_some() {
+                    return Err(ToolError::invalid(format!(
+                        "Patch contains multiple blocks for {}; combine them into a single block.",
+                        workspace::display(config, abs)
+                    )));
+                }
+            }
+            Ok(())
+        })();
+        r.error = resolved.err();
+        out.push(r);
+    }
+    out
+}
+
+/// Whether two resolved paths name one file (equal, or the same inode).
+fn same_file(a: &Path, b: &Path) -> bool {
+    if a == b || atomic::lock_key(a) == atomic::lock_key(b) {
+        return true;
+    }
+    match (fs::metadata(a), fs::metadata(b)) {
+        (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
+        _ => false,
+    }
+}
+
+/// Checks one block against the disk and returns what to do and what to report.
+pub fn stage(config: &Config, r: &Resolved) -> ToolResult<(Option<Op>, Change)> {
+    if let Some(e) = &r.error {
+        return Err(e.clone());
+    }
+    let show = |p: &Path| workspace::display(config, p);
+    let block = r.block;
+    let counts = (
+        block.hunks.iter().map(|h| h.added()).sum::<usize>(),
+        block.hunks.iter().map(|h| h.removed()).sum::<usize>(),
+    );
+    match (&r.old, &r.new) {
+        (None, Some(path)) => {
+            let shown = show(path);
+            check_creatable(path, &shown)?;
+            let empty = EditableText::from_str_with_bom("", false);
+            let bytes = patched(&empty, block, &shown)?;
+            let change = Change::Added {
+                path: shown,
+                added: counts.0,
+                removed: counts.1,
+            };
+            Ok((
+                Some(Op::Create {
+                    path: path.clone(),
+                    bytes,
+                }),
+                change,
+            ))
+        }
+        (Some(path), None) => {
+            let shown = show(path);
+            atomic::refuse_symlink(path, &shown)?;
+            if block.delete_whole {
+                let meta = fs::metadata(path).map_err(|e| ToolError::fs(&e, &shown))?;
+                if meta.is_dir() {
+                    return Err(is_dir(&shown));
+                }
+                let removed = fs::read(path)
+                    .ok()
+                    .and_then(|b| EditableText::decode(&b, &shown, "Patching").ok())
+                    .map_or(0, |t| t.terminators.len());
+                let change = Change::Deleted {
+                    path: shown,
+                    added: 0,
+                    removed,
+                };
+                return Ok((Some(Op::Delete { path: path.clone() }), change));
+            }
+            let file = load(config, path, &shown)?;
+            let out = apply(&file, &block.hunks).map_err(|f| hunk_error(f, &shown))?;
+            if out.lines != 0 {
+                return Err(ToolError::invalid(format!(
+                    "Delete patch for {shown} does not remove the entire file"
+                )));
+            }
+            let change = Change::Deleted {
+                path: shown,
+                added: counts.0,
+                removed: counts.1,
+            };
+            Ok((Some(Op::Delete { path: path.clone() }), change))
+        }
+        (Some(from), Some(to)) if from != to => {
+            let (from_shown, to_shown) = (show(from), show(to));
+            atomic::refuse_symlink(from, &from_shown)?;
+            let meta = fs::metadata(from).map_err(|e| ToolError::fs(&e, &from_shown))?;
+            if meta.is_dir() {
+                return Err(is_dir(&from_shown));
+            }
+            match fs::symlink_metadata(to) {
+                Ok(_) => {
+                    let abs = to.to_string_lossy();
+                    return Err(ToolError::invalid(format!(
+                        "Rename destination already exists: {abs}"
+                    ))
+                    .with("path", abs.as_ref()));
+                }
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(e) => return Err(ToolError::fs(&e, &to_shown)),
+            }
+            let mut bytes = None;
+            if !block.hunks.is_empty() {
+                let original = text::load(config, from, &from_shown)?;
+                let file = EditableText::decode(&original, &from_shown, "Patching")?;
+                let new = patched(&file, block, &from_shown)?;
+                if new != original {
+                    bytes = Some(new);
+                }
+            }
+            let change = Change::Renamed {
+                from: from_shown,
+                to: to_shown,
+                counts: bytes.as_ref().map(|_| counts),
+            };
+            Ok((
+                Some(Op::Move {
+                    from: from.clone(),
+                    to: to.clone(),
+                    bytes,
+                }),
+                change,
+            ))
+        }
+        (Some(path), Some(_)) => {
+            let shown = show(path);
+            atomic::refuse_symlink(path, &shown)?;
+            let original = text::load(config, path, &shown)?;
+            let file = EditableText::decode(&original, &shown, "Patching")?;
+            let bytes = patched(&file, block, &shown)?;
+            let op = (bytes != original).then(|| Op::Modify {
+                path: path.clone(),
+                bytes,
+            });
+            Ok((
+                op,
+                Change::Modified {
+                    path: shown,
+                    added: counts.0,
+                    removed: counts.1,
+                },
+            ))
+        }
+        (None, None) => Err(super::missing_path()),
+    }
+}
+
+fn load(config: &Config, path: &Path, shown: &str) -> ToolResult<EditableText> {
+    let bytes = text::load(config, path, shown)?;
+    EditableText::decode(&bytes, shown, "Patching")
+}
+
+fn patched(file: &EditableText, block: &FilePatch, shown: &str) -> ToolResult<Vec<u8>> {
+    apply(file, &block.hunks)
+        .map(|a| a.bytes)
+        .map_err(|f| hunk_error(f, shown))
+}
+
+fn hunk_error(failure: Failure, shown: &str) -> ToolError {
+    let e = ToolError::new(
+        Code::PatchFailed,
+        format!("Hunk did not apply cleanly in {shown}"),
+    )
+    .with("file", shown);
+    match failure {
+        Failure::Hunk(k) => e.with("hunk", k),
+        Failure::Block => e,
+    }
+}
+
+fn is_dir(shown: &str) -> ToolError {
+    ToolError::new(Code::NotAFile, format!("Path is a directory: {shown}")).with("path", shown)
+}
+
+/// A create target must not exist, and no ancestor may be a file.
+fn check_creatable(path: &Path, shown: &str) -> ToolResult<()> {
+    match fs::symlink_metadata(path) {
+        Ok(m) if m.is_dir() => Err(is_dir(shown)),
+        Ok(_) => Err(ToolError::invalid(format!(
+            "Cannot create {shown}: a file already exists there. Use a modify hunk with context, or delete it first."
+        ))),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            // `lstat` says ENOENT both for a missing parent and for a missing leaf; a file
+            // used as a directory on the way shows up as ENOTDIR on the nearest ancestor.
+            let mut cur = path.parent();
+            while let Some(dir) = cur {
+                match fs::metadata(dir) {
+                    Ok(m) if m.is_dir() => return Ok(()),
+                    Ok(_) => return Err(ToolError::fs(&io::Error::from_raw_os_error(libc::ENOTDIR), shown)),
+                    Err(_) => cur = dir.parent(),
+                }
+            }
+            Ok(())
+        }
+        Err(e) => Err(ToolError::fs(&e, shown)),
+    }
+}
