@@ -3,6 +3,7 @@
 //! check and stage every block in order, then commit all file operations together.
 
 use super::{object_schema, Annotations, Call, Handler, ToolDef};
+use crate::config::Config;
 use crate::error::{ToolError, ToolResult};
 use crate::patch::commit::{commit, Op};
 use crate::patch::prepare::{self, Change};
@@ -69,10 +70,44 @@ fn run(call: &Call) -> ToolResult<String> {
     if call.cancel.is_cancelled() {
         return Err(ToolError::aborted());
     }
-    commit(&ops, config.hooks.fail_commit_after, &|p| {
-        workspace::display(config, p)
-    })?;
+    // Pin every target's directory through verified handles, so no step of the commit can be
+    // redirected outside the root by a directory swapped for a symlink mid-call.
+    let mut pins = workspace::Pins::default();
+    let pinned = ops
+        .into_iter()
+        .map(|op| pin(config, &mut pins, op))
+        .collect::<ToolResult<Vec<Op>>>()
+        .inspect_err(|_| pins.remove_created())?;
+    commit(&pinned, config.hooks.fail_commit_after, &|p| {
+        workspace::display(config, &pins.original(p))
+    })
+    .inspect_err(|_| pins.remove_created())?;
     Ok(summary(&changes))
+}
+
+fn pin(config: &Config, pins: &mut workspace::Pins, op: Op) -> ToolResult<Op> {
+    let mut at = |path: PathBuf, create: bool| {
+        let shown = workspace::display(config, &path);
+        pins.pin(config, &path, &shown, create)
+    };
+    Ok(match op {
+        Op::Modify { path, bytes } => Op::Modify {
+            path: at(path, false)?,
+            bytes,
+        },
+        Op::Create { path, bytes } => Op::Create {
+            path: at(path, true)?,
+            bytes,
+        },
+        Op::Delete { path } => Op::Delete {
+            path: at(path, false)?,
+        },
+        Op::Move { from, to, bytes } => Op::Move {
+            from: at(from, false)?,
+            to: at(to, true)?,
+            bytes,
+        },
+    })
 }
 
 /// `Applied patch:` and one line per file.
