@@ -130,11 +130,12 @@ test('tolerant match: applied when unique, ambiguous with lines otherwise', asyn
     'two.py': '  f(x)\n  g()\n\n    f(x)\n    g()\n',
   })
   const r = await call('edit_file', { path: 'one.py', old_string: 'if x:\n    return 1', new_string: '\tif y:\n\t\treturn 2' })
-  assert.equal(r.text, 'Replaced 1 occurrence in one.py' + TOLERANT)
+  // new_string already uses the file's tabs: written verbatim, the message names the tier.
+  assert.equal(r.text, 'Replaced 1 occurrence in one.py' + TOLERANT + ' Matched by tier 2, per-line trimmed.')
   assert.deepEqual(bytes(root, 'one.py'), Buffer.from('def f():\r\n\tif y:\r\n\t\treturn 2\r\n'))
   // A CRLF old_string is matched by the cascade.
   const c = await call('edit_file', { path: 'one.py', old_string: 'def f():\r\n\tif y:', new_string: 'def g():\n\tif y:' })
-  assert.equal(c.text, 'Replaced 1 occurrence in one.py' + TOLERANT)
+  assert.equal(c.text, 'Replaced 1 occurrence in one.py' + TOLERANT + " Matched by tier 1, indentation-flexible (old_string's CRLF line endings read as LF).")
   assert.deepEqual(bytes(root, 'one.py'), Buffer.from('def g():\r\n\tif y:\r\n\t\treturn 2\r\n'))
   assert.deepEqual(envelope(await call('edit_file', { path: 'two.py', old_string: 'f(x)\ng()', new_string: 'h()' })), {
     error: 'ambiguous_match',
@@ -146,7 +147,7 @@ test('tolerant match: applied when unique, ambiguous with lines otherwise', asyn
 test('a one-line old_string ending in a newline falls through to the trimmed-substring tier', async () => {
   const { root, call } = workspace({ 'f.txt': 'alpha\n  beta  \ngamma\n' })
   const r = await call('edit_file', { path: 'f.txt', old_string: ' beta\n', new_string: 'BETA' })
-  assert.equal(r.text, 'Replaced 1 occurrence in f.txt' + TOLERANT)
+  assert.equal(r.text, 'Replaced 1 occurrence in f.txt' + TOLERANT + ' Matched by tier 4, trimmed substring.')
   assert.equal(bytes(root, 'f.txt').toString(), 'alpha\n  BETA  \ngamma\n')
 })
 

@@ -34,7 +34,7 @@ test('one edit: singular message; tolerant edits are counted in the suffix', asy
       { old_string: 'g', new_string: 'h' },
     ],
   })
-  assert.equal(r.text, 'Applied 2 edits to p.py. (1 matched after a whitespace-tolerant search; each such region — including its leading indentation — was replaced verbatim, so re-read to verify.)')
+  assert.equal(r.text, 'Applied 2 edits to p.py. (1 matched after a whitespace-tolerant search; each such region — including its leading indentation — was replaced verbatim, so re-read to verify.) Matched by: edit[0] tier 2, per-line trimmed.')
   assert.equal(bytes(root, 'p.py').toString(), 'def h():\n    return 2\n')
 })
 

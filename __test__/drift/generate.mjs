@@ -138,8 +138,10 @@ function change(block, rng, lang, unit) {
 function buildCase(fi, src, category, rng, k) {
   const { lang } = src
   const withQuotes = (b) => b.some((l) => /["']/.test(l))
+  const withDashes = (b) => b.some((l) => /\.\.\.| - |--/.test(l))
+  const quoteVariant = k % 3 === 2 ? 'dashes' : 'quotes'
   const preds = {
-    'smart-quotes': withQuotes,
+    'smart-quotes': quoteVariant === 'dashes' ? withDashes : withQuotes,
     'escapes': () => true,
     'blank-lines': () => true,
     'indent-shift': () => true,
@@ -207,12 +209,13 @@ function buildCase(fi, src, category, rng, k) {
       expect = 'prefix'
       break
     case 'smart-quotes': {
-      variant = 'quotes'
+      variant = quoteVariant
       const curl = (l) => {
         let open = true
         return l.replace(/"/g, () => ((open = !open) ? '\u201d' : '\u201c')).replace(/'/g, '\u2019')
       }
-      perLine(curl)
+      const dash = (l) => l.replace(/\.\.\./g, '\u2026').replace(/ - /g, ' \u2013 ').replace(/--/g, '\u2014')
+      perLine(variant === 'quotes' ? curl : dash)
       break
     }
     case 'blank-lines': {
@@ -280,11 +283,15 @@ function buildTrap(fi, src, rng, k) {
     }
     const shape = dedent(b).join('\n')
     if (occ.filter((o) => dedent(fi.lines.slice(o, o + L)).join('\n') === shape).length < 2) continue
-    const variant = ['shift', 'trailing', 'tabs'][k % 3]
+    const variant = ['shift', 'trailing', 'tabs', 'quotes', 'blank'][k % 5]
     let old
     if (variant === 'shift') old = dedent(b).map((l) => '   ' + l)
     else if (variant === 'trailing') old = b.map((l) => l + ' ')
-    else old = b.map((l) => toTabs(l, fi.unit === 4 ? 2 : 4))
+    else if (variant === 'tabs') old = b.map((l) => toTabs(l, fi.unit === 4 ? 2 : 4))
+    else if (variant === 'quotes') {
+      if (!b.some((l) => /["']/.test(l))) continue
+      old = b.map((l) => l.replace(/"/g, '\u201c').replace(/'/g, '\u2019'))
+    } else old = [b[0], '', ...b.slice(1)]
     const oldStr = old.join('\n')
     if (fi.text.includes(oldStr)) continue
     const tok = [...old[L - 1].matchAll(/[A-Za-z_][A-Za-z0-9_]{2,}/g)].filter((m) => !KEYWORDS.has(m[0])).pop()

@@ -92,9 +92,5 @@ fn run(call: &Call) -> ToolResult<String> {
     let done = edit::apply(&opened.file.text, old, new, replace_all)?;
     save(call, &opened.abs, input, &opened.file, &done.text)?;
     let shown = workspace::display(&call.config, &opened.abs);
-    Ok(match (done.count, done.tolerant) {
-        (_, true) => format!("Replaced 1 occurrence in {shown} (matched after a whitespace-tolerant search; the matched region — including its leading indentation — was replaced by new_string verbatim, so re-read the file to verify the indentation is correct)."),
-        (1, false) => format!("Replaced 1 occurrence in {shown}."),
-        (n, false) => format!("Replaced {n} occurrences in {shown}."),
-    })
+    Ok(edit::report::edit_file_success(&shown, &done))
 }
