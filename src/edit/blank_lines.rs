@@ -37,11 +37,11 @@ pub fn find(text: &str, lines: &Lines, needle: &Needle) -> Vec<Region> {
         }
         let (first, last) = (window[0], window[want.len() - 1]);
         let start = lines.starts[first];
-        let mut end = lines.starts[last] + lines.lines[last].len();
-        if needle.ends_with_newline && end < text.len() {
-            end += 1;
-        }
-        if !disproportionate(&text[start..end], needle) {
+        let line_end = lines.starts[last] + lines.lines[last].len();
+        let end = line_end + usize::from(needle.ends_with_newline && line_end < text.len());
+        // Proportion is judged on the lines themselves: the newline after the block (which
+        // the region takes when old_string ends with one) is not a line of the block.
+        if !disproportionate(&text[start..line_end], needle) {
             found.push(Region {
                 start,
                 end,
@@ -103,7 +103,10 @@ mod tests {
     #[test]
     fn alignment_marks_blank_lines_the_file_lacks() {
         assert_eq!(align(&["a", "b"], &["a", "", "b"]), vec![Some(0), Some(2)]);
-        assert_eq!(align(&["a", "", "b"], &["a", "b"]), vec![Some(0), None, Some(1)]);
+        assert_eq!(
+            align(&["a", "", "b"], &["a", "b"]),
+            vec![Some(0), None, Some(1)]
+        );
         assert_eq!(
             align(&["a", "", "b"], &["a", "", "", "b"]),
             vec![Some(0), Some(1), Some(3)]

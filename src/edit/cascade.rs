@@ -303,7 +303,9 @@ pub fn find_tier(text: &str, lines: &Lines, old: &str) -> Option<Found> {
 /// Tier 5: whole lines, or for a one-line `old_string` a fragment within a line.
 fn typographic_regions(text: &str, lines: &Lines, needle: &Needle) -> Vec<Region> {
     let found = line_tier(text, lines, needle, typographic::tier);
-    if !found.is_empty() || needle.lines.len() != 1 {
+    // A fragment search only makes sense for a needle with typographic characters: an ASCII
+    // fragment of an ASCII line was already looked up exactly.
+    if !found.is_empty() || needle.lines.len() != 1 || !typographic::has_typographic(needle.text) {
         return found;
     }
     let part = typographic::fold(needle.lines[0].trim());

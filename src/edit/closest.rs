@@ -122,7 +122,10 @@ mod tests {
         let c = find(&Lines::new(text), "fn b() {\n    two();\n    thre();\n}").unwrap();
         assert_eq!((c.first, c.last, c.matching, c.total), (4, 7, 3, 4));
         let d = c.diff.unwrap();
-        assert_eq!((d.line, d.file.as_str(), d.old.as_str(), d.kind), (6, "    three();", "    thre();", None));
+        assert_eq!(
+            (d.line, d.file.as_str(), d.old.as_str(), d.kind),
+            (6, "    three();", "    thre();", None)
+        );
     }
 
     #[test]

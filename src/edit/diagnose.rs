@@ -169,12 +169,17 @@ mod tests {
     #[test]
     fn other_causes_and_the_closest_region_are_named() {
         let text = "fn a() {\n    say(\"hi\");\n    done();\n}\n";
-        let m = msg(text, "fn a() {\n    say(\u{201C}hi\u{201D});\n    don();\n}");
+        let m = msg(
+            text,
+            "fn a() {\n    say(\u{201C}hi\u{201D});\n    don();\n}",
+        );
         assert!(m.starts_with(BASE));
         assert!(m.contains(" old_string contains typographic characters"));
         assert!(m.ends_with(" The closest region is lines 1-4 (2 of 4 lines match once trimmed); first difference at line 2: the file has \"····say(\"hi\");\" where old_string has \"····say(\u{201C}hi\u{201D});\" (quote/dash style). Re-read that region with read_file and copy it verbatim."));
         let m = msg(text, r#"say(\"hi\");\n    donе();"#);
-        assert!(m.contains(r#"old_string contains escape sequences the file does not (\n, \"): write"#));
+        assert!(
+            m.contains(r#"old_string contains escape sequences the file does not (\n, \"): write"#)
+        );
     }
 
     #[test]

@@ -22,7 +22,9 @@ impl Decoder {
     /// What this decoder read differently, for the success message.
     pub fn describe(self) -> &'static str {
         match self {
-            Decoder::Json => r#"escape sequences (\n, \t, \", \\) read as the characters they stand for"#,
+            Decoder::Json => {
+                r#"escape sequences (\n, \t, \", \\) read as the characters they stand for"#
+            }
             Decoder::Quotes => r#"escaped quotes (\") read as plain quotes"#,
             Decoder::Backslashes => r"doubled backslashes (\\) read as single ones",
         }
@@ -79,7 +81,10 @@ mod tests {
     #[test]
     fn quotes_and_backslashes_touch_only_their_escape() {
         assert_eq!(Decoder::Quotes.decode(r#"f(\"a\n\")"#), r#"f("a\n")"#);
-        assert_eq!(Decoder::Backslashes.decode(r#"s = "\\n\\t""#), r#"s = "\n\t""#);
+        assert_eq!(
+            Decoder::Backslashes.decode(r#"s = "\\n\\t""#),
+            r#"s = "\n\t""#
+        );
         assert_eq!(Decoder::Backslashes.decode(r#"\""#), r#"\""#);
     }
 }

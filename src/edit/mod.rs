@@ -138,7 +138,9 @@ pub fn apply(text: &str, old: &str, new: &str, replace_all: bool) -> ToolResult<
         [] => Err(diagnose::no_match(text, &lines, &old)),
         [r] => {
             let new = match found.tier {
-                cascade::Tier::Escapes(decoder, _) => normalize_eol(&decoder.decode(&new)).into_owned(),
+                cascade::Tier::Escapes(decoder, _) => {
+                    normalize_eol(&decoder.decode(&new)).into_owned()
+                }
                 _ => new.into_owned(),
             };
             let mut done = rewrite::rewrite(text, &lines, r, found.tier, &found.needle, &new);
@@ -168,5 +170,7 @@ pub fn apply(text: &str, old: &str, new: &str, replace_all: bool) -> ToolResult<
     }
 }
 
+#[cfg(test)]
+mod drift_tests;
 #[cfg(test)]
 mod tests;

@@ -178,7 +178,9 @@ impl Plan {
                 let v = f0 * den + (indent.chars().count() as i64 - n0) * num;
                 (v >= 0 && v % den == 0).then(|| to.to_string().repeat((v / den) as usize))
             }
-            Plan::Shift { from, to } => indent.strip_prefix(from.as_str()).map(|r| format!("{to}{r}")),
+            Plan::Shift { from, to } => indent
+                .strip_prefix(from.as_str())
+                .map(|r| format!("{to}{r}")),
         }
     }
 
@@ -241,7 +243,10 @@ mod tests {
     fn tabs_and_spaces_convert_both_ways() {
         let p = Plan::learn(&[("    ", "\t"), ("        ", "\t\t")], &["            "]).unwrap();
         assert_eq!(map(&p, "            ").as_deref(), Some("\t\t\t"));
-        assert_eq!(p.describe(), "4 spaces in old_string became 1 tab in the file");
+        assert_eq!(
+            p.describe(),
+            "4 spaces in old_string became 1 tab in the file"
+        );
         let p = Plan::learn(&[("\t", "  ")], &["\t\t"]).unwrap();
         assert_eq!(map(&p, "\t\t").as_deref(), Some("    "));
         // One level only: the unit comes from the spaces side.
@@ -251,7 +256,10 @@ mod tests {
 
     #[test]
     fn inconsistent_pairs_or_unmappable_new_lines_are_refused() {
-        assert_eq!(Plan::learn(&[("", ""), ("  ", "    "), ("    ", "     ")], &[]), None);
+        assert_eq!(
+            Plan::learn(&[("", ""), ("  ", "    "), ("    ", "     ")], &[]),
+            None
+        );
         // new_string indents with tabs while old_string used spaces.
         assert_eq!(Plan::learn(&[("", "\t"), ("  ", "\t\t")], &["\t"]), None);
         // A dedent below what the file can express.

@@ -132,11 +132,9 @@ pub fn rewrite(
         Tier::Collapsed | Tier::Escapes(_, Some(InnerTier::Collapsed))
     );
     if collapsed
-        && pairs.iter().any(|&(i, f)| {
-            !needle[i]
-                .split_whitespace()
-                .eq(file[f].split_whitespace())
-        })
+        && pairs
+            .iter()
+            .any(|&(i, f)| !needle[i].split_whitespace().eq(file[f].split_whitespace()))
     {
         return verbatim();
     }
@@ -154,7 +152,10 @@ pub fn rewrite(
         .collect();
     let mut inserted = Vec::new();
     for op in &ops {
-        inserted.extend(op.new_range().filter(|_| !matches!(op, DiffOp::Equal { .. })));
+        inserted.extend(
+            op.new_range()
+                .filter(|_| !matches!(op, DiffOp::Equal { .. })),
+        );
     }
     let inserted_indents: Vec<&str> = inserted
         .iter()
@@ -235,10 +236,16 @@ pub fn rewrite(
             }
         }
     }
-    out.extend(file[next_file.min(file.len())..].iter().map(|l| l.to_string()));
+    out.extend(
+        file[next_file.min(file.len())..]
+            .iter()
+            .map(|l| l.to_string()),
+    );
     if reindented {
         let plan = plan.as_ref().map_or_else(String::new, Plan::describe);
-        notes.push(format!("re-indented new_string to the file's indentation ({plan})"));
+        notes.push(format!(
+            "re-indented new_string to the file's indentation ({plan})"
+        ));
     } else if indents_differ && !inserted_indents.is_empty() {
         notes.push(if file_side > old_side {
             "kept new_string's indentation, which already matched the file's".to_string()
@@ -266,7 +273,10 @@ pub fn rewrite(
         notes.push("removed the trailing whitespace old_string had added".to_string());
     }
     if folded {
-        notes.push("wrote typographic quotes, dashes and spaces in new lines as ASCII, as the file does".to_string());
+        notes.push(
+            "wrote typographic quotes, dashes and spaces in new lines as ASCII, as the file does"
+                .to_string(),
+        );
     }
     let mut text = out.join("\n");
     text.push_str(tail);

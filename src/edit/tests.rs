@@ -176,6 +176,31 @@ fn timing_probe_5mb_100k_lines() {
         t.elapsed(),
         a.tolerant
     );
+    let probe = |label: &str, old: &str| {
+        let t = Instant::now();
+        let r = apply(&file.text, old, "X", false);
+        println!(
+            "{label}: {:?} ({})",
+            t.elapsed(),
+            match &r {
+                Ok(a) => a
+                    .note
+                    .as_ref()
+                    .map_or("exact".to_string(), |n| n.tier.clone()),
+                Err(e) => format!("{:?}", e.code),
+            }
+        );
+    };
+    probe(
+        "typographic (tier 5)",
+        "let value_77777 = compute(77777, \u{201C}padding text\u{201D});",
+    );
+    probe("blank lines (tier 6)", "let value_77777 = compute(77777, \"padding text\");\n\n    let value_77778 = compute(77778, \"padding text\");");
+    probe(
+        "escapes (tier 7)",
+        "let value_77777 = compute(77777, \\\"padding text\\\");",
+    );
+    probe("no_match with diagnosis", "let value_77777 = compute(77777, \"padded text\");\n    let value_77778 = compute(77778, \\\"padding\\\");");
     let t = Instant::now();
     let out = file.encode(&a.text);
     println!("encode: {:?} ({} bytes)", t.elapsed(), out.len());

@@ -10,12 +10,10 @@
 fn fold_char(c: char) -> Option<&'static str> {
     Some(match c {
         '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}' | '\u{2032}' => "'",
-        '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{201F}' | '\u{2033}' | '\u{00AB}' | '\u{00BB}' => {
-            "\""
-        }
-        '\u{2010}' | '\u{2011}' | '\u{2012}' | '\u{2013}' | '\u{2014}' | '\u{2015}' | '\u{2212}' => {
-            "-"
-        }
+        '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{201F}' | '\u{2033}' | '\u{00AB}'
+        | '\u{00BB}' => "\"",
+        '\u{2010}' | '\u{2011}' | '\u{2012}' | '\u{2013}' | '\u{2014}' | '\u{2015}'
+        | '\u{2212}' => "-",
         '\u{00A0}' | '\u{2002}'..='\u{200A}' | '\u{202F}' | '\u{205F}' | '\u{3000}' => " ",
         '\u{2026}' => "...",
         _ => return None,
@@ -93,21 +91,29 @@ pub fn find_in_line(line: &str, needle_folded: &str) -> Vec<(usize, usize)> {
     if needle_folded.is_empty() {
         return out;
     }
+    let needle_folded: String = folded(needle_folded).collect();
+    // An ASCII line folds to itself unless it has a dash run: search it as it is (the usual
+    // case, and what keeps this tier linear without an allocation per line).
+    if line.is_ascii() && !line.contains("--") {
+        out.extend(
+            line.match_indices(needle_folded.as_str())
+                .map(|(at, m)| (at, at + m.len())),
+        );
+        return out;
+    }
     // Folded text plus the original byte offset each folded byte came from.
     let mut text = String::with_capacity(line.len());
     let mut origin = Vec::with_capacity(line.len() + 1);
+    let mut utf8 = [0u8; 4];
     for (i, c) in line.char_indices() {
-        let piece = fold_char(c).map_or_else(|| c.to_string(), str::to_string);
+        let piece = fold_char(c).unwrap_or_else(|| c.encode_utf8(&mut utf8));
         if piece == "-" && text.ends_with('-') {
             continue;
         }
-        for _ in 0..piece.len() {
-            origin.push(i);
-        }
-        text.push_str(&piece);
+        origin.extend(std::iter::repeat_n(i, piece.len()));
+        text.push_str(piece);
     }
     origin.push(line.len());
-    let needle_folded: String = folded(needle_folded).collect();
     for (at, m) in text.match_indices(needle_folded.as_str()) {
         let end_folded = at + m.len();
         // Never cut a folded multi-character expansion (e.g. half an ellipsis) at either edge.
@@ -150,8 +156,14 @@ mod tests {
         let found = find_in_line(line, &fold("\u{201C}it's\u{201D}"));
         assert_eq!(found.len(), 1);
         assert_eq!(&line[found[0].0..found[0].1], "\u{201C}it\u{2019}s\u{201D}");
-        assert_eq!(find_in_line("a\u{2026}b", ".b"), Vec::<(usize, usize)>::new());
+        assert_eq!(
+            find_in_line("a\u{2026}b", ".b"),
+            Vec::<(usize, usize)>::new()
+        );
         assert_eq!(find_in_line("x = y--;", "y\u{2014};"), vec![(4, 8)]);
-        assert_eq!(fold_with("a\u{2014}b \u{201C}c\u{201D}", "--"), "a--b \"c\"");
+        assert_eq!(
+            fold_with("a\u{2014}b \u{201C}c\u{201D}", "--"),
+            "a--b \"c\""
+        );
     }
 }
