@@ -183,7 +183,8 @@ pub fn disproportionate(span: &str, needle: &Needle) -> bool {
     span_lines >= 2 * needle.lines.len() || utf16_len(span) >= utf16_len(needle.text) + 500
 }
 
-fn line_tier(
+/// Every window of whole lines that `eq` accepts, filtered for proportion.
+pub fn line_tier(
     text: &str,
     lines: &Lines,
     needle: &Needle,
@@ -242,7 +243,8 @@ fn contract_tiers(text: &str, lines: &Lines, old: &str) -> Option<(Tier, Vec<Reg
     (!found.is_empty()).then_some((Tier::Substring, found))
 }
 
-type Eq = fn(&[&str], &[&str]) -> bool;
+/// A window predicate: file lines against needle lines.
+pub type Eq = fn(&[&str], &[&str]) -> bool;
 
 /// Every occurrence of `part` as a substring region, filtered for proportion.
 fn substrings(text: &str, part: &str, needle: &Needle) -> Vec<Region> {
@@ -273,7 +275,7 @@ pub fn find_tier(text: &str, lines: &Lines, old: &str) -> Option<Found> {
         return Some(found(tier, regions));
     }
     let needle = Needle::new(old);
-    let typo = typographic_regions(text, lines, &needle);
+    let typo = typographic::regions(text, lines, &needle);
     if !typo.is_empty() {
         return Some(found(Tier::Typographic, typo));
     }
@@ -298,35 +300,6 @@ pub fn find_tier(text: &str, lines: &Lines, old: &str) -> Option<Found> {
         }
     }
     None
-}
-
-/// Tier 5: whole lines, or for a one-line `old_string` a fragment within a line.
-fn typographic_regions(text: &str, lines: &Lines, needle: &Needle) -> Vec<Region> {
-    let found = line_tier(text, lines, needle, typographic::tier);
-    // A fragment search only makes sense for a needle with typographic characters: an ASCII
-    // fragment of an ASCII line was already looked up exactly.
-    if !found.is_empty() || needle.lines.len() != 1 || !typographic::has_typographic(needle.text) {
-        return found;
-    }
-    let part = typographic::fold(needle.lines[0].trim());
-    if part.is_empty() {
-        return found;
-    }
-    let mut out = Vec::new();
-    for (i, line) in lines.lines.iter().enumerate() {
-        for (a, b) in typographic::find_in_line(line, &part) {
-            let (start, end) = (lines.starts[i] + a, lines.starts[i] + b);
-            if !disproportionate(&text[start..end], needle) {
-                out.push(Region {
-                    start,
-                    end,
-                    line: i + 1,
-                    count: 0,
-                });
-            }
-        }
-    }
-    out
 }
 
 /// Tier 7's search for a decoded `old_string`: exact, then tiers 1–3.

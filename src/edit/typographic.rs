@@ -5,6 +5,9 @@
 //!
 //! Comparison folds on the fly (no allocation per line), so the tier is one linear pass.
 
+use super::cascade::{disproportionate, line_tier, Needle, Region};
+use super::Lines;
+
 /// The ASCII form of a typographic character (up to three characters), or `None` when the
 /// character is not one this module folds.
 fn fold_char(c: char) -> Option<&'static str> {
@@ -121,6 +124,35 @@ pub fn find_in_line(line: &str, needle_folded: &str) -> Vec<(usize, usize)> {
         let ends_clean = origin[end_folded] != origin[end_folded - 1];
         if starts_clean && ends_clean {
             out.push((origin[at], origin[end_folded]));
+        }
+    }
+    out
+}
+
+/// Tier 5: whole lines, or for a one-line `old_string` a fragment within a line.
+pub fn regions(text: &str, lines: &Lines, needle: &Needle) -> Vec<Region> {
+    let found = line_tier(text, lines, needle, tier);
+    // A fragment search only makes sense for a needle with typographic characters: an ASCII
+    // fragment of an ASCII line was already looked up exactly.
+    if !found.is_empty() || needle.lines.len() != 1 || !has_typographic(needle.text) {
+        return found;
+    }
+    let part = fold(needle.lines[0].trim());
+    if part.is_empty() {
+        return found;
+    }
+    let mut out = Vec::new();
+    for (i, line) in lines.lines.iter().enumerate() {
+        for (a, b) in find_in_line(line, &part) {
+            let (start, end) = (lines.starts[i] + a, lines.starts[i] + b);
+            if !disproportionate(&text[start..end], needle) {
+                out.push(Region {
+                    start,
+                    end,
+                    line: i + 1,
+                    count: 0,
+                });
+            }
         }
     }
     out
