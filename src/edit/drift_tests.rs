@@ -153,3 +153,59 @@ fn a_miss_names_the_closest_region() {
     let e = apply(text, "fn b() {\n    tw();\n}", "x", false).unwrap_err();
     assert!(e.message.ends_with(" The closest region is lines 5-7 (2 of 3 lines match once trimmed); first difference at line 6: the file has \"····two();\" where old_string has \"····tw();\". Re-read that region with read_file and copy it verbatim."), "{}", e.message);
 }
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A block: (indent level, words) per line, the first line at level 0.
+    fn block() -> impl Strategy<Value = Vec<(usize, String)>> {
+        prop::collection::vec((0usize..3, "[a-e]{1,3}( [a-e]{1,3}){0,2}"), 2..6).prop_map(
+            |mut b| {
+                b[0].0 = 0;
+                b
+            },
+        )
+    }
+
+    fn render(b: &[(usize, String)], base: &str, unit: &str) -> Vec<String> {
+        b.iter()
+            .map(|(lvl, w)| format!("{base}{}{w}", unit.repeat(*lvl)))
+            .collect()
+    }
+
+    proptest! {
+        /// Whatever consistent indentation drift old_string and new_string share (a shift, or
+        /// tabs for the file's spaces), the file ends up exactly as if they had none.
+        #[test]
+        fn shared_indentation_drift_never_reaches_the_file(
+            b in block(),
+            base in 1usize..4,
+            at in 0usize..6,
+            tabs in any::<bool>(),
+            shift in 0usize..3,
+        ) {
+            let at = at % b.len();
+            let mut changed = b.clone();
+            changed[at].1.push_str(" zz");
+            changed.insert(at + 1, (b[at].0, "inserted line".to_string()));
+            let file_base = "    ".repeat(base);
+            let file_block = render(&b, &file_base, "    ");
+            let text = format!("100\n{}\n200\n", file_block.join("\n"));
+            let (model_base, model_unit) = if tabs {
+                ("\t".repeat(base), "\t")
+            } else {
+                (" ".repeat(shift), "    ")
+            };
+            let old = render(&b, &model_base, model_unit).join("\n");
+            let new = render(&changed, &model_base, model_unit).join("\n");
+            prop_assume!(!text.contains(&old));
+            let expected = format!("100\n{}\n200\n", render(&changed, &file_base, "    ").join("\n"));
+            match apply(&text, &old, &new, false) {
+                Ok(a) => prop_assert_eq!(a.text, expected),
+                // Repeated lines can make the block ambiguous: a refusal, never a wrong edit.
+                Err(e) => prop_assert_eq!(e.code, Code::AmbiguousMatch),
+            }
+        }
+    }
+}
