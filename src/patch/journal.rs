@@ -4,7 +4,8 @@
 //! `<root>/.clarvis/journal/<pid>-<millis>-<counter>-<12 hex>.json` — every [`Step`] with its
 //! temp and backup names and inodes, plus the directories it created — and fsyncs the file
 //! and its directory. The journal is removed (and the removal fsynced) once every rename is
-//! done and durable, before the tool reports success; so a journal that is still there means
+//! done and durable, before the tool reports success (an emptied journal directory is removed
+//! too, and `.clarvis` when the commit created it); so a journal that is still there means
 //! the patch was never reported applied, and recovery rolls it **back**: the user's files are
 //! as before the call, which is what the caller saw (no success) and what a retry expects.
 //!
@@ -63,13 +64,40 @@ impl Record {
 #[derive(Debug)]
 pub struct Written {
     path: PathBuf,
+    root: PathBuf,
+    made_clarvis: bool,
 }
 
 impl Written {
-    /// Removes the journal and makes the removal durable: the commit is now final.
+    /// Removes the journal and makes the removal durable: the commit is now final. Then the
+    /// journal directory goes when empty, and `.clarvis` too when this commit created it and
+    /// it holds nothing else: a patch leaves no trace in the workspace but its own changes.
     pub fn remove(self) -> io::Result<()> {
         fs::remove_file(&self.path)?;
-        fsync_dir(self.path.parent().unwrap_or(Path::new("/")))
+        fsync_dir(self.path.parent().unwrap_or(Path::new("/")))?;
+        tidy(&self.root, self.made_clarvis);
+        Ok(())
+    }
+}
+
+/// Removes an empty journal directory, and `.clarvis` when `clarvis_too` and it holds only
+/// the `.gitignore` it was created with. Best effort; losing a race to a concurrent commit
+/// or spill file only leaves the directory in place.
+fn tidy(root: &Path, clarvis_too: bool) {
+    if fs::remove_dir(root.join(JOURNAL_DIR)).is_err() || !clarvis_too {
+        return;
+    }
+    let clarvis = root.join(".clarvis");
+    let only_ours = fs::read_dir(&clarvis).is_ok_and(|entries| {
+        let names: Vec<_> = entries.flatten().map(|e| e.file_name()).collect();
+        names.len() == 1 && names[0] == ".gitignore"
+    }) && fs::read(clarvis.join(".gitignore")).is_ok_and(|b| b == b"*\n");
+    if only_ours
+        && fs::remove_file(clarvis.join(".gitignore")).is_ok()
+        && fs::remove_dir(&clarvis).is_err()
+    {
+        // Something arrived meanwhile: keep it out of git again.
+        let _ = fs::write(clarvis.join(".gitignore"), b"*\n");
     }
 }
 
@@ -97,13 +125,15 @@ fn owner_alive(record: &Record) -> bool {
 }
 
 /// Makes `<root>/.clarvis/journal` (never through a symlink: it could lead outside the
-/// workspace) and returns it.
-fn journal_dir(root: &Path) -> io::Result<PathBuf> {
+/// workspace) and returns it, with whether `.clarvis` itself had to be created.
+fn journal_dir(root: &Path) -> io::Result<(PathBuf, bool)> {
     let clarvis = root.join(".clarvis");
     let dir = root.join(JOURNAL_DIR);
+    let mut made_clarvis = false;
     for d in [&clarvis, &dir] {
         match fs::create_dir(d) {
             Ok(()) => {
+                made_clarvis |= d == &clarvis;
                 // The new entry must survive a power loss as much as the journal in it.
                 fsync_dir(d.parent().unwrap_or(root))?;
                 if d == &clarvis {
@@ -124,35 +154,44 @@ fn journal_dir(root: &Path) -> io::Result<PathBuf> {
             return Err(io::Error::from_raw_os_error(libc::ENOTDIR));
         }
     }
-    Ok(dir)
+    Ok((dir, made_clarvis))
 }
 
 /// Writes `record` as a new journal under `root` and makes it durable (file and directory
 /// fsynced) before returning.
 pub fn write(root: &Path, record: &Record) -> io::Result<Written> {
-    let dir = journal_dir(root)?;
-    let unique = temp_name(&dir);
-    let name = unique
-        .file_name()
-        .and_then(|n| n.to_str())
-        .and_then(|n| n.strip_prefix(TEMP_PREFIX))
-        .unwrap_or("journal")
-        .to_string();
-    let path = dir.join(format!("{name}.json"));
     let json = serde_json::to_vec(record).map_err(io::Error::other)?;
-    let written = (|| {
-        let mut file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&path)?;
-        file.write_all(&json)?;
-        file.sync_all()?;
-        fsync_dir(&dir)
-    })();
+    let mut attempt = 0;
+    let (dir, made_clarvis, path, mut file) = loop {
+        let (dir, made_clarvis) = journal_dir(root)?;
+        let unique = temp_name(&dir);
+        let name = unique
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_prefix(TEMP_PREFIX))
+            .unwrap_or("journal")
+            .to_string();
+        let path = dir.join(format!("{name}.json"));
+        match OpenOptions::new().write(true).create_new(true).open(&path) {
+            Ok(file) => break (dir, made_clarvis, path, file),
+            // A concurrent commit tidied the empty directory away in between: make it again.
+            Err(e) if e.kind() == io::ErrorKind::NotFound && attempt < 5 => attempt += 1,
+            Err(e) => return Err(e),
+        }
+    };
+    let written = file
+        .write_all(&json)
+        .and_then(|()| file.sync_all())
+        .and_then(|()| fsync_dir(&dir));
     match written {
-        Ok(()) => Ok(Written { path }),
+        Ok(()) => Ok(Written {
+            path,
+            root: root.to_path_buf(),
+            made_clarvis,
+        }),
         Err(e) => {
             let _ = fs::remove_file(&path);
+            tidy(root, made_clarvis);
             Err(e)
         }
     }
@@ -245,5 +284,7 @@ pub fn recover(root: &Path) -> Vec<String> {
             let _ = fsync_dir(path.parent().unwrap_or(root));
         }
     }
+    // An emptied journal directory goes; `.clarvis` stays (it may hold spill files).
+    tidy(root, false);
     warnings
 }
