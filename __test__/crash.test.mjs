@@ -20,6 +20,22 @@ test('a multi-file patch killed between two renames is rolled back at the next s
   assert.deepEqual(r.warnings, [])
 })
 
+test('recovery leaves a file edited after the crash alone and says so on the warn sink', async () => {
+  const r = await killMidCommit({ bytes: 1 << 20, pauseMs: 400, afterMs: 100, tamper: { path: 'group/g0.txt', content: 'edited after the crash\n' } })
+  assert.equal(r.pending, 1)
+  assert.equal(r.after, 'edited after the crash\n', 'the edit is kept')
+  // The rest of the patch is rolled back.
+  assert.deepEqual(r.recovered.versions.slice(1), [0, 0, 0, 0])
+  assert.equal(r.warnings.length, 1, r.warnings.join(''))
+  assert.match(
+    r.warnings[0],
+    new RegExp(
+      `^clarvis-agent-tools: warning: rolling back the interrupted patch \\d+-\\d+-\\d+-[0-9a-f]{12}\\.json: could not restore ${r.root}/group/g0\\.txt: it was changed since and is left as it is; its previous content is kept at ${r.root}/group/\\.clarvis-tmp-\\d+-\\d+-\\d+-[0-9a-f]{12}\\n$`,
+    ),
+  )
+  assert.equal(r.journalsLeft, 0)
+})
+
 test('random SIGKILLs never tear a file, never leave a mixed patch, never leak temp files', async (t) => {
   const f = await runCrashes({ kills: 24, bytes: 1 << 20, windowMs: 500, pauseMs: 15 })
   t.diagnostic(JSON.stringify(f))

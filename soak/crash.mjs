@@ -313,9 +313,10 @@ export async function runCrashes({ kills = 200, bytes = 2 << 20, windowMs = 600,
  * Kills the child while its multi-file commit is certainly half done: commits pause
  * `pauseMs` between file operations, and the kill comes `afterMs` after the journal (written
  * just before the first rename) appears. Returns the group as the kill left it and as the
- * start-up recovery leaves it.
+ * start-up recovery leaves it. `tamper: { path, content }` rewrites a file between the kill and
+ * the recovery (a user editing after the crash).
  */
-export async function killMidCommit({ bytes = 1 << 20, pauseMs = 400, afterMs = 100 } = {}) {
+export async function killMidCommit({ bytes = 1 << 20, pauseMs = 400, afterMs = 100, tamper = null } = {}) {
   const { createAgentTools, setWarnSink } = await import(indexUrl)
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'clarvis-crash-')))
   const versions = makeVersions(bytes)
@@ -331,10 +332,14 @@ export async function killMidCommit({ bytes = 1 << 20, pauseMs = 400, afterMs = 
     await c.exited
     const raw = inspectGroup(root, versions)
     const pending = journals(root)
+    // Someone edits a file between the crash and the next start-up.
+    if (tamper) fs.writeFileSync(path.join(root, tamper.path), tamper.content)
+    const tampered = tamper ? fs.readFileSync(path.join(root, tamper.path), 'utf8') : null
     setWarnSink((line) => warnings.push(line))
     createAgentTools({ workspaceRoot: root })
     const recovered = inspectGroup(root, versions)
-    return { raw, pending, recovered, journalsLeft: journals(root), temps: temps(root).length, warnings }
+    const after = tamper ? fs.readFileSync(path.join(root, tamper.path), 'utf8') : null
+    return { raw, pending, recovered, journalsLeft: journals(root), temps: temps(root).length, warnings, tampered, after, root }
   } finally {
     setWarnSink(null)
     fs.rmSync(root, { recursive: true, force: true })
