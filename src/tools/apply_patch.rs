@@ -4,7 +4,7 @@
 
 use super::{object_schema, Annotations, Call, Handler, ToolDef};
 use crate::error::{ToolError, ToolResult};
-use crate::patch::commit::{commit, Op};
+use crate::patch::commit::{self, Op};
 use crate::patch::prepare::{self, Change};
 use crate::patch::{self, FilePatch};
 use crate::schema::str_arg;
@@ -69,9 +69,15 @@ fn run(call: &Call) -> ToolResult<String> {
     if call.cancel.is_cancelled() {
         return Err(ToolError::aborted());
     }
-    commit(&ops, config.hooks.fail_commit_after, &|p| {
-        workspace::display(config, p)
-    })?;
+    let options = commit::Options {
+        journal_root: (!config.hooks.no_journal).then(|| config.workspace_root.clone()),
+        fail_after: config.hooks.fail_commit_after,
+        pause: config
+            .hooks
+            .commit_pause_ms
+            .map(std::time::Duration::from_millis),
+    };
+    commit::commit_with(&ops, &options, &|p| workspace::display(config, p))?;
     Ok(summary(&changes))
 }
 
