@@ -97,11 +97,18 @@ function optionsJson(options) {
   })
 }
 
+// Opening a workspace rolls back patches a crash interrupted; what it could not restore
+// goes to the warn sink, never into a StartupError.
+function opened(handle) {
+  if (typeof handle.takeWarnings === 'function') for (const line of handle.takeWarnings()) warn(line)
+  return handle
+}
+
 /** Validates options and returns the frozen ServerConfig. Throws StartupError. */
 function resolveConfig(options) {
   const opts = options !== null && typeof options === 'object' ? options : {}
   const ripgrep = typeof opts.probeRipgrep === 'function' ? Boolean(opts.probeRipgrep()) : undefined
-  return freezeConfig(startup(() => native.NativeTools.resolve(optionsJson(opts), ripgrep)))
+  return freezeConfig(opened(startup(() => native.NativeTools.resolve(optionsJson(opts), ripgrep))))
 }
 
 /** Builds a config from a command line and environment, like the original CLI. */
@@ -110,14 +117,14 @@ function buildConfig(argv = process.argv.slice(2), env = process.env, probe) {
   for (const [k, v] of Object.entries(env || {})) if (typeof v === 'string') vars[k] = v
   const ripgrep = typeof probe === 'function' ? Boolean(probe()) : undefined
   const args = Array.from(argv || [], String)
-  return freezeConfig(startup(() => native.NativeTools.build(args, vars, ripgrep)))
+  return freezeConfig(opened(startup(() => native.NativeTools.build(args, vars, ripgrep))))
 }
 
 function handleFor(config) {
   let handle = handles.get(config)
   if (handle) return handle
   // A config built by hand: same field names as the options, so resolve it like them.
-  handle = native.NativeTools.resolve(optionsJson({ ...config }), Boolean(config && config.ripgrepAvailable))
+  handle = opened(native.NativeTools.resolve(optionsJson({ ...config }), Boolean(config && config.ripgrepAvailable)))
   if (Object.isFrozen(config)) handles.set(config, handle)
   return handle
 }

@@ -130,11 +130,12 @@ test('tolerant match: applied when unique, ambiguous with lines otherwise', asyn
     'two.py': '  f(x)\n  g()\n\n    f(x)\n    g()\n',
   })
   const r = await call('edit_file', { path: 'one.py', old_string: 'if x:\n    return 1', new_string: '\tif y:\n\t\treturn 2' })
-  assert.equal(r.text, 'Replaced 1 occurrence in one.py' + TOLERANT)
+  // new_string already uses the file's tabs: written verbatim, the message names the tier.
+  assert.equal(r.text, 'Replaced 1 occurrence in one.py' + TOLERANT + ' Matched by tier 2, per-line trimmed.')
   assert.deepEqual(bytes(root, 'one.py'), Buffer.from('def f():\r\n\tif y:\r\n\t\treturn 2\r\n'))
   // A CRLF old_string is matched by the cascade.
   const c = await call('edit_file', { path: 'one.py', old_string: 'def f():\r\n\tif y:', new_string: 'def g():\n\tif y:' })
-  assert.equal(c.text, 'Replaced 1 occurrence in one.py' + TOLERANT)
+  assert.equal(c.text, 'Replaced 1 occurrence in one.py' + TOLERANT + " Matched by tier 1, indentation-flexible (old_string's CRLF line endings read as LF).")
   assert.deepEqual(bytes(root, 'one.py'), Buffer.from('def g():\r\n\tif y:\r\n\t\treturn 2\r\n'))
   assert.deepEqual(envelope(await call('edit_file', { path: 'two.py', old_string: 'f(x)\ng()', new_string: 'h()' })), {
     error: 'ambiguous_match',
@@ -146,7 +147,7 @@ test('tolerant match: applied when unique, ambiguous with lines otherwise', asyn
 test('a one-line old_string ending in a newline falls through to the trimmed-substring tier', async () => {
   const { root, call } = workspace({ 'f.txt': 'alpha\n  beta  \ngamma\n' })
   const r = await call('edit_file', { path: 'f.txt', old_string: ' beta\n', new_string: 'BETA' })
-  assert.equal(r.text, 'Replaced 1 occurrence in f.txt' + TOLERANT)
+  assert.equal(r.text, 'Replaced 1 occurrence in f.txt' + TOLERANT + ' Matched by tier 4, trimmed substring.')
   assert.equal(bytes(root, 'f.txt').toString(), 'alpha\n  BETA  \ngamma\n')
 })
 
@@ -176,4 +177,25 @@ test('50 parallel edits of one file all land', async () => {
   const expected = lines.map((_, i) => `line ${i} new`).join('\r\n') + '\r\n'
   assert.equal(bytes(root, 'many.txt').toString(), expected)
   assert.deepEqual(strays(root), [])
+})
+
+test('drift: a dedented block in a CRLF Python file is re-indented, CRLF kept, message names the tier', async () => {
+  const { root, call } = workspace({ 'm.py': 'class A:\r\n    def f(self):\r\n        if self.x:\r\n            return 1\r\n        return 0\r\n' })
+  const r = await call('edit_file', { path: 'm.py', old_string: 'if self.x:\n    return 1', new_string: 'if self.x:\n    log(self)\n    return 1' })
+  assert.equal(r.text, "Replaced 1 occurrence in m.py (matched after a whitespace-tolerant search — tier 1, indentation-flexible; re-indented new_string to the file's indentation (shifted right by 8 spaces); kept 2 lines new_string did not change exactly as in the file).")
+  assert.deepEqual(bytes(root, 'm.py'), Buffer.from('class A:\r\n    def f(self):\r\n        if self.x:\r\n            log(self)\r\n            return 1\r\n        return 0\r\n'))
+})
+
+test('drift: smart quotes, a dropped blank line and escapes land; prefixes are still refused', async () => {
+  const { root, call } = workspace({ 'q.js': 'const a = "x";\n\nconst b = \'y\';\nlog(a, b);\n' })
+  const q = await call('edit_file', { path: 'q.js', old_string: 'const a = \u201Cx\u201D;', new_string: 'const a = \u201Cz\u201D;' })
+  assert.match(q.text, /tier 5, typographic/)
+  const b = await call('edit_file', { path: 'q.js', old_string: "const a = \"z\";\nconst b = 'y';", new_string: "const a = \"z\";\nconst b = 'w';" })
+  assert.match(b.text, /tier 6, blank-line-insensitive/)
+  const e = await call('edit_file', { path: 'q.js', old_string: 'const b = \\\'w\\\';\\nlog(a, b);', new_string: 'const b = \\\'w\\\';\\nlog(b, a);' })
+  assert.match(e.text, /tier 7, escape drift/)
+  assert.equal(bytes(root, 'q.js').toString(), 'const a = "z";\n\nconst b = \'w\';\nlog(b, a);\n')
+  const p = envelope(await call('edit_file', { path: 'q.js', old_string: '     1\tconst a = "z";\n     2\t', new_string: 'x' }))
+  assert.equal(p.error, 'no_match')
+  assert.match(p.message, /line-number prefixes/)
 })

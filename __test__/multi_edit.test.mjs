@@ -34,7 +34,7 @@ test('one edit: singular message; tolerant edits are counted in the suffix', asy
       { old_string: 'g', new_string: 'h' },
     ],
   })
-  assert.equal(r.text, 'Applied 2 edits to p.py. (1 matched after a whitespace-tolerant search; each such region — including its leading indentation — was replaced verbatim, so re-read to verify.)')
+  assert.equal(r.text, 'Applied 2 edits to p.py. (1 matched after a whitespace-tolerant search; each such region — including its leading indentation — was replaced verbatim, so re-read to verify.) Matched by: edit[0] tier 2, per-line trimmed.')
   assert.equal(bytes(root, 'p.py').toString(), 'def h():\n    return 2\n')
 })
 
@@ -112,4 +112,18 @@ test('mode bits are preserved and an aborted call writes nothing', async () => {
   const e = envelope(await call('multi_edit', { path: 'run.sh', edits: [{ old_string: 'b', new_string: 'c' }] }, ac.signal))
   assert.equal(e.error, 'aborted')
   assert.equal(bytes(root, 'run.sh').toString(), 'echo b\n')
+})
+
+test('drift is handled per edit, and the suffix says which tier matched each edit and what was adjusted', async () => {
+  const { root, call } = workspace({ 'd.rs': 'fn main() {\n    let a = "x";\n    if a.is_empty() {\n        return;\n    }\n}\n' })
+  const r = await call('multi_edit', {
+    path: 'd.rs',
+    edits: [
+      { old_string: 'fn main() {', new_string: 'fn main() -> () {' },
+      { old_string: 'if a.is_empty() {\n    return;\n}', new_string: 'if a.is_empty() {\n    eprintln!("empty");\n    return;\n}' },
+      { old_string: 'let a = \u201Cx\u201D;', new_string: 'let a = \u201Cy\u201D;' },
+    ],
+  })
+  assert.equal(r.text, "Applied 3 edits to d.rs. (2 matched after a whitespace-tolerant search — edit[1] tier 1, indentation-flexible: re-indented new_string to the file's indentation (shifted right by 4 spaces), kept 3 lines new_string did not change exactly as in the file; edit[2] tier 5, typographic: curly quotes, dashes, non-breaking spaces and ellipses read as their ASCII forms: re-indented new_string to the file's indentation (shifted right by 4 spaces), wrote typographic quotes, dashes and spaces in new lines as ASCII, as the file does.)")
+  assert.equal(bytes(root, 'd.rs').toString(), 'fn main() -> () {\n    let a = "y";\n    if a.is_empty() {\n        eprintln!("empty");\n        return;\n    }\n}\n')
 })

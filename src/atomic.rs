@@ -18,6 +18,12 @@
 //!
 //! Multi-file commits (apply_patch) build on the pieces: [`temp_name`], [`write_temp`],
 //! [`TempFile`], [`fsync_dir`], [`ensure_parent_dirs`], [`mode_of`].
+//!
+//! A process killed mid-write leaves its temp file behind. Every successful write sweeps its
+//! directory ([`sweep_stale`]): a `.clarvis-tmp-<pid>-…` file whose pid is not a running
+//! process and which is older than [`STALE_TEMP_AGE`] is removed — unless a commit journal
+//! is pending in a workspace above the directory, whose backups may be the only copies of
+//! the user's files (recovery retires the journal first, see `patch::journal`).
 
 use crate::config::Config;
 use crate::error::{ToolError, ToolResult};
@@ -29,6 +35,7 @@ use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
+use std::time::{Duration, SystemTime};
 
 /// The prefix every temp and backup file starts with.
 pub const TEMP_PREFIX: &str = ".clarvis-tmp-";
@@ -174,15 +181,77 @@ pub fn ensure_parent_dirs(dir: &Path) -> io::Result<Vec<PathBuf>> {
     Ok(created)
 }
 
-/// Replaces `abs` with `bytes` atomically (temp file, fsync, mode, rename, fsync dir).
-/// `mode` is normally [`mode_of`] the old file. The caller has already refused symlinks
-/// and holds the path's lock. Parent directories must exist.
+/// Replaces `abs` with `bytes` atomically (temp file, fsync, mode, rename, fsync dir), then
+/// sweeps stale temp files from the directory. `mode` is normally [`mode_of`] the old file.
+/// The caller has already refused symlinks and holds the path's lock. Parent directories
+/// must exist.
 pub fn replace(abs: &Path, bytes: &[u8], mode: Option<u32>) -> io::Result<()> {
     let dir = abs.parent().unwrap_or(Path::new("/"));
     let temp = write_temp(dir, bytes, mode)?;
     fs::rename(temp.path(), abs)?;
     temp.keep();
-    fsync_dir(dir)
+    fsync_dir(dir)?;
+    sweep_stale(dir);
+    Ok(())
+}
+
+/// How old a dead process's temp file must be before a sweep removes it. The pid check is
+/// what matters; the age only spares a live writer whose pid this process cannot see (another
+/// pid namespace sharing the directory), whose temp file is seconds old at most.
+pub const STALE_TEMP_AGE: Duration = Duration::from_secs(30);
+
+/// Whether `pid` is a running process (a zombie is not; another user's process is).
+pub fn pid_alive(pid: u32) -> bool {
+    let Ok(p) = libc::pid_t::try_from(pid) else {
+        return false;
+    };
+    if p <= 0 {
+        return false;
+    }
+    // SAFETY: signal 0 only checks existence and permission.
+    if unsafe { libc::kill(p, 0) } != 0
+        && io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
+    {
+        return false;
+    }
+    match fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => !matches!(
+            stat.rfind(')')
+                .and_then(|i| stat[i + 1..].split_ascii_whitespace().next()),
+            Some("Z") | Some("X")
+        ),
+        Err(_) => true,
+    }
+}
+
+/// Removes the `.clarvis-tmp-<pid>-…` regular files in `dir` left by processes that are no
+/// longer running and older than [`STALE_TEMP_AGE`] — none while a commit journal is pending
+/// in a `.clarvis/journal` of `dir` or an ancestor. Best effort; returns how many it removed.
+pub fn sweep_stale(dir: &Path) -> usize {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return 0;
+    };
+    let now = SystemTime::now();
+    let me = std::process::id();
+    let stale: Vec<PathBuf> = entries
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name();
+            let rest = name.to_str()?.strip_prefix(TEMP_PREFIX)?;
+            let pid: u32 = rest.split('-').next()?.parse().ok()?;
+            if pid == me || pid_alive(pid) {
+                return None;
+            }
+            // DirEntry::metadata does not follow a symlink.
+            let meta = e.metadata().ok()?;
+            let age = now.duration_since(meta.modified().ok()?).ok()?;
+            (meta.is_file() && age >= STALE_TEMP_AGE).then(|| e.path())
+        })
+        .collect();
+    if stale.is_empty() || dir.ancestors().any(crate::patch::journal::any_pending) {
+        return 0;
+    }
+    stale.iter().filter(|p| fs::remove_file(p).is_ok()).count()
 }
 
 /// The whole single-file write: refuses a symlink, carries the old mode over and replaces

@@ -18,6 +18,20 @@ use std::sync::Arc;
 #[napi]
 pub struct NativeTools {
     config: Arc<Config>,
+    /// Warn-sink lines from opening the workspace (commit recovery), until taken.
+    startup_warnings: std::sync::Mutex<Vec<String>>,
+}
+
+impl NativeTools {
+    /// Wraps a resolved config, first rolling back commits a crash interrupted in its
+    /// workspace (`patch::journal::recover`, which never fails).
+    fn open(config: Config) -> NativeTools {
+        let warnings = crate::patch::journal::recover(&config.workspace_root);
+        NativeTools {
+            config: Arc::new(config),
+            startup_warnings: std::sync::Mutex::new(warnings),
+        }
+    }
 }
 
 /// The result of one call, plus the lines to send to the warn sink.
@@ -68,9 +82,7 @@ impl NativeTools {
         let options: serde_json::Value = serde_json::from_str(&options_json)
             .map_err(|e| Error::new(Status::InvalidArg, e.to_string()))?;
         let config = config::resolve_config(&options, ripgrep).map_err(startup)?;
-        Ok(NativeTools {
-            config: Arc::new(config),
-        })
+        Ok(NativeTools::open(config))
     }
 
     /// Builds a configuration from a command line and an environment.
@@ -81,9 +93,19 @@ impl NativeTools {
         ripgrep: Option<bool>,
     ) -> Result<NativeTools> {
         let config = config::build_config(&argv, &env, ripgrep).map_err(startup)?;
-        Ok(NativeTools {
-            config: Arc::new(config),
-        })
+        Ok(NativeTools::open(config))
+    }
+
+    /// The warn-sink lines produced while opening the workspace (each ending in a newline);
+    /// returns them once.
+    #[napi]
+    pub fn take_warnings(&self) -> Vec<String> {
+        std::mem::take(
+            &mut *self
+                .startup_warnings
+                .lock()
+                .unwrap_or_else(|p| p.into_inner()),
+        )
     }
 
     /// The public `ServerConfig` as JSON.

@@ -31,6 +31,11 @@ pub struct TestHooks {
     pub panic_in: Option<String>,
     /// Fail a multi-file commit after this many file operations, to prove rollback.
     pub fail_commit_after: Option<u64>,
+    /// Sleep this many milliseconds between the file operations of a commit, so a crash
+    /// test can kill the process mid-commit.
+    pub commit_pause_ms: Option<u64>,
+    /// Commit without a journal, to measure what a crash does without one.
+    pub no_journal: bool,
 }
 
 /// The resolved, immutable configuration every tool call reads.
@@ -213,6 +218,8 @@ fn hooks_option(opts: &Map<String, Value>) -> TestHooks {
     TestHooks {
         panic_in: h.get("panicIn").and_then(Value::as_str).map(str::to_string),
         fail_commit_after: h.get("failCommitAfter").and_then(Value::as_u64),
+        commit_pause_ms: h.get("commitPauseMs").and_then(Value::as_u64),
+        no_journal: h.get("noJournal").and_then(Value::as_bool).unwrap_or(false),
     }
 }
 

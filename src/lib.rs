@@ -10,6 +10,10 @@
 //! use clarvis_agent_tools::{cancel::Cancel, config, dispatch};
 //! use std::sync::Arc;
 //! let cfg = Arc::new(config::resolve_config(&serde_json::json!({"workspaceRoot": "."}), Some(false)).unwrap());
+//! // Roll back patches a crash interrupted (createAgentTools does this for JS callers).
+//! for line in clarvis_agent_tools::patch::journal::recover(&cfg.workspace_root) {
+//!     eprint!("{line}");
+//! }
 //! let args = dispatch::Args::Json(serde_json::json!({"path": "README.md"}));
 //! let out = dispatch::dispatch("read_file", args, cfg, Cancel::new()).await;
 //! println!("{}", out.text);

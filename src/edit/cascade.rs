@@ -1,19 +1,85 @@
-//! The whitespace-tolerant cascade edit_file falls back to when `old_string` has no exact
-//! match (CONTRACT §5 edit_file). Strictest tier first; the first tier with a surviving
-//! candidate decides, and every candidate of that tier is reported, so a tolerant match
-//! is only ever applied when it is unique — never a guess.
+//! The tolerant cascade edit_file falls back to when `old_string` has no exact match
+//! (CONTRACT §5 edit_file, plus tiers 5–7 added for model drift). Strictest tier first; the
+//! first tier with a surviving candidate decides, and every candidate of that tier is
+//! reported, so a tolerant match is only ever applied when it is unique — never a guess.
 //!
 //! 1. indentation-flexible: same lines once each side's common leading indentation is removed;
 //! 2. per-line trimmed;
 //! 3. whitespace-collapsed (the block's whitespace-separated words are the same);
-//! 4. trimmed substring (only when trimming changes `old_string`).
+//! 4. trimmed substring (only when trimming changes `old_string`);
+//! 5. typographic: per-line trimmed with curly quotes, dashes, Unicode spaces and ellipses
+//!    folded to ASCII ([`super::typographic`]); a one-line fragment is searched within lines;
+//! 6. blank-line-insensitive: the non-blank lines match per-line trimmed, blank lines
+//!    dropped or added inside the block ([`super::blank_lines`]);
+//! 7. escape drift: `old_string` decoded ([`super::escapes`]) and searched exactly, then
+//!    with tiers 1–3.
 //!
-//! Tiers 1–3 compare windows of whole lines. Per-line views (indent split, trim) are slices
-//! of the file's lines computed on the fly without allocating, and a window is abandoned at
-//! its first differing line, so a scan of a 100k-line file is a single linear pass.
+//! Tiers 1–3, 5 and 6 compare windows of whole lines. Per-line views (indent split, trim) are
+//! slices of the file's lines computed on the fly without allocating, and a window is
+//! abandoned at its first differing line, so a scan of a 100k-line file is a single linear
+//! pass per tier.
 
-use super::Lines;
-use crate::text::utf16_len;
+use super::escapes::{self, Decoder};
+use super::{blank_lines, exact, typographic, Lines};
+use crate::text::{normalize_eol, utf16_len};
+
+/// Which tier of the cascade matched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tier {
+    /// 1: indentation-flexible.
+    Indent,
+    /// 2: per-line trimmed.
+    Trimmed,
+    /// 3: whitespace-collapsed.
+    Collapsed,
+    /// 4: trimmed substring.
+    Substring,
+    /// 5: typographic folding.
+    Typographic,
+    /// 6: blank lines ignored.
+    BlankLines,
+    /// 7: escape drift, decoded by the decoder; the inner tier is `None` for an exact match
+    /// of the decoded text.
+    Escapes(Decoder, Option<InnerTier>),
+}
+
+/// The tier that matched a decoded `old_string` inside tier 7.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InnerTier {
+    /// Tier 1.
+    Indent,
+    /// Tier 2.
+    Trimmed,
+    /// Tier 3.
+    Collapsed,
+}
+
+impl Tier {
+    /// The name used in messages.
+    pub fn describe(self) -> String {
+        match self {
+            Tier::Indent => "tier 1, indentation-flexible".into(),
+            Tier::Trimmed => "tier 2, per-line trimmed".into(),
+            Tier::Collapsed => "tier 3, whitespace-collapsed".into(),
+            Tier::Substring => "tier 4, trimmed substring".into(),
+            Tier::Typographic => "tier 5, typographic: curly quotes, dashes, non-breaking spaces and ellipses read as their ASCII forms".into(),
+            Tier::BlankLines => "tier 6, blank-line-insensitive".into(),
+            Tier::Escapes(d, _) => format!("tier 7, escape drift: {}", d.describe()),
+        }
+    }
+}
+
+/// The deciding tier's result: its regions, and the `old_string` text it matched with
+/// (LF-normalised, and decoded for tier 7).
+#[derive(Debug)]
+pub struct Found {
+    /// The tier that found the regions.
+    pub tier: Tier,
+    /// Every candidate region of that tier (more than one is ambiguous).
+    pub regions: Vec<Region>,
+    /// The `old_string` the regions correspond to.
+    pub needle: String,
+}
 
 /// One region of the file a tolerant tier matched.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,6 +90,9 @@ pub struct Region {
     pub end: usize,
     /// 1-based line number of its first line.
     pub line: usize,
+    /// How many whole file lines the region spans; 0 for a substring region (tiers 4, 5 on a
+    /// fragment, 7 exact), which is replaced verbatim.
+    pub count: usize,
 }
 
 /// `old_string` prepared for the cascade: EOLs normalised, split into lines with trailing
@@ -53,12 +122,14 @@ impl<'a> Needle<'a> {
     }
 }
 
-fn indent_split(line: &str) -> (&str, &str) {
+/// A line's leading spaces/tabs and the rest.
+pub fn indent_split(line: &str) -> (&str, &str) {
     let rest = line.trim_start_matches([' ', '\t']);
     (&line[..line.len() - rest.len()], rest)
 }
 
-fn is_blank(line: &str) -> bool {
+/// Whether a line is empty or whitespace only.
+pub fn is_blank(line: &str) -> bool {
     line.trim().is_empty()
 }
 
@@ -107,12 +178,13 @@ fn tier3(file: &[&str], needle: &[&str]) -> bool {
 
 /// Whether a candidate span is out of proportion with `old_string` (CONTRACT: its line count
 /// is at least twice the needle's, or it is 500+ UTF-16 units longer).
-fn disproportionate(span: &str, needle: &Needle) -> bool {
+pub fn disproportionate(span: &str, needle: &Needle) -> bool {
     let span_lines = span.bytes().filter(|&b| b == b'\n').count() + 1;
     span_lines >= 2 * needle.lines.len() || utf16_len(span) >= utf16_len(needle.text) + 500
 }
 
-fn line_tier(
+/// Every window of whole lines that `eq` accepts, filtered for proportion.
+pub fn line_tier(
     text: &str,
     lines: &Lines,
     needle: &Needle,
@@ -137,38 +209,115 @@ fn line_tier(
                 start,
                 end,
                 line: p + 1,
+                count: k,
             });
         }
     }
     found
 }
 
-/// Runs the cascade on the normalised text and `old_string` (already LF-normalised).
+/// Runs tiers 1–4 on the normalised text and `old_string` (already LF-normalised).
 /// Returns the regions of the first tier that found any (empty when none did).
 pub fn find(text: &str, lines: &Lines, old: &str) -> Vec<Region> {
+    contract_tiers(text, lines, old).map_or_else(Vec::new, |(_, r)| r)
+}
+
+fn contract_tiers(text: &str, lines: &Lines, old: &str) -> Option<(Tier, Vec<Region>)> {
     let needle = Needle::new(old);
-    for eq in [tier1 as fn(&[&str], &[&str]) -> bool, tier2, tier3] {
+    let tiers: [(Tier, Eq); 3] = [
+        (Tier::Indent, tier1),
+        (Tier::Trimmed, tier2),
+        (Tier::Collapsed, tier3),
+    ];
+    for (tier, eq) in tiers {
         let found = line_tier(text, lines, &needle, eq);
         if !found.is_empty() {
-            return found;
+            return Some((tier, found));
         }
     }
     let trimmed = old.trim();
     if trimmed.is_empty() || trimmed == old {
-        return Vec::new();
+        return None;
     }
-    let offsets = super::exact::find_all(text, trimmed);
-    let numbers = super::exact::line_numbers(text, &offsets);
+    let found = substrings(text, trimmed, &needle);
+    (!found.is_empty()).then_some((Tier::Substring, found))
+}
+
+/// A window predicate: file lines against needle lines.
+pub type Eq = fn(&[&str], &[&str]) -> bool;
+
+/// Every occurrence of `part` as a substring region, filtered for proportion.
+fn substrings(text: &str, part: &str, needle: &Needle) -> Vec<Region> {
+    let offsets = exact::find_all(text, part);
+    let numbers = exact::line_numbers(text, &offsets);
     offsets
         .into_iter()
         .zip(numbers)
         .map(|(start, line)| Region {
             start,
-            end: start + trimmed.len(),
+            end: start + part.len(),
             line,
+            count: 0,
         })
-        .filter(|r| !disproportionate(&text[r.start..r.end], &needle))
+        .filter(|r| !disproportionate(&text[r.start..r.end], needle))
         .collect()
+}
+
+/// Runs the whole cascade (tiers 1–7) on `old` (LF-normalised). `None` when no tier found
+/// anything.
+pub fn find_tier(text: &str, lines: &Lines, old: &str) -> Option<Found> {
+    let found = |tier, regions| Found {
+        tier,
+        regions,
+        needle: old.to_string(),
+    };
+    if let Some((tier, regions)) = contract_tiers(text, lines, old) {
+        return Some(found(tier, regions));
+    }
+    let needle = Needle::new(old);
+    let typo = typographic::regions(text, lines, &needle);
+    if !typo.is_empty() {
+        return Some(found(Tier::Typographic, typo));
+    }
+    let blank = blank_lines::find(text, lines, &needle);
+    if !blank.is_empty() {
+        return Some(found(Tier::BlankLines, blank));
+    }
+    if !escapes::has_escapes(old) {
+        return None;
+    }
+    for decoder in Decoder::ALL {
+        let decoded = normalize_eol(&decoder.decode(old)).into_owned();
+        if decoded == old || decoded.trim().is_empty() {
+            continue;
+        }
+        if let Some((inner, regions)) = plain(text, lines, &decoded) {
+            return Some(Found {
+                tier: Tier::Escapes(decoder, inner),
+                regions,
+                needle: decoded,
+            });
+        }
+    }
+    None
+}
+
+/// Tier 7's search for a decoded `old_string`: exact, then tiers 1–3.
+fn plain(text: &str, lines: &Lines, decoded: &str) -> Option<(Option<InnerTier>, Vec<Region>)> {
+    let needle = Needle::new(decoded);
+    let exact = substrings(text, decoded, &needle);
+    if !exact.is_empty() {
+        return Some((None, exact));
+    }
+    let tiers: [(InnerTier, Eq); 3] = [
+        (InnerTier::Indent, tier1),
+        (InnerTier::Trimmed, tier2),
+        (InnerTier::Collapsed, tier3),
+    ];
+    tiers.into_iter().find_map(|(tier, eq)| {
+        let found = line_tier(text, lines, &needle, eq);
+        (!found.is_empty()).then_some((Some(tier), found))
+    })
 }
 
 #[cfg(test)]

@@ -3,8 +3,13 @@
 //! Two mistakes account for most misses and both are cheap to recognise: `old_string` was
 //! copied with read_file's line-number prefixes, or its lines are right but their leading or
 //! trailing spaces/tabs are not. The hint names the lines, so the model can re-read them.
+//! Those two hints are the contract's and stand alone. Otherwise (improvement) the message
+//! names the other likely causes found — typographic quotes, escape sequences — and the
+//! closest candidate region with its first differing line shown with visible whitespace
+//! ([`super::closest`]).
 
-use super::{fmt_lines, Lines};
+use super::closest::{self, Closest};
+use super::{fmt_lines, typographic, Lines};
 use crate::error::{Code, ToolError};
 
 const BASE: &str = "old_string not found. It must match the file byte-for-byte (whitespace, indentation, and line breaks included) and must NOT include the line-number prefixes shown by read_file. Re-read the exact region and copy the text verbatim.";
@@ -53,7 +58,7 @@ pub fn no_match(text: &str, lines: &Lines, old: &str) -> ToolError {
         PREFIX_HINT.to_string()
     } else {
         match whitespace_only_matches(lines, old).as_slice() {
-            [] => String::new(),
+            [] => causes(text, lines, old),
             [one] => format!(" The text is present at line {one} {}", WS_TAIL),
             many => format!(
                 " The text is present at lines {} {}",
@@ -63,6 +68,75 @@ pub fn no_match(text: &str, lines: &Lines, old: &str) -> ToolError {
         }
     };
     ToolError::new(Code::NoMatch, format!("{BASE}{hint}"))
+}
+
+/// `s` with spaces shown as `·` and tabs as `→`, cut to 80 characters.
+pub fn visible(s: &str) -> String {
+    let mut out: String = s
+        .chars()
+        .take(80)
+        .map(|c| match c {
+            ' ' => '·',
+            '\t' => '→',
+            c => c,
+        })
+        .collect();
+    if s.chars().count() > 80 {
+        out.push('…');
+    }
+    out
+}
+
+/// Escape sequences that old_string has and the file never contains.
+fn foreign_escapes(text: &str, old: &str) -> Vec<&'static str> {
+    [r"\n", r"\t", r#"\""#, r"\\"]
+        .into_iter()
+        .filter(|e| old.contains(e) && !text.contains(e))
+        .collect()
+}
+
+/// The hints beyond the contract's two: quote style, escapes, the closest region.
+fn causes(text: &str, lines: &Lines, old: &str) -> String {
+    let mut out = String::new();
+    if typographic::has_typographic(old) {
+        out.push_str(" old_string contains typographic characters (curly quotes, long dashes, non-breaking spaces or an ellipsis); the file may use the plain ASCII quote style (\", ', -, ...) there.");
+    }
+    let escapes = foreign_escapes(text, old);
+    if !escapes.is_empty() {
+        out.push_str(&format!(
+            " old_string contains escape sequences the file does not ({}): write the characters themselves (a real newline, tab, quote, single backslash) as they appear in the file.",
+            escapes.join(", ")
+        ));
+    }
+    if let Some(c) = closest::find(lines, old) {
+        out.push_str(&closest_hint(&c));
+    }
+    out
+}
+
+fn closest_hint(c: &Closest) -> String {
+    let span = if c.first == c.last {
+        format!("line {}", c.first)
+    } else {
+        format!("lines {}-{}", c.first, c.last)
+    };
+    let mut s = format!(
+        " The closest region is {span} ({} of {} lines match once trimmed)",
+        c.matching, c.total
+    );
+    if let Some(d) = &c.diff {
+        s.push_str(&format!(
+            "; first difference at line {}: the file has \"{}\" where old_string has \"{}\"",
+            d.line,
+            visible(&d.file),
+            visible(&d.old)
+        ));
+        if let Some(kind) = d.kind {
+            s.push_str(&format!(" ({kind})"));
+        }
+    }
+    s.push_str(". Re-read that region with read_file and copy it verbatim.");
+    s
 }
 
 const WS_TAIL: &str = "but its leading/trailing whitespace differs from old_string. Re-read that region with read_file and copy the indentation verbatim.";
@@ -90,6 +164,22 @@ mod tests {
         assert!(m.ends_with(
             r#"(e.g. "   12\t"): drop them so old_string is only the file's own text."#
         ));
+    }
+
+    #[test]
+    fn other_causes_and_the_closest_region_are_named() {
+        let text = "fn a() {\n    say(\"hi\");\n    done();\n}\n";
+        let m = msg(
+            text,
+            "fn a() {\n    say(\u{201C}hi\u{201D});\n    don();\n}",
+        );
+        assert!(m.starts_with(BASE));
+        assert!(m.contains(" old_string contains typographic characters"));
+        assert!(m.ends_with(" The closest region is lines 1-4 (2 of 4 lines match once trimmed); first difference at line 2: the file has \"····say(\"hi\");\" where old_string has \"····say(\u{201C}hi\u{201D});\" (quote/dash style). Re-read that region with read_file and copy it verbatim."));
+        let m = msg(text, r#"say(\"hi\");\n    donе();"#);
+        assert!(
+            m.contains(r#"old_string contains escape sequences the file does not (\n, \"): write"#)
+        );
     }
 
     #[test]

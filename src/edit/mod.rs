@@ -4,11 +4,21 @@
 //! `invalid_input` / `ambiguous_match` / `no_match` error the edit deserves. It never touches
 //! the filesystem: decoding and re-encoding are [`crate::eol`]'s job, writing
 //! [`crate::atomic`]'s. Locating is split from applying: [`exact`] finds literal occurrences,
-//! [`cascade`] the whitespace-tolerant regions, [`diagnose`] explains a miss.
+//! [`cascade`] the tolerant regions (with [`typographic`], [`blank_lines`] and [`escapes`] for
+//! tiers 5–7), [`rewrite`] writes new_string over a tolerant region without carrying the
+//! model's drift into the file (with [`reindent`]), [`diagnose`] explains a miss and
+//! [`report`] words the success messages.
 
+pub mod blank_lines;
 pub mod cascade;
+pub mod closest;
 pub mod diagnose;
+pub mod escapes;
 pub mod exact;
+pub mod reindent;
+pub mod report;
+pub mod rewrite;
+pub mod typographic;
 
 use crate::error::{Code, ToolError, ToolResult};
 use crate::text::normalize_eol;
@@ -62,14 +72,26 @@ pub struct Applied {
     pub count: usize,
     /// Whether the whitespace-tolerant cascade found the region.
     pub tolerant: bool,
+    /// For a tolerant match: which tier matched and what was adjusted.
+    pub note: Option<Note>,
+}
+
+/// How a tolerant match was made, for the success message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Note {
+    /// The tier that matched (see [`cascade::Tier::describe`]).
+    pub tier: String,
+    /// What was adjusted while writing new_string; empty when it was written verbatim.
+    pub adjustments: Vec<String>,
 }
 
 /// Applies one edit to LF-normalised `text`.
 ///
 /// `old_string` is looked up literally first (unique unless `replace_all`); failing that,
 /// and only without `replace_all`, through the tolerant cascade with its line endings
-/// normalised. `new_string` is inserted with its line endings normalised to `\n` (the
-/// re-encoder gives new lines the file's dominant terminator).
+/// normalised; a unique tolerant region is rewritten by [`rewrite::rewrite`]. `new_string`
+/// is inserted with its line endings normalised to `\n` (the re-encoder gives new lines the
+/// file's dominant terminator).
 ///
 /// ```
 /// use clarvis_agent_tools::edit::apply;
@@ -100,41 +122,55 @@ pub fn apply(text: &str, old: &str, new: &str, replace_all: bool) -> ToolResult<
             text: exact::replace_at(text, &offsets, old.len(), &new),
             count: offsets.len(),
             tolerant: false,
+            note: None,
         });
     }
+    let crlf = old.contains('\r');
     let old = normalize_eol(old);
     let lines = Lines::new(text);
     if replace_all {
         return Err(diagnose::no_match(text, &lines, &old));
     }
-    let regions = cascade::find(text, &lines, &old);
-    match regions.as_slice() {
+    let Some(found) = cascade::find_tier(text, &lines, &old) else {
+        return Err(diagnose::no_match(text, &lines, &old));
+    };
+    match found.regions.as_slice() {
         [] => Err(diagnose::no_match(text, &lines, &old)),
         [r] => {
-            let mut out = String::with_capacity(text.len() + new.len());
+            let new = match found.tier {
+                cascade::Tier::Escapes(decoder, _) => {
+                    normalize_eol(&decoder.decode(&new)).into_owned()
+                }
+                _ => new.into_owned(),
+            };
+            let mut done = rewrite::rewrite(text, &lines, r, found.tier, &found.needle, &new);
+            if let cascade::Tier::Escapes(..) = found.tier {
+                done.notes
+                    .insert(0, "decoded new_string's escapes the same way".to_string());
+            }
+            let mut out = String::with_capacity(text.len() + done.text.len());
             out.push_str(&text[..r.start]);
-            out.push_str(&new);
+            out.push_str(&done.text);
             out.push_str(&text[r.end..]);
+            let mut tier = found.tier.describe();
+            if crlf {
+                tier.push_str(" (old_string's CRLF line endings read as LF)");
+            }
             Ok(Applied {
                 text: out,
                 count: 1,
                 tolerant: true,
+                note: Some(Note {
+                    tier,
+                    adjustments: done.notes,
+                }),
             })
         }
-        many => {
-            let numbers: Vec<usize> = many.iter().map(|r| r.line).collect();
-            Err(ToolError::new(
-                Code::AmbiguousMatch,
-                format!(
-                    "old_string was not found exactly; after whitespace-tolerant matching it matched {} regions (at lines {}); it must be unique. Add surrounding lines, or correct the whitespace so it matches one region exactly.",
-                    many.len(),
-                    fmt_lines(&numbers, 20)
-                ),
-            )
-            .with("lines", numbers))
-        }
+        many => Err(report::ambiguous(found.tier, many)),
     }
 }
 
+#[cfg(test)]
+mod drift_tests;
 #[cfg(test)]
 mod tests;

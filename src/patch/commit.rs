@@ -1,20 +1,34 @@
-//! Performing a patch's file operations all together, or not at all.
+//! Performing a patch's file operations all together, or not at all — even across a crash.
 //!
-//! Every new content is first written to a `.clarvis-tmp-*` file beside its target (missing
-//! parent directories are created for it) and fsynced; nothing the caller can see has
-//! changed yet except those directories. Then the operations run in order, each one
-//! journaled: a modified or deleted file is first kept as a `.clarvis-tmp-*` backup beside it
-//! (a hard link when the filesystem allows, a copy otherwise), a created file or a rename
-//! destination must not exist (the caller holds the path locks; other processes are not
-//! coordinated). If any step fails, the journal is undone in reverse — backups renamed back,
-//! created files and directories removed — and the error says what could not be restored.
-//! On success the backups are removed and the directories fsynced. No temp file survives.
+//! 1. **Stage.** Every new content is written to a `.clarvis-tmp-*` file beside its target
+//!    (missing parent directories are created for it) and fsynced; every modified file gets
+//!    a `.clarvis-tmp-*` backup beside it (a hard link when the filesystem allows, a copy
+//!    otherwise). Each operation becomes a [`Step`] naming its files and their identities.
+//!    Nothing the caller can see has changed yet except new directories.
+//! 2. **Journal.** When the commit needs more than one rename, the steps are written to a
+//!    durable journal in `<root>/.clarvis/journal/` (see [`super::journal`]) before the first.
+//! 3. **Perform**, in order: modify = rename the temp over the target; create = rename the
+//!    temp into place, refusing an existing file (`RENAME_NOREPLACE`); delete = rename the
+//!    file to a backup name; rename = `rename(2)`, refusing an existing destination; rename +
+//!    edit = place the temp at the destination, then park the source at a backup name.
+//! 4. **Finish.** Directories fsynced, journal removed (durably: only now is the patch
+//!    applied), backups removed, stale temp files swept from the touched directories.
+//!
+//! On any failure the steps are undone from the state of the disk ([`undo`]); what cannot be
+//! restored is named in the error and its journal is kept, so the next start-up retries. A
+//! crash between 3 and 4 is rolled back by [`super::journal::recover`]. The caller holds the
+//! path locks; other processes are not coordinated.
 
-use crate::atomic::{ensure_parent_dirs, fsync_dir, temp_name, write_temp, TempFile};
+use super::journal::{self, Record};
+use super::undo::{
+    discard_backups, file_id, rename_noreplace, undo, FileId, JPath, Step, Unrestored,
+};
+use crate::atomic::{ensure_parent_dirs, fsync_dir, sweep_stale, temp_name, write_temp};
 use crate::error::{io_detail, Code, ToolError, ToolResult};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 /// One file operation of a patch.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,68 +64,137 @@ pub enum Op {
     },
 }
 
-enum Undo {
-    /// Put a backup back in place.
-    Restore { backup: PathBuf, target: PathBuf },
-    /// Remove a file this commit created.
-    Remove(PathBuf),
-    /// Rename a moved file back.
-    MoveBack { from: PathBuf, to: PathBuf },
+/// How a commit runs, beyond its operations.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// The workspace root whose `.clarvis/journal` receives the commit journal; `None`
+    /// commits without one (no protection against a crash between two renames).
+    pub journal_root: Option<PathBuf>,
+    /// Test hook: fail after this many file operations, to prove rollback.
+    pub fail_after: Option<u64>,
+    /// Test hook: sleep this long before each file operation after the first, so a test can
+    /// kill the process mid-commit.
+    pub pause: Option<Duration>,
+    /// Maps the operations' paths to the ones the journal records, when the operations go
+    /// through pinned directory handles (`workspace::Pins`) that mean nothing after a crash.
+    pub journal_paths: Option<PathMap>,
 }
 
-#[derive(Default)]
-struct Journal {
-    undo: Vec<Undo>,
-    backups: Vec<PathBuf>,
-    dirs_created: Vec<PathBuf>,
-    dirs_touched: Vec<PathBuf>,
+/// A path mapping for [`Options::journal_paths`].
+#[derive(Clone)]
+pub struct PathMap(std::sync::Arc<dyn Fn(&Path) -> PathBuf + Send + Sync>);
+
+impl PathMap {
+    /// Wraps a mapping function.
+    pub fn new(f: impl Fn(&Path) -> PathBuf + Send + Sync + 'static) -> PathMap {
+        PathMap(std::sync::Arc::new(f))
+    }
 }
 
-/// Performs `ops` atomically as a group. `fail_after` (a test hook) makes the commit fail
-/// after that many operations, to prove rollback. `show` renders a path for the error.
+impl std::fmt::Debug for PathMap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("PathMap")
+    }
+}
+
+/// Performs `ops` atomically as a group, without a journal. `fail_after` (a test hook) makes
+/// the commit fail after that many operations, to prove rollback. `show` renders a path for
+/// the error.
 pub fn commit(
     ops: &[Op],
     fail_after: Option<u64>,
     show: &dyn Fn(&Path) -> String,
 ) -> ToolResult<()> {
-    let mut journal = Journal::default();
-    let result = stage(ops, &mut journal).and_then(|mut temps| {
-        for (i, op) in ops.iter().enumerate() {
-            if fail_after == Some(i as u64) {
-                return Err(io::Error::other(format!(
-                    "injected failure after {i} file operations (test hook)"
-                )));
-            }
-            perform(op, temps[i].take(), &mut journal)?;
-        }
-        Ok(())
-    });
-    match result {
-        Ok(()) => {
-            for backup in &journal.backups {
-                let _ = fs::remove_file(backup);
-            }
-            journal.dirs_touched.sort();
-            journal.dirs_touched.dedup();
-            for dir in &journal.dirs_touched {
-                // The operations are done; a directory fsync failing cannot undo them.
-                let _ = fsync_dir(dir);
-            }
-            Ok(())
-        }
-        Err(err) => {
-            let failed = rollback(&mut journal);
-            let mut message = format!("Failed to apply patch: {}", detail(&err));
-            if !failed.is_empty() {
-                let shown: Vec<String> = failed.iter().map(|p| show(p)).collect();
-                message.push_str(&format!(
-                    "; rollback could not restore {}",
-                    shown.join(", ")
-                ));
-            }
-            Err(ToolError::new(Code::IoError, message))
-        }
+    let options = Options {
+        fail_after,
+        ..Options::default()
+    };
+    commit_with(ops, &options, show)
+}
+
+/// Performs `ops` atomically as a group, journaled under `options.journal_root` when the
+/// commit has more than one rename. `show` renders a path for the error.
+pub fn commit_with(
+    ops: &[Op],
+    options: &Options,
+    show: &dyn Fn(&Path) -> String,
+) -> ToolResult<()> {
+    let mut plan = Plan::default();
+    if let Err(e) = stage(ops, &mut plan) {
+        let failed = undo(&plan.steps, &plan.dirs);
+        return Err(failure(&e, &failed, show));
     }
+    let journal = match &options.journal_root {
+        Some(root) if renames(&plan.steps) > 1 => {
+            let record = match &options.journal_paths {
+                Some(PathMap(map)) => {
+                    let steps = plan.steps.iter().map(|s| s.map_paths(&**map)).collect();
+                    let dirs: Vec<PathBuf> = plan.dirs.iter().map(|d| map(d)).collect();
+                    Record::new(steps, &dirs)
+                }
+                None => Record::new(plan.steps.clone(), &plan.dirs),
+            };
+            match journal::write(root, &record) {
+                Ok(written) => Some(written),
+                Err(e) => {
+                    let failed = undo(&plan.steps, &plan.dirs);
+                    return Err(failure(&e, &failed, show));
+                }
+            }
+        }
+        _ => None,
+    };
+    let performed = plan.steps.iter().enumerate().try_for_each(|(i, step)| {
+        if options.fail_after == Some(i as u64) {
+            return Err(io::Error::other(format!(
+                "injected failure after {i} file operations (test hook)"
+            )));
+        }
+        if let (Some(pause), true) = (options.pause, i > 0) {
+            std::thread::sleep(pause);
+        }
+        perform(step)
+    });
+    if let Err(e) = performed {
+        let failed = undo(&plan.steps, &plan.dirs);
+        if failed.is_empty() {
+            if let Some(j) = journal {
+                let _ = j.remove();
+            }
+        }
+        // Otherwise the journal stays: the next start-up retries, and sweeps spare the
+        // backups it names meanwhile.
+        return Err(failure(&e, &failed, show));
+    }
+    let mut dirs: Vec<PathBuf> = plan.steps.iter().flat_map(touched).collect();
+    dirs.sort();
+    dirs.dedup();
+    for dir in &dirs {
+        // The operations are done; a directory fsync failing cannot undo them.
+        let _ = fsync_dir(dir);
+    }
+    if let Some(j) = journal {
+        // Best effort: a journal that outlives its commit is rolled back at the next start,
+        // which restores the old files — but only after this process is gone.
+        let _ = j.remove();
+    }
+    discard_backups(&plan.steps);
+    for dir in &dirs {
+        sweep_stale(dir);
+    }
+    Ok(())
+}
+
+fn failure(err: &io::Error, failed: &[Unrestored], show: &dyn Fn(&Path) -> String) -> ToolError {
+    let mut message = format!("Failed to apply patch: {}", detail(err));
+    if !failed.is_empty() {
+        let shown: Vec<String> = failed.iter().map(|u| show(&u.path)).collect();
+        message.push_str(&format!(
+            "; rollback could not restore {}",
+            shown.join(", ")
+        ));
+    }
+    ToolError::new(Code::IoError, message)
 }
 
 fn detail(err: &io::Error) -> String {
@@ -125,35 +208,122 @@ fn parent(path: &Path) -> &Path {
     path.parent().unwrap_or(Path::new("/"))
 }
 
-/// Writes every new content to a temp file beside its target.
-fn stage(ops: &[Op], journal: &mut Journal) -> io::Result<Vec<Option<TempFile>>> {
-    let mut temps = Vec::with_capacity(ops.len());
+/// The staged steps and the directories created for them.
+#[derive(Default)]
+struct Plan {
+    steps: Vec<Step>,
+    dirs: Vec<PathBuf>,
+}
+
+/// How many renames performing `steps` takes: a journal is needed from two.
+fn renames(steps: &[Step]) -> usize {
+    steps
+        .iter()
+        .map(|s| {
+            if matches!(s, Step::RenameEdit { .. }) {
+                2
+            } else {
+                1
+            }
+        })
+        .sum()
+}
+
+/// The directories whose entries a performed step changed.
+fn touched(step: &Step) -> Vec<PathBuf> {
+    match step {
+        Step::Modify { target, .. } | Step::Create { target, .. } | Step::Delete { target, .. } => {
+            vec![parent(&target.0).to_path_buf()]
+        }
+        Step::Rename { from, to, .. } | Step::RenameEdit { from, to, .. } => {
+            vec![parent(&from.0).to_path_buf(), parent(&to.0).to_path_buf()]
+        }
+    }
+}
+
+/// Writes a temp file with `bytes` beside `target` and returns its path and identity.
+fn stage_temp(
+    target: &Path,
+    bytes: &[u8],
+    mode: Option<u32>,
+    plan: &mut Plan,
+) -> io::Result<(PathBuf, FileId)> {
+    let dir = parent(target);
+    plan.dirs.extend(ensure_parent_dirs(dir)?);
+    let temp = write_temp(dir, bytes, mode)?;
+    let temp_id = file_id(temp.path())?;
+    Ok((temp.keep(), temp_id))
+}
+
+/// Stages every operation; on failure `plan` holds what was staged so far, for [`undo`].
+fn stage(ops: &[Op], plan: &mut Plan) -> io::Result<()> {
     for op in ops {
-        let (target, bytes, mode) = match op {
-            Op::Modify { path, bytes } => (path, bytes, mode_of(path)?),
-            Op::Create { path, bytes } => (path, bytes, None),
+        let step = match op {
+            Op::Modify { path, bytes } => {
+                let old_id = file_id(path)?;
+                let (temp, temp_id) = stage_temp(path, bytes, mode_of(path)?, plan)?;
+                let backup = match back_up(path) {
+                    Ok(b) => b,
+                    Err(e) => {
+                        let _ = fs::remove_file(&temp);
+                        return Err(e);
+                    }
+                };
+                Step::Modify {
+                    target: JPath::from(path.as_path()),
+                    temp: JPath(temp),
+                    temp_id,
+                    backup_id: file_id(&backup)?,
+                    backup: JPath(backup),
+                    old_id,
+                }
+            }
+            Op::Create { path, bytes } => {
+                let (temp, temp_id) = stage_temp(path, bytes, None, plan)?;
+                Step::Create {
+                    target: JPath::from(path.as_path()),
+                    temp: JPath(temp),
+                    temp_id,
+                }
+            }
+            Op::Delete { path } => Step::Delete {
+                old_id: file_id(path)?,
+                target: JPath::from(path.as_path()),
+                backup: JPath(temp_name(parent(path))),
+            },
+            Op::Move {
+                from,
+                to,
+                bytes: None,
+            } => {
+                let id = file_id(from)?;
+                plan.dirs.extend(ensure_parent_dirs(parent(to))?);
+                Step::Rename {
+                    from: JPath::from(from.as_path()),
+                    to: JPath::from(to.as_path()),
+                    id,
+                }
+            }
             Op::Move {
                 from,
                 to,
                 bytes: Some(bytes),
-            } => (to, bytes, mode_of(from)?),
-            Op::Move {
-                to, bytes: None, ..
             } => {
-                journal.dirs_created.extend(ensure_parent_dirs(parent(to))?);
-                temps.push(None);
-                continue;
-            }
-            Op::Delete { .. } => {
-                temps.push(None);
-                continue;
+                let old_id = file_id(from)?;
+                let (temp, temp_id) = stage_temp(to, bytes, mode_of(from)?, plan)?;
+                Step::RenameEdit {
+                    from: JPath::from(from.as_path()),
+                    to: JPath::from(to.as_path()),
+                    temp: JPath(temp),
+                    temp_id,
+                    backup: JPath(temp_name(parent(from))),
+                    old_id,
+                }
             }
         };
-        let dir = parent(target);
-        journal.dirs_created.extend(ensure_parent_dirs(dir)?);
-        temps.push(Some(write_temp(dir, bytes, mode)?));
+        plan.steps.push(step);
     }
-    Ok(temps)
+    Ok(())
 }
 
 fn mode_of(path: &Path) -> io::Result<Option<u32>> {
@@ -161,145 +331,37 @@ fn mode_of(path: &Path) -> io::Result<Option<u32>> {
     Ok(Some(fs::metadata(path)?.permissions().mode() & 0o7777))
 }
 
-fn perform(op: &Op, temp: Option<TempFile>, journal: &mut Journal) -> io::Result<()> {
-    match (op, temp) {
-        (Op::Modify { path, .. }, Some(temp)) => {
-            let backup = back_up(path, journal)?;
-            fs::rename(temp.path(), path)?;
-            temp.keep();
-            journal.undo.push(Undo::Restore {
-                backup,
-                target: path.clone(),
-            });
-            journal.dirs_touched.push(parent(path).to_path_buf());
-        }
-        (Op::Create { path, .. }, Some(temp)) => {
-            place_new(temp, path)?;
-            journal.undo.push(Undo::Remove(path.clone()));
-            journal.dirs_touched.push(parent(path).to_path_buf());
-        }
-        (Op::Delete { path }, _) => {
-            let backup = temp_name(parent(path));
-            fs::rename(path, &backup)?;
-            journal.backups.push(backup.clone());
-            journal.undo.push(Undo::Restore {
-                backup,
-                target: path.clone(),
-            });
-            journal.dirs_touched.push(parent(path).to_path_buf());
-        }
-        (
-            Op::Move {
-                from,
-                to,
-                bytes: None,
-            },
-            _,
-        ) => {
-            refuse_existing(to)?;
-            fs::rename(from, to)?;
-            journal.undo.push(Undo::MoveBack {
-                from: from.clone(),
-                to: to.clone(),
-            });
-            journal.dirs_touched.push(parent(from).to_path_buf());
-            journal.dirs_touched.push(parent(to).to_path_buf());
-        }
-        (
-            Op::Move {
-                from,
-                to,
-                bytes: Some(_),
-            },
-            Some(temp),
-        ) => {
-            place_new(temp, to)?;
-            journal.undo.push(Undo::Remove(to.clone()));
-            let backup = temp_name(parent(from));
-            fs::rename(from, &backup)?;
-            journal.backups.push(backup.clone());
-            journal.undo.push(Undo::Restore {
-                backup,
-                target: from.clone(),
-            });
-            journal.dirs_touched.push(parent(from).to_path_buf());
-            journal.dirs_touched.push(parent(to).to_path_buf());
-        }
-        _ => {
-            return Err(io::Error::other(
-                "internal: a staged write has no temp file",
-            ))
-        }
-    }
-    Ok(())
-}
-
 /// Keeps the current file as a `.clarvis-tmp-*` backup beside it: a hard link (the file
 /// stays in place, so readers never see it missing), or a copy where links are unsupported.
-fn back_up(path: &Path, journal: &mut Journal) -> io::Result<PathBuf> {
+fn back_up(path: &Path) -> io::Result<PathBuf> {
     let backup = temp_name(parent(path));
     if fs::hard_link(path, &backup).is_err() {
         let _ = fs::remove_file(&backup);
-        fs::copy(path, &backup)?;
+        if let Err(e) = fs::copy(path, &backup) {
+            let _ = fs::remove_file(&backup);
+            return Err(e);
+        }
     }
-    journal.backups.push(backup.clone());
     Ok(backup)
 }
 
-fn refuse_existing(path: &Path) -> io::Result<()> {
-    match fs::symlink_metadata(path) {
-        Ok(_) => Err(io::Error::from_raw_os_error(libc::EEXIST)),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(e),
-    }
-}
-
-/// Moves a staged temp file to a path that must not exist.
-fn place_new(temp: TempFile, path: &Path) -> io::Result<()> {
-    refuse_existing(path)?;
-    fs::rename(temp.path(), path)?;
-    temp.keep();
-    Ok(())
-}
-
-/// Undoes the journal in reverse; returns the paths it could not restore.
-fn rollback(journal: &mut Journal) -> Vec<PathBuf> {
-    let mut failed = Vec::new();
-    let mut keep: Vec<PathBuf> = Vec::new();
-    while let Some(step) = journal.undo.pop() {
-        let (ok, path) = match step {
-            Undo::Restore { backup, target } => {
-                let ok = fs::rename(&backup, &target).is_ok();
-                if !ok {
-                    // The backup is now the only copy of the user's file: never delete it.
-                    keep.push(backup);
-                }
-                (ok, target)
-            }
-            Undo::Remove(path) => {
-                let r = fs::remove_file(&path);
-                (
-                    r.is_ok() || r.is_err_and(|e| e.kind() == io::ErrorKind::NotFound),
-                    path,
-                )
-            }
-            Undo::MoveBack { from, to } => (fs::rename(&to, &from).is_ok(), from),
-        };
-        if !ok {
-            failed.push(path);
+fn perform(step: &Step) -> io::Result<()> {
+    match step {
+        Step::Modify { target, temp, .. } => fs::rename(&temp.0, &target.0),
+        Step::Create { target, temp, .. } => rename_noreplace(&temp.0, &target.0),
+        Step::Delete { target, backup, .. } => fs::rename(&target.0, &backup.0),
+        Step::Rename { from, to, .. } => rename_noreplace(&from.0, &to.0),
+        Step::RenameEdit {
+            from,
+            to,
+            temp,
+            backup,
+            ..
+        } => {
+            rename_noreplace(&temp.0, &to.0)?;
+            fs::rename(&from.0, &backup.0)
         }
     }
-    for backup in journal.backups.drain(..) {
-        // Restored backups are gone already; any other is a leftover of a failed step.
-        if !keep.contains(&backup) {
-            let _ = fs::remove_file(backup);
-        }
-    }
-    for dir in journal.dirs_created.drain(..).rev() {
-        // Only empty directories go: something else may have been put there meanwhile.
-        let _ = fs::remove_dir(dir);
-    }
-    failed
 }
 
 #[cfg(test)]

@@ -175,6 +175,16 @@ where
         };
         if !capture.push(&buf[..n]) {
             limit.cancel();
+            // Keep the pipe open, discarding, until the kill is done (end of file or `stop`):
+            // closing it would end the writer with SIGPIPE and let the shell exit first,
+            // re-parenting its background processes out of the tree the kill walks.
+            loop {
+                tokio::select! {
+                    biased;
+                    _ = stop.cancelled() => break,
+                    r = reader.read(&mut buf) => if matches!(r, Ok(0) | Err(_)) { break },
+                }
+            }
             break;
         }
     }

@@ -3,11 +3,18 @@
 //! The shell runs in a new session (`setsid`), so it leads a fresh process group whose id
 //! is its pid and it has no controlling terminal (a command that opens `/dev/tty` fails at
 //! once instead of hanging until the timeout). Every process of the call also inherits
-//! `CLARVIS_CALL_ID=<unique>` in its environment. Killing is therefore two-fold:
-//! `killpg(SIGKILL)` for the group, then — on Linux — a sweep of `/proc/*/environ` for
-//! processes carrying the call's marker, which catches those that left the group with
-//! `setsid` or a double fork. A process that scrubs its own environment escapes the sweep;
-//! this is a cleanup, not a sandbox.
+//! `CLARVIS_CALL_ID=<unique>` in its environment. On Linux the shell is also made a *child
+//! subreaper* (`PR_SET_CHILD_SUBREAPER`, kept across `exec`): a descendant orphaned by a
+//! double fork is re-parented to the shell instead of init, so while the shell lives every
+//! process of the call — whatever its session, group or environment — is in the shell's
+//! process tree.
+//!
+//! Killing is therefore three-fold, in this order: [`kill_tree`] stops the shell and SIGKILLs
+//! its descendants (the shell still alive, so orphans keep landing under it) until none is left,
+//! then `killpg(SIGKILL)` takes the group and the shell, then [`sweep_marked`] walks
+//! `/proc/*/environ` for processes carrying the call's marker (the only net left once the
+//! shell has exited, e.g. for an abort during the drain). A process that both scrubs its
+//! environment and outlives the shell escapes; this is a cleanup, not a sandbox.
 
 use std::path::Path;
 use std::process::Stdio;
@@ -38,6 +45,9 @@ pub fn spawn(command: &str, cwd: &Path, id: &str) -> std::io::Result<Child> {
             if libc::setsid() == -1 {
                 return Err(std::io::Error::last_os_error());
             }
+            // Best effort: without it only the group kill and the marker sweep remain.
+            #[cfg(target_os = "linux")]
+            libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
             Ok(())
         });
     }
@@ -57,6 +67,87 @@ pub fn kill_group(pgid: u32) {
     }
     #[cfg(not(unix))]
     let _ = pgid;
+}
+
+/// Stops `root` (SIGSTOP) and SIGKILLs every descendant of it, repeating until a pass finds
+/// none alive: a process may fork between two passes, and its orphans re-parent to `root`
+/// (a subreaper) as long as `root` lives. Call it before killing `root` (SIGKILL ends a
+/// stopped process too). Linux only;
+/// elsewhere it does nothing. Returns how many signals were sent.
+pub fn kill_tree(root: u32) -> usize {
+    #[cfg(target_os = "linux")]
+    {
+        let Ok(root) = libc::pid_t::try_from(root) else {
+            return 0;
+        };
+        if root <= 1 {
+            return 0;
+        }
+        // Freeze the shell first: it must neither exit (its orphans would go to init, out of
+        // reach) nor report its children's deaths ("Killed") into the captured stderr.
+        // SAFETY: plain syscall on our own unreaped child.
+        unsafe {
+            libc::kill(root, libc::SIGSTOP);
+        }
+        let mut sent = 0;
+        for _ in 0..50 {
+            let pids = descendants(root);
+            if pids.is_empty() {
+                break;
+            }
+            for pid in pids {
+                // SAFETY: plain syscall on a live descendant of our own child, whose pid
+                // cannot be reused while it is unreaped.
+                unsafe {
+                    libc::kill(pid, libc::SIGKILL);
+                }
+                sent += 1;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        sent
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = root;
+        0
+    }
+}
+
+/// The live (not zombie) descendants of `root`, from one snapshot of `/proc/*/stat`.
+#[cfg(target_os = "linux")]
+fn descendants(root: libc::pid_t) -> Vec<libc::pid_t> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    // (pid, ppid, zombie) for every process that could be read.
+    let table: Vec<(libc::pid_t, libc::pid_t, bool)> = dir
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<libc::pid_t>().ok())
+        .filter_map(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            // `pid (comm) state ppid …`; comm may hold spaces and parentheses.
+            let rest = &stat[stat.rfind(')')? + 1..];
+            let mut fields = rest.split_ascii_whitespace();
+            let state = fields.next()?;
+            let ppid = fields.next()?.parse().ok()?;
+            Some((pid, ppid, state == "Z" || state == "X"))
+        })
+        .collect();
+    let mut found = Vec::new();
+    let mut frontier = vec![root];
+    let mut seen = std::collections::HashSet::from([root]);
+    while let Some(parent) = frontier.pop() {
+        for &(pid, ppid, zombie) in &table {
+            if ppid == parent && seen.insert(pid) {
+                frontier.push(pid);
+                if !zombie {
+                    found.push(pid);
+                }
+            }
+        }
+    }
+    found
 }
 
 /// SIGKILLs every process whose environment holds `CLARVIS_CALL_ID=<id>`, repeating until
@@ -107,7 +198,7 @@ fn marked_pids(needle: &[u8], me: u32) -> Vec<libc::pid_t> {
         .collect()
 }
 
-/// Kills the group and sweeps the marker if dropped while armed, so a call abandoned
+/// Kills the tree and the group and sweeps the marker if dropped while armed, so a call abandoned
 /// mid-run (its future dropped) leaves nothing behind.
 pub struct Guard {
     pgid: u32,
@@ -134,6 +225,8 @@ impl Guard {
 impl Drop for Guard {
     fn drop(&mut self) {
         if self.armed {
+            // Synchronously, while the shell is alive and its pid cannot have been reused.
+            kill_tree(self.pgid);
             kill_group(self.pgid);
             let id = std::mem::take(&mut self.id);
             // Off the current thread: a drop must not block on a /proc walk.

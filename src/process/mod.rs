@@ -6,8 +6,9 @@
 //! - the call ends when the shell exits, plus at most [`DRAIN`] to collect what background
 //!   children still hold in the pipes; it never waits for a backgrounded process, and a
 //!   normal exit leaves backgrounded processes running (that is how servers are started);
-//! - a timeout, an abort or a stream past the capture ceiling kills the whole group with
-//!   SIGKILL and then sweeps the call's marked processes (see [`group`]);
+//! - a timeout, an abort or a stream past the capture ceiling SIGKILLs the shell's whole
+//!   process tree (orphans included: the shell is a subreaper), then the group, then sweeps
+//!   the call's marked processes (see [`group`]);
 //! - precedence when several happen: aborted, then timeout, then output limit;
 //! - memory stays bounded whatever the command writes (see [`capture`]).
 //!
@@ -187,12 +188,17 @@ fn exited(status: std::process::ExitStatus) -> Ending {
     }
 }
 
-/// SIGKILLs the group, then sweeps marked processes that left it (off the runtime's
-/// threads: the sweep walks /proc).
+/// SIGKILLs the shell's descendants, then the group (shell included), then sweeps marked
+/// processes that left both (off the runtime's threads: the walks read /proc). The shell
+/// is not reaped yet, so its pid — the group id — is still ours throughout.
 async fn kill_all(pgid: u32, id: &str) {
-    group::kill_group(pgid);
     let id = id.to_string();
-    let _ = tokio::task::spawn_blocking(move || group::sweep_marked(&id)).await;
+    let _ = tokio::task::spawn_blocking(move || {
+        group::kill_tree(pgid);
+        group::kill_group(pgid);
+        group::sweep_marked(&id);
+    })
+    .await;
 }
 
 fn start_pump<R>(

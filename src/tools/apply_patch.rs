@@ -5,7 +5,7 @@
 use super::{object_schema, Annotations, Call, Handler, ToolDef};
 use crate::config::Config;
 use crate::error::{ToolError, ToolResult};
-use crate::patch::commit::{commit, Op};
+use crate::patch::commit::{self, Op};
 use crate::patch::prepare::{self, Change};
 use crate::patch::{self, FilePatch};
 use crate::schema::str_arg;
@@ -71,14 +71,24 @@ fn run(call: &Call) -> ToolResult<String> {
         return Err(ToolError::aborted());
     }
     // Pin every target's directory through verified handles, so no step of the commit can be
-    // redirected outside the root by a directory swapped for a symlink mid-call.
+    // redirected outside the root by a directory swapped for a symlink mid-call. The journal
+    // still records the workspace paths (a descriptor path means nothing after a crash).
     let mut pins = workspace::Pins::default();
     let pinned = ops
         .into_iter()
         .map(|op| pin(config, &mut pins, op))
         .collect::<ToolResult<Vec<Op>>>()
         .inspect_err(|_| pins.remove_created())?;
-    commit(&pinned, config.hooks.fail_commit_after, &|p| {
+    let options = commit::Options {
+        journal_root: (!config.hooks.no_journal).then(|| config.workspace_root.clone()),
+        fail_after: config.hooks.fail_commit_after,
+        pause: config
+            .hooks
+            .commit_pause_ms
+            .map(std::time::Duration::from_millis),
+        journal_paths: Some(commit::PathMap::new(pins.unpinner())),
+    };
+    commit::commit_with(&pinned, &options, &|p| {
         workspace::display(config, &pins.original(p))
     })
     .inspect_err(|_| pins.remove_created())?;

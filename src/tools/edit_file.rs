@@ -15,7 +15,7 @@ use crate::{text, workspace};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
-const DESCRIPTION: &str = "Replace text in an existing file: old_string is matched literally (whitespace, indentation and line breaks included; never regex) and must occur exactly once, unless replace_all is true, in which case every occurrence is replaced. Copy old_string from read_file's output WITHOUT the line-number prefix, and include enough surrounding lines to make it unique. Line endings (CRLF/LF/CR) and a UTF-8 BOM are preserved; match against the text as read_file shows it. If no exact match exists (and replace_all is false), a whitespace-tolerant search runs and is used only when it finds exactly one region; the result says so, and then you should re-read the region to check its indentation. For several changes to one file prefer multi_edit; to create a file or rewrite it completely use write_file. Errors: no_match (re-read the file and copy the text verbatim; the message says when line-number prefixes or indentation are the problem), ambiguous_match (add surrounding lines, or set replace_all), invalid_input (old_string equals new_string), not_found (check the path), is_binary (binary, UTF-16 or non-UTF-8 files cannot be edited), too_large, path_escape.";
+const DESCRIPTION: &str = "Replace text in an existing file: old_string is matched literally (whitespace, indentation and line breaks included; never regex) and must occur exactly once, unless replace_all is true, in which case every occurrence is replaced. Copy old_string from read_file's output WITHOUT the line-number prefix, and include enough surrounding lines to make it unique. Line endings (CRLF/LF/CR) and a UTF-8 BOM are preserved; match against the text as read_file shows it. If no exact match exists (and replace_all is false), a tolerant search runs (indentation and other whitespace, curly quotes and dashes, a dropped or added blank line, over-escaped \\n / \\\" / doubled backslashes) and is used only when it finds exactly one region: new_string is then re-indented to the file's indentation, lines you left unchanged are kept exactly as the file has them, and the result names the tier and what was adjusted (if it says new_string was inserted verbatim, re-read the region to check its indentation). For several changes to one file prefer multi_edit; to create a file or rewrite it completely use write_file. Errors: no_match (re-read the file and copy the text verbatim; the message names the likely cause — line-number prefixes, whitespace, quote style, escapes — and the closest region with its first differing line), ambiguous_match (add surrounding lines, or set replace_all), invalid_input (old_string equals new_string), not_found (check the path), is_binary (binary, UTF-16 or non-UTF-8 files cannot be edited), too_large, path_escape.";
 
 /// The `edit_file` tool definition.
 pub fn def() -> ToolDef {
@@ -92,9 +92,5 @@ fn run(call: &Call) -> ToolResult<String> {
     let done = edit::apply(&opened.file.text, old, new, replace_all)?;
     save(call, &opened.abs, input, &opened.file, &done.text)?;
     let shown = workspace::display(&call.config, &opened.abs);
-    Ok(match (done.count, done.tolerant) {
-        (_, true) => format!("Replaced 1 occurrence in {shown} (matched after a whitespace-tolerant search; the matched region — including its leading indentation — was replaced by new_string verbatim, so re-read the file to verify the indentation is correct)."),
-        (1, false) => format!("Replaced 1 occurrence in {shown}."),
-        (n, false) => format!("Replaced {n} occurrences in {shown}."),
-    })
+    Ok(edit::report::edit_file_success(&shown, &done))
 }

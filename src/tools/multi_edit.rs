@@ -72,7 +72,7 @@ fn run(call: &Call) -> ToolResult<String> {
         .unwrap_or_default();
     let opened = open(call, input)?;
     let mut text = opened.file.text.clone();
-    let mut tolerant = 0;
+    let mut tolerant = Vec::new();
     for (i, e) in edits.iter().enumerate() {
         let field = |k: &str| e.get(k).and_then(Value::as_str).unwrap_or_default();
         let all = e
@@ -81,7 +81,9 @@ fn run(call: &Call) -> ToolResult<String> {
             .unwrap_or(false);
         let done = edit::apply(&text, field("old_string"), field("new_string"), all)
             .map_err(|err| at_index(err, i))?;
-        tolerant += usize::from(done.tolerant);
+        if let Some(note) = done.note {
+            tolerant.push((i, note));
+        }
         text = done.text;
     }
     save(call, &opened.abs, input, &opened.file, &text)?;
@@ -92,8 +94,6 @@ fn run(call: &Call) -> ToolResult<String> {
     } else {
         format!("Applied {n} edits to {shown}.")
     };
-    if tolerant > 0 {
-        msg.push_str(&format!(" ({tolerant} matched after a whitespace-tolerant search; each such region — including its leading indentation — was replaced verbatim, so re-read to verify.)"));
-    }
+    msg.push_str(&edit::report::multi_edit_suffix(&tolerant));
     Ok(msg)
 }

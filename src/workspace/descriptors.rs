@@ -252,6 +252,24 @@ impl Pins {
             .map_or_else(|| via.to_path_buf(), |(_, p)| p.clone())
     }
 
+    /// A function mapping any path inside a pinned directory (the target, or a temp or backup
+    /// beside it) back to the workspace path, for records that must outlive the process.
+    pub fn unpinner(&self) -> impl Fn(&Path) -> PathBuf + Send + Sync + 'static {
+        let dirs: Vec<(PathBuf, PathBuf)> = self
+            .dirs
+            .iter()
+            .map(|(lexical, handle)| (io_path(handle, lexical), lexical.clone()))
+            .collect();
+        move |p: &Path| {
+            for (via, lexical) in &dirs {
+                if let Ok(rest) = p.strip_prefix(via) {
+                    return lexical.join(rest);
+                }
+            }
+            p.to_path_buf()
+        }
+    }
+
     /// Removes the directories pinning created, deepest first, if they are still empty:
     /// the rollback of a write that did not happen.
     pub fn remove_created(&self) {
@@ -372,6 +390,12 @@ mod tests {
         let via = pins.pin(&c, &r.join("d/f"), "d/f", false).unwrap();
         let made = pins.pin(&c, &r.join("n/m/g"), "n/m/g", true).unwrap();
         assert_eq!(pins.original(&via), r.join("d/f"));
+        let unpin = pins.unpinner();
+        assert_eq!(unpin(&via), r.join("d/f"));
+        assert_eq!(
+            unpin(&via.with_file_name(".clarvis-tmp-1")),
+            r.join("d/.clarvis-tmp-1")
+        );
         // Swap d for a link to the outside: the pinned path still writes into the real d.
         std::fs::rename(r.join("d"), r.join("d-real")).unwrap();
         symlink(outside.path(), r.join("d")).unwrap();
