@@ -7,6 +7,9 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { workspace, envelope, scratch } from './helpers.mjs'
 
+// This suite injects faults through `__testHooks`, which only work with this variable set.
+process.env.CLARVIS_AGENT_TOOLS_TEST_HOOKS = '1'
+
 const mode = (p) => fs.statSync(p).mode & 0o777
 const read = (root, rel) => fs.readFileSync(path.join(root, rel))
 

@@ -6,6 +6,9 @@ import {
 } from '../index.mjs'
 import { workspace, envelope, scratch } from './helpers.mjs'
 
+// This suite injects faults through `__testHooks`, which only work with this variable set.
+process.env.CLARVIS_AGENT_TOOLS_TEST_HOOKS = '1'
+
 const ALL = ['read_file', 'list_dir', 'glob', 'grep', 'write_file', 'edit_file', 'multi_edit', 'apply_patch', 'bash']
 const READ = ['read_file', 'list_dir', 'glob', 'grep']
 
@@ -164,4 +167,15 @@ test('50 parallel calls on one AgentTools all succeed', async () => {
     assert.equal(r.isError, false)
     if (i % 2) assert.equal(r.text, `     1\tline ${i}`)
   })
+})
+
+test('__testHooks are ignored unless CLARVIS_AGENT_TOOLS_TEST_HOOKS=1', async () => {
+  const root = scratch()
+  delete process.env.CLARVIS_AGENT_TOOLS_TEST_HOOKS
+  try {
+    const t = createAgentTools({ workspaceRoot: root, __testHooks: { panicIn: 'list_dir' } })
+    assert.deepEqual(await t.callTool('list_dir', {}), { isError: false, text: '(empty directory)' })
+  } finally {
+    process.env.CLARVIS_AGENT_TOOLS_TEST_HOOKS = '1'
+  }
 })

@@ -11,6 +11,9 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { runFuzz, fuzzWorkspace } from './fuzz-gen.mjs'
 
+// This suite injects faults through `__testHooks`, which only work with this variable set.
+process.env.CLARVIS_AGENT_TOOLS_TEST_HOOKS = '1'
+
 const COUNT = Number(process.env.FUZZ_COUNT || 3000)
 const SEED = Number(process.env.FUZZ_SEED || Math.floor(Math.random() * 2 ** 32))
 

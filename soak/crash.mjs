@@ -20,6 +20,9 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
+// This suite injects faults through `__testHooks`, which only work with this variable set.
+process.env.CLARVIS_AGENT_TOOLS_TEST_HOOKS = '1'
+
 const here = path.dirname(fileURLToPath(import.meta.url))
 const indexUrl = pathToFileURL(path.join(here, '..', 'index.mjs')).href
 

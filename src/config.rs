@@ -24,7 +24,8 @@ pub const DEFAULT_BASH_TIMEOUT_MAX_MS: u64 = 600_000;
 pub struct StartupError(pub String);
 
 /// Fault injection for the test suites. Set only through the undocumented `__testHooks`
-/// option; a production configuration never carries one.
+/// option, and honoured only when the environment variable [`TEST_HOOKS_ENV`] is `1`, so a
+/// production process cannot switch off its journal or inject a panic by accident.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TestHooks {
     /// Panic inside the handler of this tool, to prove panics become `internal`.
@@ -211,10 +212,16 @@ fn bool_option(opts: &Map<String, Value>, name: &str, default: bool) -> bool {
     }
 }
 
+/// The environment variable that must be `1` for `__testHooks` to take effect.
+pub const TEST_HOOKS_ENV: &str = "CLARVIS_AGENT_TOOLS_TEST_HOOKS";
+
 fn hooks_option(opts: &Map<String, Value>) -> TestHooks {
     let Some(Value::Object(h)) = opts.get("__testHooks") else {
         return TestHooks::default();
     };
+    if std::env::var(TEST_HOOKS_ENV).as_deref() != Ok("1") {
+        return TestHooks::default();
+    }
     TestHooks {
         panic_in: h.get("panicIn").and_then(Value::as_str).map(str::to_string),
         fail_commit_after: h.get("failCommitAfter").and_then(Value::as_u64),
