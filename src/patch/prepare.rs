@@ -24,26 +24,38 @@ use std::path::{Path, PathBuf};
 pub enum Change {
     /// `M <p> (+a -d)`
     Modified {
+        /// Display path of the file.
         path: String,
+        /// Lines added.
         added: usize,
+        /// Lines removed.
         removed: usize,
     },
     /// `A <p> (+a -d)`
     Added {
+        /// Display path of the file.
         path: String,
+        /// Lines added.
         added: usize,
+        /// Lines removed.
         removed: usize,
     },
     /// `D <p> (+a -d)`
     Deleted {
+        /// Display path of the file.
         path: String,
+        /// Lines added.
         added: usize,
+        /// Lines removed.
         removed: usize,
     },
     /// `R <from> -> <to>`, with counts when the content changed.
     Renamed {
+        /// Display path of the source.
         from: String,
+        /// Display path of the destination.
         to: String,
+        /// `(added, removed)` when the content changed too.
         counts: Option<(usize, usize)>,
     },
 }
