@@ -2,7 +2,7 @@
 //!
 //! The crate is a napi-free core — configuration, the tool surface, the dispatch pipeline,
 //! the nine tools and the pieces they share — plus, behind the `node` feature, one thin
-//! napi layer ([`binding`]) that only converts values. `cargo test --no-default-features`
+//! napi layer (`binding`) that only converts values. `cargo test --no-default-features`
 //! exercises the core directly.
 //!
 //! ```no_run
