@@ -14,17 +14,30 @@
 //! `.gitignore` up to `/`, and it cannot stop at the workspace root. So the walker runs with
 //! its standard filters off and this module decides each entry in `filter_entry`: one
 //! compiled matcher per directory, cached and shared by every walker thread, linked to its
-//! parent's so a lookup costs one hash probe.
+//! parent's. The walker filters a directory's children one after another on the thread that
+//! read it, so each thread remembers the last directory it looked up: a lookup is then a
+//! byte comparison, not a hash of the path under a shared lock (that was ~10 % of a `glob`).
 
 use crate::config::Config;
 use crate::tools::Warnings;
 use crate::workspace;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use ignore::{DirEntry, Match};
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::io;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
+
+/// Distinguishes policies in the per-thread cache (a thread may serve several walks).
+static NEXT_ID: AtomicU64 = AtomicU64::new(0);
+
+thread_local! {
+    /// The last directory this thread looked up: (policy id, directory, its node).
+    static LAST_DIR: RefCell<Option<(u64, PathBuf, Arc<Node>)>> = const { RefCell::new(None) };
+}
 
 /// The matchers of one directory: its `.gitignore`, and for a repository root its
 /// `.git/info/exclude`; linked to the parent directory's node up to the ignore root.
@@ -37,6 +50,7 @@ struct Node {
 
 /// Decides which walked entries are yielded. Build once per call with [`Policy::new`].
 pub struct Policy {
+    id: u64,
     respect_ignores: bool,
     config: Arc<Config>,
     warnings: Warnings,
@@ -59,6 +73,7 @@ impl Policy {
         warnings: Warnings,
     ) -> Policy {
         let mut policy = Policy {
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             respect_ignores,
             config,
             warnings,
@@ -166,11 +181,21 @@ impl Policy {
             return false;
         }
         let path = entry.path();
-        let Some(dir) = path.parent() else {
-            return true;
-        };
-        let node = self.node(dir);
-        !self.ignored(&node, path, file_type.is_dir())
+        let is_dir = file_type.is_dir();
+        LAST_DIR.with_borrow_mut(|last| {
+            if let Some((id, dir, node)) = last.as_ref() {
+                if *id == self.id && is_child(dir, path, entry.file_name().len()) {
+                    return !self.ignored(node, path, is_dir);
+                }
+            }
+            let Some(dir) = path.parent() else {
+                return true;
+            };
+            let node = self.node(dir);
+            let allowed = !self.ignored(&node, path, is_dir);
+            *last = Some((self.id, dir.to_path_buf(), node));
+            allowed
+        })
     }
 
     /// Whether the stack starting at `node` ignores `path`: the deepest `.gitignore` with an
@@ -232,6 +257,13 @@ impl Policy {
         }
         parent.unwrap_or_default()
     }
+}
+
+/// Whether `path` is `dir` joined with a final component of `name_len` bytes (how the
+/// walker builds a child's path), without parsing components.
+fn is_child(dir: &Path, path: &Path, name_len: usize) -> bool {
+    let (dir, path) = (dir.as_os_str().as_bytes(), path.as_os_str().as_bytes());
+    path.len() == dir.len() + 1 + name_len && path.starts_with(dir) && path[dir.len()] == b'/'
 }
 
 /// The git directory of a repository root: `.git` itself, or for a worktree/submodule the

@@ -16,6 +16,7 @@
 //! The file buffer is reused across files by one thread; only one file is in memory per
 //! thread at a time.
 
+use crate::text::SNIFF_BYTES;
 use grep_matcher::Matcher;
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
 use std::io::{self, Read};
@@ -121,7 +122,7 @@ fn read_limited(path: &Path, max: u64, buf: &mut Vec<u8>) -> io::Result<bool> {
 
 /// Applies the text rules in place: binary → `false`; BOMs, UTF-16 and line endings handled.
 pub fn prepare(buf: &mut Vec<u8>) -> bool {
-    use crate::text::{detect_bom, is_binary, Encoding};
+    use crate::text::{detect_bom, Encoding};
     if is_binary(buf) {
         return false;
     }
@@ -139,14 +140,31 @@ pub fn prepare(buf: &mut Vec<u8>) -> bool {
     true
 }
 
+/// [`crate::text::is_binary`], the same rule (a NUL in the first or last
+/// [`SNIFF_BYTES`] bytes, unless a UTF-16 BOM leads) at a grep's scale: `memchr`'s SIMD
+/// search instead of `<[u8]>::contains` (a word-at-a-time loop, several times slower), and a
+/// file shorter than twice the window is scanned once, not as an overlapping head and tail.
+/// On the benchmark corpus this was 4–5 % of a whole-corpus grep's CPU time.
+pub fn is_binary(bytes: &[u8]) -> bool {
+    use crate::text::{detect_bom, Encoding};
+    if matches!(detect_bom(bytes), Encoding::Utf16Le | Encoding::Utf16Be) {
+        return false;
+    }
+    if bytes.len() <= 2 * SNIFF_BYTES {
+        return memchr::memchr(0, bytes).is_some();
+    }
+    memchr::memchr(0, &bytes[..SNIFF_BYTES]).is_some()
+        || memchr::memchr(0, &bytes[bytes.len() - SNIFF_BYTES..]).is_some()
+}
+
 /// `\r\n` and lone `\r` become `\n`, in place (the buffer only shrinks).
 pub fn normalize_eol(buf: &mut Vec<u8>) {
-    // `contains` on bytes is a vectorised memchr: the common LF-only file costs one pass.
-    if !buf.contains(&b'\r') {
+    // The common LF-only file costs one SIMD pass (`memchr`; `contains` was ~5 % of a grep).
+    let Some(first) = memchr::memchr(b'\r', buf) else {
         return;
-    }
-    let mut w = 0;
-    let mut r = 0;
+    };
+    let mut w = first;
+    let mut r = first;
     let n = buf.len();
     while r < n {
         let b = buf[r];
@@ -494,5 +512,44 @@ mod tests {
         assert_eq!(rows("b", false, 0, 0, b"a\xE9b\n"), ["1:a\u{FFFD}b"]);
         let mut bin = b"a\0b".to_vec();
         assert!(!prepare(&mut bin));
+    }
+
+    #[test]
+    fn binary_sniffing_agrees_with_read_file() {
+        // Sizes around one and two windows, a NUL at each interesting position.
+        for len in [
+            0,
+            1,
+            SNIFF_BYTES,
+            SNIFF_BYTES + 1,
+            2 * SNIFF_BYTES,
+            2 * SNIFF_BYTES + 1,
+            40_000,
+        ] {
+            let clean = vec![b'a'; len];
+            assert!(!is_binary(&clean));
+            for at in [
+                0,
+                SNIFF_BYTES - 1,
+                SNIFF_BYTES,
+                len / 2,
+                len.saturating_sub(SNIFF_BYTES + 1),
+                len.saturating_sub(SNIFF_BYTES),
+                len.saturating_sub(1),
+            ] {
+                if at >= len {
+                    continue;
+                }
+                let mut b = clean.clone();
+                b[at] = 0;
+                assert_eq!(
+                    is_binary(&b),
+                    crate::text::is_binary(&b),
+                    "len {len}, NUL at {at}"
+                );
+            }
+        }
+        assert!(!is_binary(&[0xFF, 0xFE, b'a', 0]));
+        assert!(!is_binary(&[0xFE, 0xFF, 0, b'a']));
     }
 }

@@ -8,6 +8,7 @@
 //! ties by path in JavaScript order; `(no matches)` when empty. Dispatch bounds the output.
 
 use super::{object_schema, read_annotations, Call, Handler, ToolDef};
+use crate::config::Config;
 use crate::error::{Code, ToolError, ToolResult};
 use crate::schema::{bool_arg, str_arg};
 use crate::search::policy::Policy;
@@ -16,6 +17,9 @@ use crate::text::js_cmp;
 use crate::workspace;
 use globset::{GlobBuilder, GlobMatcher};
 use serde_json::{json, Value};
+use std::borrow::Cow;
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::UNIX_EPOCH;
@@ -60,10 +64,51 @@ pub fn compile(pattern: &str, field: &str) -> ToolResult<GlobMatcher> {
         })
 }
 
-/// A file's path relative to `base` with `/` separators, as globs see it.
-pub fn relative(base: &Path, path: &Path) -> Option<String> {
-    let rel = path.strip_prefix(base).ok()?;
-    Some(rel.to_string_lossy().into_owned())
+/// A file's path relative to `base` with `/` separators, as globs see it (borrowed unless
+/// the name is not UTF-8).
+///
+/// Walked paths are `base` joined with components, so the common case is a byte prefix
+/// check; `Path::strip_prefix` (which parses components) is the fallback.
+pub fn relative<'p>(base: &Path, path: &'p Path) -> Option<Cow<'p, str>> {
+    let rel = match strip_dir(base, path) {
+        Some(rel) => rel,
+        None => path.strip_prefix(base).ok()?,
+    };
+    Some(rel.to_string_lossy())
+}
+
+/// `path` below `dir` when its bytes are `dir`, `/`, then the rest (no parsing).
+fn strip_dir<'p>(dir: &Path, path: &'p Path) -> Option<&'p Path> {
+    let (d, p) = (dir.as_os_str().as_bytes(), path.as_os_str().as_bytes());
+    if p.len() > d.len() + 1 && p.starts_with(d) && p[d.len()] == b'/' {
+        Some(Path::new(OsStr::from_bytes(&p[d.len() + 1..])))
+    } else {
+        None
+    }
+}
+
+/// [`workspace::display`] of a walked path, without parsing components when the path lies
+/// plainly under the workspace root.
+pub fn display(config: &Config, path: &Path) -> String {
+    match strip_dir(&config.workspace_root, path) {
+        Some(rel) => rel.to_string_lossy().into_owned(),
+        None => workspace::display(config, path),
+    }
+}
+
+/// One walker thread's finds, handed to the shared list when the thread's visitor is
+/// dropped (one lock per thread instead of one per file).
+struct Found<'a> {
+    local: Vec<(f64, String)>,
+    all: &'a Mutex<Vec<(f64, String)>>,
+}
+
+impl Drop for Found<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut all) = self.all.lock() {
+            all.append(&mut self.local);
+        }
+    }
 }
 
 /// Milliseconds since the epoch as a double, as Node's `mtimeMs` computes it, so ties break
@@ -102,22 +147,23 @@ fn run(call: &Call) -> ToolResult<String> {
     ));
     let found: Mutex<Vec<(f64, String)>> = Mutex::new(Vec::new());
     walk(&base, policy, &call.cancel, || {
-        let (found, base, matcher, config) = (&found, &base, &matcher, &call.config);
+        let (base, matcher, config) = (&base, &matcher, &call.config);
+        let mut mine = Found {
+            local: Vec::new(),
+            all: &found,
+        };
         Box::new(move |entry: &ignore::DirEntry| {
             let Some(rel) = relative(base, entry.path()) else {
                 return;
             };
-            if !matcher.is_match(&rel) {
+            if !matcher.is_match(&*rel) {
                 return;
             }
             // A file whose stat fails (vanished, unreadable) is silently dropped.
             let Some(ms) = entry.metadata().ok().as_ref().and_then(mtime_ms) else {
                 return;
             };
-            let shown = workspace::display(config, entry.path());
-            if let Ok(mut all) = found.lock() {
-                all.push((ms, shown));
-            }
+            mine.local.push((ms, display(config, entry.path())));
         }) as Box<dyn FnMut(&ignore::DirEntry) + Send>
     });
     if call.cancel.is_cancelled() {
@@ -128,7 +174,7 @@ fn run(call: &Call) -> ToolResult<String> {
         return Ok("(no matches)".into());
     }
     files.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| js_cmp(&a.1, &b.1)));
-    let mut out = String::new();
+    let mut out = String::with_capacity(files.iter().map(|(_, p)| p.len() + 1).sum());
     for (i, (_, path)) in files.iter().enumerate() {
         if i > 0 {
             out.push('\n');

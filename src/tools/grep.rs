@@ -13,7 +13,7 @@ use crate::search::policy::Policy;
 use crate::search::render::{render, Mode, PageSpec};
 use crate::search::scan::{RowSink, Scanner};
 use crate::search::walk::walk;
-use crate::tools::glob::{compile, relative};
+use crate::tools::glob::{compile, display, relative};
 use crate::workspace;
 use globset::GlobMatcher;
 use grep_matcher::Matcher;
@@ -143,7 +143,7 @@ fn search<M: Matcher + Sync>(job: &Job<'_>, matcher: &M) -> ToolResult<String> {
         // The display path is only built when needed: most files never match.
         let mut shown = None;
         if collector.has_bound() {
-            let s = workspace::display(config, abs);
+            let s = display(config, abs);
             if collector.beyond_bound(&s) {
                 return;
             }
@@ -156,7 +156,7 @@ fn search<M: Matcher + Sync>(job: &Job<'_>, matcher: &M) -> ToolResult<String> {
         scanner.scan(&mut sink);
         if sink.units > 0 {
             collector.add(FileHit {
-                path: shown.unwrap_or_else(|| workspace::display(config, abs)),
+                path: shown.unwrap_or_else(|| display(config, abs)),
                 abs: abs.to_path_buf(),
                 units: sink.units,
                 bytes: sink.bytes,
@@ -182,7 +182,7 @@ fn search<M: Matcher + Sync>(job: &Job<'_>, matcher: &M) -> ToolResult<String> {
                 let path = entry.path();
                 if let Some((glob, anchored)) = &job.glob {
                     let ok = if *anchored {
-                        relative(job.base, path).is_some_and(|rel| glob.is_match(rel))
+                        relative(job.base, path).is_some_and(|rel| glob.is_match(&*rel))
                     } else {
                         glob.is_match(entry.file_name())
                     };
