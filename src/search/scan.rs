@@ -16,6 +16,7 @@
 //! The file buffer is reused across files by one thread; only one file is in memory per
 //! thread at a time.
 
+use super::at::BaseDir;
 use crate::text::SNIFF_BYTES;
 use grep_matcher::Matcher;
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
@@ -83,12 +84,16 @@ impl<M: Matcher> Scanner<M> {
 
     /// Loads `path` into the buffer. `false` when it is to be skipped: unreadable, over
     /// `maxFileBytes`, or binary.
-    pub fn load(&mut self, path: &Path) -> bool {
+    /// The file is opened relative to `base` when it lies under it (see [`BaseDir`]).
+    pub fn load(&mut self, base: &BaseDir, path: &Path) -> bool {
         self.buf.clear();
         if self.buf.capacity() > KEEP_BUFFER {
             self.buf = Vec::new();
         }
-        let ok = read_limited(path, self.max_file_bytes, &mut self.buf).unwrap_or(false);
+        let ok = base
+            .open_file(path)
+            .and_then(|file| read_limited(file, self.max_file_bytes, &mut self.buf))
+            .unwrap_or(false);
         ok && prepare(&mut self.buf)
     }
 
@@ -108,8 +113,7 @@ impl<M: Matcher> Scanner<M> {
 }
 
 /// Reads at most `max + 1` bytes; `Ok(false)` when the file is larger than `max`.
-fn read_limited(path: &Path, max: u64, buf: &mut Vec<u8>) -> io::Result<bool> {
-    let file = std::fs::File::open(path)?;
+fn read_limited(file: std::fs::File, max: u64, buf: &mut Vec<u8>) -> io::Result<bool> {
     let meta = file.metadata()?;
     if !meta.is_file() || meta.len() > max {
         return Ok(false);

@@ -11,6 +11,7 @@ use super::{object_schema, read_annotations, Call, Handler, ToolDef};
 use crate::config::Config;
 use crate::error::{Code, ToolError, ToolResult};
 use crate::schema::{bool_arg, str_arg};
+use crate::search::at::BaseDir;
 use crate::search::policy::Policy;
 use crate::search::walk::walk;
 use crate::text::js_cmp;
@@ -22,7 +23,7 @@ use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
-use std::time::UNIX_EPOCH;
+use std::time::{SystemTime, UNIX_EPOCH};
 
 const DESCRIPTION: &str = "Find files by name pattern. Returns the paths (relative to the workspace root) of files under `path` (default: the workspace root) whose path relative to `path` matches `pattern`, most recently modified first — so what was just edited comes first. Glob syntax: `*` matches within one directory level, `**` spans directories (`**/*.ts` finds .ts files at any depth, `*.ts` only directly under `path`), `?` one character, `[abc]` a class, `{a,b}` alternatives. Dotfiles match; only files are listed (not directories, not symlinks). Files ignored by git (.gitignore files, .git/info/exclude, the global git excludes) and the .git/ directory are skipped unless respect_gitignore is false. No match returns `(no matches)` — that is a successful answer, not an error. Use this to locate files by name; to search inside files use grep; to see one directory's entries use list_dir. Errors: invalid_input (bad glob syntax, e.g. an unclosed `[` — fix the pattern), not_found (the base path does not exist — check it with list_dir), not_a_file (the base path is a file, not a directory — pass its parent), path_escape (stay inside the workspace).";
 
@@ -113,8 +114,7 @@ impl Drop for Found<'_> {
 
 /// Milliseconds since the epoch as a double, as Node's `mtimeMs` computes it, so ties break
 /// exactly where the original's did.
-fn mtime_ms(meta: &std::fs::Metadata) -> Option<f64> {
-    let t = meta.modified().ok()?;
+fn mtime_ms(t: SystemTime) -> Option<f64> {
     Some(match t.duration_since(UNIX_EPOCH) {
         Ok(d) => d.as_secs() as f64 * 1e3 + f64::from(d.subsec_nanos()) / 1e6,
         Err(e) => {
@@ -146,8 +146,9 @@ fn run(call: &Call) -> ToolResult<String> {
         call.warnings.clone(),
     ));
     let found: Mutex<Vec<(f64, String)>> = Mutex::new(Vec::new());
+    let base_dir = BaseDir::open(&base);
     walk(&base, policy, &call.cancel, || {
-        let (base, matcher, config) = (&base, &matcher, &call.config);
+        let (base, matcher, config, base_dir) = (&base, &matcher, &call.config, &base_dir);
         let mut mine = Found {
             local: Vec::new(),
             all: &found,
@@ -160,7 +161,7 @@ fn run(call: &Call) -> ToolResult<String> {
                 return;
             }
             // A file whose stat fails (vanished, unreadable) is silently dropped.
-            let Some(ms) = entry.metadata().ok().as_ref().and_then(mtime_ms) else {
+            let Some(ms) = base_dir.mtime(entry.path()).ok().and_then(mtime_ms) else {
                 return;
             };
             mine.local.push((ms, display(config, entry.path())));

@@ -7,6 +7,7 @@
 use super::{object_schema, read_annotations, Call, Handler, ToolDef};
 use crate::error::{ToolError, ToolResult};
 use crate::schema::{bool_arg, int_arg, str_arg};
+use crate::search::at::BaseDir;
 use crate::search::collect::{Collector, FileHit, FileSink};
 use crate::search::matcher::{self, Engine};
 use crate::search::policy::Policy;
@@ -139,6 +140,8 @@ fn search<M: Matcher + Sync>(job: &Job<'_>, matcher: &M) -> ToolResult<String> {
     let collector = Collector::new(config.max_output_bytes);
     // One file's stored rows are capped at the budget (plus room for the row that crosses).
     let cap = usize::try_from(config.max_output_bytes).unwrap_or(usize::MAX);
+    // For a single file this is no descriptor (not a directory): absolute paths are used.
+    let base_dir = BaseDir::open(job.base);
     let search_one = |scanner: &mut Scanner<&M>, abs: &Path| {
         // The display path is only built when needed: most files never match.
         let mut shown = None;
@@ -149,7 +152,7 @@ fn search<M: Matcher + Sync>(job: &Job<'_>, matcher: &M) -> ToolResult<String> {
             }
             shown = Some(s);
         }
-        if !scanner.load(abs) {
+        if !scanner.load(&base_dir, abs) {
             return;
         }
         let mut sink = FileSink::new(content, cap, &call.cancel);
@@ -204,7 +207,7 @@ fn search<M: Matcher + Sync>(job: &Job<'_>, matcher: &M) -> ToolResult<String> {
         _ => {
             // The file's rows outgrew its share of memory: search it again, streaming.
             let scanner = rescan.get_or_insert_with(new_scanner);
-            if scanner.load(&hit.abs) {
+            if scanner.load(&base_dir, &hit.abs) {
                 scanner.scan(sink);
             }
         }
