@@ -226,36 +226,52 @@ impl Policy {
 
     /// The node of `dir`, compiling it (and any missing ancestor) on first use. The walker
     /// visits a directory before its children, so normally only `dir` itself is missing.
+    ///
+    /// Compiling reads files, so it happens outside the lock: under the write lock it
+    /// stalled every other walker thread's lookups (the walk ran nearly serially). Only the
+    /// thread that read a directory filters its children, so two threads do not compile
+    /// the same node; if they ever did, the first insertion wins and both are equivalent.
     fn node(&self, dir: &Path) -> Arc<Node> {
-        if let Some(node) = self.nodes.read().ok().and_then(|m| m.get(dir).cloned()) {
-            return node;
-        }
-        let Ok(mut map) = self.nodes.write() else {
-            return Arc::new(Node::default());
-        };
-        if let Some(node) = map.get(dir) {
-            return node.clone();
-        }
-        // Collect the missing directories up to the nearest compiled ancestor.
-        let mut missing = Vec::new();
-        let mut parent = None;
-        for ancestor in dir.ancestors() {
-            if let Some(node) = map.get(ancestor) {
-                parent = Some(node.clone());
-                break;
+        let (missing, mut parent) = {
+            let Ok(map) = self.nodes.read() else {
+                return Arc::new(Node::default());
+            };
+            if let Some(node) = map.get(dir) {
+                return node.clone();
             }
-            missing.push(ancestor);
-        }
+            // The missing directories up to the nearest compiled ancestor.
+            let mut missing = Vec::new();
+            let mut parent = None;
+            for ancestor in dir.ancestors() {
+                if let Some(node) = map.get(ancestor) {
+                    parent = Some(node.clone());
+                    break;
+                }
+                missing.push(ancestor);
+            }
+            (missing, parent)
+        };
         if parent.is_none() {
             // Outside the seeded chain (cannot happen for a walk under the base): no rules.
             return Arc::new(Node::default());
         }
-        for d in missing.into_iter().rev() {
-            let node = Arc::new(self.build_node(d, parent.take()));
-            map.insert(d.to_path_buf(), node.clone());
-            parent = Some(node);
+        let built: Vec<(&Path, Arc<Node>)> = missing
+            .into_iter()
+            .rev()
+            .map(|d| {
+                let node = Arc::new(self.build_node(d, parent.take()));
+                parent = Some(node.clone());
+                (d, node)
+            })
+            .collect();
+        let Ok(mut map) = self.nodes.write() else {
+            return parent.unwrap_or_default();
+        };
+        let mut last = None;
+        for (d, node) in built {
+            last = Some(map.entry(d.to_path_buf()).or_insert(node).clone());
         }
-        parent.unwrap_or_default()
+        last.unwrap_or_default()
     }
 }
 
