@@ -1,5 +1,6 @@
 //! The search engine behind `glob` and `grep`, on ripgrep's libraries, in-process.
 //!
+//! - [`at`]: opening and stat-ing walked files relative to the base directory.
 //! - [`policy`]: which entries a walk yields (git ignore stack, reserved names, symlinks).
 //! - [`walk`]: the parallel directory walk over that policy.
 //! - [`matcher`]: the regex, Rust engine first and PCRE2 when needed.
@@ -9,6 +10,7 @@
 //!
 //! Non-goals: following symlinks, reading `.ignore`/`.rgignore`, searching binary files.
 
+pub mod at;
 pub mod collect;
 pub mod matcher;
 pub mod policy;

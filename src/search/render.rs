@@ -91,7 +91,10 @@ impl PageWriter {
     /// truncation marker.
     pub fn bounded(self) -> String {
         if self.total <= self.max {
-            return String::from_utf8_lossy(&self.kept).into_owned();
+            // Everything written was valid UTF-8: reuse the buffer instead of copying a
+            // page that can be many megabytes.
+            return String::from_utf8(self.kept)
+                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
         }
         let mut end = self.max.min(self.kept.len());
         while end > 0 && end < self.kept.len() && (self.kept[end] & 0xC0) == 0x80 {

@@ -8,17 +8,22 @@
 //! ties by path in JavaScript order; `(no matches)` when empty. Dispatch bounds the output.
 
 use super::{object_schema, read_annotations, Call, Handler, ToolDef};
+use crate::config::Config;
 use crate::error::{Code, ToolError, ToolResult};
 use crate::schema::{bool_arg, str_arg};
+use crate::search::at::BaseDir;
 use crate::search::policy::Policy;
 use crate::search::walk::walk;
 use crate::text::js_cmp;
 use crate::workspace;
 use globset::{GlobBuilder, GlobMatcher};
 use serde_json::{json, Value};
+use std::borrow::Cow;
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
-use std::time::UNIX_EPOCH;
+use std::time::{SystemTime, UNIX_EPOCH};
 
 const DESCRIPTION: &str = "Find files by name pattern. Returns the paths (relative to the workspace root) of files under `path` (default: the workspace root) whose path relative to `path` matches `pattern`, most recently modified first — so what was just edited comes first. Glob syntax: `*` matches within one directory level, `**` spans directories (`**/*.ts` finds .ts files at any depth, `*.ts` only directly under `path`), `?` one character, `[abc]` a class, `{a,b}` alternatives. Dotfiles match; only files are listed (not directories, not symlinks). Files ignored by git (.gitignore files, .git/info/exclude, the global git excludes) and the .git/ directory are skipped unless respect_gitignore is false. No match returns `(no matches)` — that is a successful answer, not an error. Use this to locate files by name; to search inside files use grep; to see one directory's entries use list_dir. Errors: invalid_input (bad glob syntax, e.g. an unclosed `[` — fix the pattern), not_found (the base path does not exist — check it with list_dir), not_a_file (the base path is a file, not a directory — pass its parent), path_escape (stay inside the workspace).";
 
@@ -82,16 +87,56 @@ fn fits_nfa_limit(glob: &globset::Glob) -> Result<(), String> {
         .map_err(|e| e.to_string())
 }
 
-/// A file's path relative to `base` with `/` separators, as globs see it.
-pub fn relative(base: &Path, path: &Path) -> Option<String> {
-    let rel = path.strip_prefix(base).ok()?;
-    Some(rel.to_string_lossy().into_owned())
+/// A file's path relative to `base` with `/` separators, as globs see it (borrowed unless
+/// the name is not UTF-8).
+///
+/// Walked paths are `base` joined with components, so the common case is a byte prefix
+/// check; `Path::strip_prefix` (which parses components) is the fallback.
+pub fn relative<'p>(base: &Path, path: &'p Path) -> Option<Cow<'p, str>> {
+    let rel = match strip_dir(base, path) {
+        Some(rel) => rel,
+        None => path.strip_prefix(base).ok()?,
+    };
+    Some(rel.to_string_lossy())
+}
+
+/// `path` below `dir` when its bytes are `dir`, `/`, then the rest (no parsing).
+fn strip_dir<'p>(dir: &Path, path: &'p Path) -> Option<&'p Path> {
+    let (d, p) = (dir.as_os_str().as_bytes(), path.as_os_str().as_bytes());
+    if p.len() > d.len() + 1 && p.starts_with(d) && p[d.len()] == b'/' {
+        Some(Path::new(OsStr::from_bytes(&p[d.len() + 1..])))
+    } else {
+        None
+    }
+}
+
+/// [`workspace::display`] of a walked path, without parsing components when the path lies
+/// plainly under the workspace root.
+pub fn display(config: &Config, path: &Path) -> String {
+    match strip_dir(&config.workspace_root, path) {
+        Some(rel) => rel.to_string_lossy().into_owned(),
+        None => workspace::display(config, path),
+    }
+}
+
+/// One walker thread's finds, handed to the shared list when the thread's visitor is
+/// dropped (one lock per thread instead of one per file).
+struct Found<'a> {
+    local: Vec<(f64, String)>,
+    all: &'a Mutex<Vec<(f64, String)>>,
+}
+
+impl Drop for Found<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut all) = self.all.lock() {
+            all.append(&mut self.local);
+        }
+    }
 }
 
 /// Milliseconds since the epoch as a double, as Node's `mtimeMs` computes it, so ties break
 /// exactly where the original's did.
-fn mtime_ms(meta: &std::fs::Metadata) -> Option<f64> {
-    let t = meta.modified().ok()?;
+fn mtime_ms(t: SystemTime) -> Option<f64> {
     Some(match t.duration_since(UNIX_EPOCH) {
         Ok(d) => d.as_secs() as f64 * 1e3 + f64::from(d.subsec_nanos()) / 1e6,
         Err(e) => {
@@ -124,33 +169,40 @@ fn run(call: &Call) -> ToolResult<String> {
     ));
     let found: Mutex<Vec<(f64, String)>> = Mutex::new(Vec::new());
     let guard = workspace::Guard::new(&call.config);
+    let base_dir = BaseDir::open(&base);
     walk(&base, policy, &call.cancel, || {
-        let (found, base, matcher, config, guard) = (&found, &base, &matcher, &call.config, &guard);
+        let (base, matcher, config, base_dir, guard) =
+            (&base, &matcher, &call.config, &base_dir, &guard);
+        let mut mine = Found {
+            local: Vec::new(),
+            all: &found,
+        };
         Box::new(move |entry: &ignore::DirEntry| {
             let Some(rel) = relative(base, entry.path()) else {
                 return;
             };
-            if !matcher.is_match(&rel) {
+            if !matcher.is_match(&*rel) {
                 return;
             }
             // A file whose stat fails (vanished, unreadable) is silently dropped. When
             // confined, the file is opened (O_PATH, not followed) and stat'd through a
             // descriptor checked against the root: the walk goes by path, and a directory
             // swapped for a symlink mid-walk must not list the outside.
-            let meta = if guard.is_on() {
-                guard
+            let modified = if guard.is_on() {
+                base_dir
                     .open_entry(entry.path())
+                    .ok()
+                    .filter(|f| guard.allows(f, entry.path()))
                     .and_then(|f| f.metadata().ok())
+                    .filter(|m| m.is_file())
+                    .and_then(|m| m.modified().ok())
             } else {
-                entry.metadata().ok()
+                base_dir.mtime(entry.path()).ok()
             };
-            let Some(ms) = meta.as_ref().and_then(mtime_ms) else {
+            let Some(ms) = modified.and_then(mtime_ms) else {
                 return;
             };
-            let shown = workspace::display(config, entry.path());
-            if let Ok(mut all) = found.lock() {
-                all.push((ms, shown));
-            }
+            mine.local.push((ms, display(config, entry.path())));
         }) as Box<dyn FnMut(&ignore::DirEntry) + Send>
     });
     if call.cancel.is_cancelled() {
@@ -161,7 +213,7 @@ fn run(call: &Call) -> ToolResult<String> {
         return Ok("(no matches)".into());
     }
     files.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| js_cmp(&a.1, &b.1)));
-    let mut out = String::new();
+    let mut out = String::with_capacity(files.iter().map(|(_, p)| p.len() + 1).sum());
     for (i, (_, path)) in files.iter().enumerate() {
         if i > 0 {
             out.push('\n');

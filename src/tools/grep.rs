@@ -7,13 +7,14 @@
 use super::{object_schema, read_annotations, Call, Handler, ToolDef};
 use crate::error::{ToolError, ToolResult};
 use crate::schema::{bool_arg, int_arg, str_arg};
+use crate::search::at::BaseDir;
 use crate::search::collect::{Collector, FileHit, FileSink};
 use crate::search::matcher::{self, Engine};
 use crate::search::policy::Policy;
 use crate::search::render::{render, Mode, PageSpec};
 use crate::search::scan::{RowSink, Scanner};
 use crate::search::walk::walk;
-use crate::tools::glob::{compile, relative};
+use crate::tools::glob::{compile, display, relative};
 use crate::workspace;
 use globset::GlobMatcher;
 use grep_matcher::Matcher;
@@ -143,24 +144,26 @@ fn search<M: Matcher + Sync>(job: &Job<'_>, matcher: &M) -> ToolResult<String> {
     let collector = Collector::new(config.max_output_bytes);
     // One file's stored rows are capped at the budget (plus room for the row that crosses).
     let cap = usize::try_from(config.max_output_bytes).unwrap_or(usize::MAX);
+    // For a single file this is no descriptor (not a directory): absolute paths are used.
+    let base_dir = BaseDir::open(job.base);
     let search_one = |scanner: &mut Scanner<&M>, abs: &Path| {
         // The display path is only built when needed: most files never match.
         let mut shown = None;
         if collector.has_bound() {
-            let s = workspace::display(config, abs);
+            let s = display(config, abs);
             if collector.beyond_bound(&s) {
                 return;
             }
             shown = Some(s);
         }
-        if !scanner.load(abs) {
+        if !scanner.load(&base_dir, abs) {
             return;
         }
         let mut sink = FileSink::new(content, cap, &call.cancel);
         scanner.scan(&mut sink);
         if sink.units > 0 {
             collector.add(FileHit {
-                path: shown.unwrap_or_else(|| workspace::display(config, abs)),
+                path: shown.unwrap_or_else(|| display(config, abs)),
                 abs: abs.to_path_buf(),
                 units: sink.units,
                 bytes: sink.bytes,
@@ -186,7 +189,7 @@ fn search<M: Matcher + Sync>(job: &Job<'_>, matcher: &M) -> ToolResult<String> {
                 let path = entry.path();
                 if let Some((glob, anchored)) = &job.glob {
                     let ok = if *anchored {
-                        relative(job.base, path).is_some_and(|rel| glob.is_match(rel))
+                        relative(job.base, path).is_some_and(|rel| glob.is_match(&*rel))
                     } else {
                         glob.is_match(entry.file_name())
                     };
@@ -208,7 +211,7 @@ fn search<M: Matcher + Sync>(job: &Job<'_>, matcher: &M) -> ToolResult<String> {
         _ => {
             // The file's rows outgrew its share of memory: search it again, streaming.
             let scanner = rescan.get_or_insert_with(new_scanner);
-            if scanner.load(&hit.abs) {
+            if scanner.load(&base_dir, &hit.abs) {
                 scanner.scan(sink);
             }
         }
