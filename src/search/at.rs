@@ -7,16 +7,25 @@
 //! path lookup was the largest kernel cost of `glob` after `getdents` (~12 % of its CPU).
 //!
 //! Contract: the same results as `File::open(abs)` (but non-blocking) /
-//! `symlink_metadata(abs)`; a path not
-//! plainly under the base, or a base that cannot be opened, falls back to the absolute path.
+//! `symlink_metadata(abs)`; a path not plainly under the base, or a base that cannot be
+//! opened, falls back to the absolute path.
+//!
+//! Confinement: a walk goes by path, so a directory swapped for a symlink mid-walk could lead
+//! an open outside the workspace. With [`BaseDir::confine`], once the base descriptor itself
+//! is verified inside the root, files are opened with Linux `openat2(RESOLVE_BENEATH |
+//! RESOLVE_NO_SYMLINKS)`: the walker never follows links, so any link met on the way can only
+//! be such a swap, and the kernel refuses it. That makes the check part of the open (one
+//! syscall) instead of a `/proc/self/fd` lookup per file; where `openat2` is missing the
+//! caller verifies each descriptor instead ([`Opened::beneath`] is false).
 
-use std::ffi::CString;
+use crate::workspace::Guard;
+use std::ffi::{CString, OsStr};
 use std::fs::File;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 #[cfg(target_os = "linux")]
@@ -33,7 +42,31 @@ const ENTRY_FLAGS: libc::c_int =
 pub struct BaseDir {
     fd: Option<OwnedFd>,
     prefix: Vec<u8>,
+    /// Files are opened with `openat2` strictly beneath the (verified) base.
+    beneath: bool,
 }
+
+/// The kernel's `struct open_how` (libc's is `non_exhaustive`, so it cannot be built).
+#[cfg(target_os = "linux")]
+#[repr(C)]
+struct OpenHow {
+    flags: u64,
+    mode: u64,
+    resolve: u64,
+}
+
+/// A file opened by a [`BaseDir`].
+#[derive(Debug)]
+pub struct Opened {
+    /// The open file.
+    pub file: File,
+    /// Opened strictly beneath a base verified inside the workspace root, through no symlink:
+    /// the descriptor needs no further confinement check.
+    pub beneath: bool,
+}
+
+/// Whether this kernel answers `openat2` (0 unknown, 1 yes, 2 no).
+static OPENAT2: AtomicU8 = AtomicU8::new(0);
 
 impl BaseDir {
     /// Opens `base` (a directory). Never fails: without a descriptor, absolute paths are used.
@@ -50,7 +83,111 @@ impl BaseDir {
         BaseDir {
             fd,
             prefix: base.as_os_str().as_bytes().to_vec(),
+            beneath: false,
         }
+    }
+
+    /// Turns on kernel-checked opens when the base descriptor lies inside the workspace
+    /// root (`guard`) and the kernel has `openat2`. Without it, callers check each
+    /// descriptor themselves.
+    pub fn confine(mut self, guard: &Guard) -> BaseDir {
+        let verified = self
+            .fd
+            .as_ref()
+            .and_then(|fd| fd.try_clone().ok())
+            .is_some_and(|fd| {
+                guard.allows(&File::from(fd), Path::new(OsStr::from_bytes(&self.prefix)))
+            });
+        self.beneath = guard.is_on() && verified && OPENAT2.load(Ordering::Relaxed) != 2;
+        self
+    }
+
+    /// Opens `rel` beneath the base with `openat2`, refusing symlinks. `None` when the kernel
+    /// lacks `openat2` (remembered for the process).
+    #[cfg(target_os = "linux")]
+    fn open_beneath(&self, fd: i32, rel: &CString, flags: libc::c_int) -> Option<io::Result<File>> {
+        let how = OpenHow {
+            flags: flags as u64,
+            mode: 0,
+            resolve: libc::RESOLVE_BENEATH | libc::RESOLVE_NO_SYMLINKS,
+        };
+        loop {
+            // SAFETY: `fd` is an open directory descriptor owned by `self`, `rel` a valid C
+            // string, `how` a valid `open_how` whose size is passed with it.
+            let r = unsafe {
+                libc::syscall(
+                    libc::SYS_openat2,
+                    fd,
+                    rel.as_ptr(),
+                    &how as *const OpenHow,
+                    std::mem::size_of::<OpenHow>(),
+                )
+            };
+            if r >= 0 {
+                OPENAT2.store(1, Ordering::Relaxed);
+                // SAFETY: a fresh descriptor nobody else owns.
+                return Some(Ok(unsafe { File::from_raw_fd(r as i32) }));
+            }
+            let err = io::Error::last_os_error();
+            match err.raw_os_error() {
+                Some(libc::EINTR) | Some(libc::EAGAIN) => continue,
+                // No openat2 here (old kernel, or a seccomp filter that hides it).
+                Some(libc::ENOSYS) | Some(libc::EPERM) if OPENAT2.load(Ordering::Relaxed) != 1 => {
+                    OPENAT2.store(2, Ordering::Relaxed);
+                    return None;
+                }
+                _ => return Some(Err(err)),
+            }
+        }
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    fn open_beneath(
+        &self,
+        _fd: i32,
+        _rel: &CString,
+        _flags: libc::c_int,
+    ) -> Option<io::Result<File>> {
+        None
+    }
+
+    /// Opens `path` with `flags`, from the base when possible, kernel-confined when
+    /// [`BaseDir::confine`] turned that on.
+    fn open_with(&self, path: &Path, flags: libc::c_int) -> io::Result<Opened> {
+        let (dir, name) = match self.relative(path) {
+            Some((fd, rel)) => {
+                if self.beneath {
+                    if let Some(r) = self.open_beneath(fd, &rel, flags) {
+                        return r.map(|file| Opened {
+                            file,
+                            beneath: true,
+                        });
+                    }
+                }
+                (fd, rel)
+            }
+            None => (
+                libc::AT_FDCWD,
+                CString::new(path.as_os_str().as_bytes()).map_err(io::Error::other)?,
+            ),
+        };
+        let file = loop {
+            // SAFETY: `dir` is an open directory descriptor owned by `self` (or AT_FDCWD),
+            // `name` a valid C string.
+            let file = unsafe { libc::openat(dir, name.as_ptr(), flags) };
+            if file >= 0 {
+                break file;
+            }
+            let err = io::Error::last_os_error();
+            if err.kind() != io::ErrorKind::Interrupted {
+                return Err(err);
+            }
+        };
+        // SAFETY: a fresh descriptor nobody else owns.
+        Ok(Opened {
+            file: unsafe { File::from_raw_fd(file) },
+            beneath: false,
+        })
     }
 
     /// `path`'s part below the base as a C string, when `path` is the base, `/`, then more.
@@ -67,60 +204,15 @@ impl BaseDir {
 
     /// `File::open(path)`, resolved from the base when possible. Non-blocking, so opening a
     /// FIFO never waits for a writer (reads of regular files are unaffected).
-    pub fn open_file(&self, path: &Path) -> io::Result<File> {
-        let Some((fd, rel)) = self.relative(path) else {
-            return std::fs::OpenOptions::new()
-                .read(true)
-                .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
-                .open(path);
-        };
-        let file = loop {
-            // SAFETY: `fd` is an open directory descriptor owned by `self`, `rel` a valid C
-            // string; the flags are those `File::open` uses.
-            let file = unsafe {
-                libc::openat(
-                    fd,
-                    rel.as_ptr(),
-                    libc::O_RDONLY | libc::O_CLOEXEC | libc::O_NONBLOCK,
-                )
-            };
-            if file >= 0 {
-                break file;
-            }
-            let err = io::Error::last_os_error();
-            if err.kind() != io::ErrorKind::Interrupted {
-                return Err(err);
-            }
-        };
-        // SAFETY: a fresh descriptor nobody else owns.
-        Ok(unsafe { File::from_raw_fd(file) })
+    pub fn open_file(&self, path: &Path) -> io::Result<Opened> {
+        self.open_with(path, libc::O_RDONLY | libc::O_CLOEXEC | libc::O_NONBLOCK)
     }
 
     /// Opens `path` itself without following a final symlink (`O_PATH` on Linux), resolved
     /// from the base when possible: a handle to stat and to check against the workspace
     /// root (`workspace::Guard::allows`) without reading the file.
-    pub fn open_entry(&self, path: &Path) -> io::Result<File> {
-        let (dir, name) = match self.relative(path) {
-            Some((fd, rel)) => (fd, rel),
-            None => (
-                libc::AT_FDCWD,
-                CString::new(path.as_os_str().as_bytes()).map_err(io::Error::other)?,
-            ),
-        };
-        let file = loop {
-            // SAFETY: `dir` is an open directory descriptor owned by `self` (or AT_FDCWD),
-            // `name` a valid C string.
-            let file = unsafe { libc::openat(dir, name.as_ptr(), ENTRY_FLAGS) };
-            if file >= 0 {
-                break file;
-            }
-            let err = io::Error::last_os_error();
-            if err.kind() != io::ErrorKind::Interrupted {
-                return Err(err);
-            }
-        };
-        // SAFETY: a fresh descriptor nobody else owns.
-        Ok(unsafe { File::from_raw_fd(file) })
+    pub fn open_entry(&self, path: &Path) -> io::Result<Opened> {
+        self.open_with(path, ENTRY_FLAGS)
     }
 
     /// The modification time of `path` itself (not following a final symlink), as
@@ -172,6 +264,7 @@ mod tests {
         let mut text = String::new();
         base.open_file(&file)
             .unwrap()
+            .file
             .read_to_string(&mut text)
             .unwrap();
         assert_eq!(text, "hello");
@@ -197,6 +290,28 @@ mod tests {
         let out = other.path().join("o.txt");
         std::fs::write(&out, "x").unwrap();
         assert!(base.open_file(&out).is_ok());
+    }
+
+    #[test]
+    fn confined_opens_refuse_links_on_the_way() {
+        use crate::config::Config;
+        let root = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret"), "s").unwrap();
+        std::fs::create_dir(root.path().join("d")).unwrap();
+        std::fs::write(root.path().join("d/f"), "f").unwrap();
+        std::os::unix::fs::symlink(outside.path(), root.path().join("swapped")).unwrap();
+        let config = Config::with_root(root.path());
+        let base = BaseDir::open(root.path()).confine(&Guard::new(&config));
+        let inside = base.open_file(&root.path().join("d/f")).unwrap();
+        // A link met on the way (a directory swapped mid-walk) never opens the outside:
+        // refused by the kernel, or (without openat2) handed back unverified for the caller.
+        match base.open_file(&root.path().join("swapped/secret")) {
+            Err(_) => assert!(inside.beneath),
+            Ok(o) => assert!(!o.beneath),
+        }
+        let entry = base.open_entry(&root.path().join("d/f")).unwrap();
+        assert_eq!(entry.beneath, inside.beneath);
     }
 
     #[test]

@@ -103,13 +103,14 @@ impl<M: Matcher> Scanner<M> {
         let guard = self.guard.as_ref();
         let ok = base
             .open_file(path)
-            .and_then(|file| {
+            .and_then(|opened| {
                 // A descriptor outside the root (a directory swapped for a symlink during
-                // the walk) is skipped like an unreadable file.
-                if guard.is_some_and(|g| !g.allows(&file, path)) {
+                // the walk) is skipped like an unreadable file. One opened beneath the
+                // verified base was checked by the kernel already.
+                if !opened.beneath && guard.is_some_and(|g| !g.allows(&opened.file, path)) {
                     return Ok(false);
                 }
-                read_limited(file, self.max_file_bytes, &mut self.buf)
+                read_limited(opened.file, self.max_file_bytes, &mut self.buf)
             })
             .unwrap_or(false);
         ok && prepare(&mut self.buf)

@@ -169,7 +169,7 @@ fn run(call: &Call) -> ToolResult<String> {
     ));
     let found: Mutex<Vec<(f64, String)>> = Mutex::new(Vec::new());
     let guard = workspace::Guard::new(&call.config);
-    let base_dir = BaseDir::open(&base);
+    let base_dir = BaseDir::open(&base).confine(&guard);
     walk(&base, policy, &call.cancel, || {
         let (base, matcher, config, base_dir, guard) =
             (&base, &matcher, &call.config, &base_dir, &guard);
@@ -192,8 +192,8 @@ fn run(call: &Call) -> ToolResult<String> {
                 base_dir
                     .open_entry(entry.path())
                     .ok()
-                    .filter(|f| guard.allows(f, entry.path()))
-                    .and_then(|f| f.metadata().ok())
+                    .filter(|o| o.beneath || guard.allows(&o.file, entry.path()))
+                    .and_then(|o| o.file.metadata().ok())
                     .filter(|m| m.is_file())
                     .and_then(|m| m.modified().ok())
             } else {

@@ -145,7 +145,7 @@ fn search<M: Matcher + Sync>(job: &Job<'_>, matcher: &M) -> ToolResult<String> {
     // One file's stored rows are capped at the budget (plus room for the row that crosses).
     let cap = usize::try_from(config.max_output_bytes).unwrap_or(usize::MAX);
     // For a single file this is no descriptor (not a directory): absolute paths are used.
-    let base_dir = BaseDir::open(job.base);
+    let base_dir = BaseDir::open(job.base).confine(&guard);
     let search_one = |scanner: &mut Scanner<&M>, abs: &Path| {
         // The display path is only built when needed: most files never match.
         let mut shown = None;
