@@ -23,10 +23,14 @@ use super::journal::{self, Record};
 use super::undo::{
     discard_backups, file_id, rename_noreplace, undo, FileId, JPath, Step, Unrestored,
 };
-use crate::atomic::{ensure_parent_dirs, fsync_dir, sweep_stale, temp_name, write_temp};
+use crate::atomic::{
+    create_temp, ensure_parent_dirs, fill_temp, fsync_dirs, parallel_map, sweep_stale,
+    temp_name, TempFile,
+};
 use crate::error::{io_detail, Code, ToolError, ToolResult};
 use std::fs;
 use std::io;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -169,10 +173,8 @@ pub fn commit_with(
     let mut dirs: Vec<PathBuf> = plan.steps.iter().flat_map(touched).collect();
     dirs.sort();
     dirs.dedup();
-    for dir in &dirs {
-        // The operations are done; a directory fsync failing cannot undo them.
-        let _ = fsync_dir(dir);
-    }
+    // The operations are done; a directory fsync failing cannot undo them.
+    let _ = fsync_dirs(&dirs);
     if let Some(j) = journal {
         // Best effort: a journal that outlives its commit is rolled back at the next start,
         // which restores the old files — but only after this process is gone.
@@ -241,56 +243,49 @@ fn touched(step: &Step) -> Vec<PathBuf> {
     }
 }
 
-/// Writes a temp file with `bytes` beside `target` and returns its path and identity.
-fn stage_temp(
-    target: &Path,
-    bytes: &[u8],
+/// How many operations are staged at a time: their temp files stay open between being
+/// created and filled, so this bounds the descriptors a huge patch holds at once.
+const STAGE_CHUNK: usize = 256;
+
+/// One operation between the passes of [`stage_chunk`].
+struct Pending<'a> {
+    op: &'a Op,
+    /// The identity of the file the operation replaces, deletes or moves.
+    old_id: Option<FileId>,
+    /// The staged temp file, its handle, its content and mode.
+    temp: Option<Staged<'a>>,
+}
+
+struct Staged<'a> {
+    temp: TempFile,
+    file: fs::File,
+    bytes: &'a [u8],
     mode: Option<u32>,
-    plan: &mut Plan,
-) -> io::Result<(PathBuf, FileId)> {
-    let dir = parent(target);
-    plan.dirs.extend(ensure_parent_dirs(dir)?);
-    let temp = write_temp(dir, bytes, mode)?;
-    let temp_id = file_id(temp.path())?;
-    Ok((temp.keep(), temp_id))
 }
 
 /// Stages every operation; on failure `plan` holds what was staged so far, for [`undo`].
 fn stage(ops: &[Op], plan: &mut Plan) -> io::Result<()> {
+    ops.chunks(STAGE_CHUNK)
+        .try_for_each(|chunk| stage_chunk(chunk, plan))
+}
+
+/// Stages `ops` in three passes: (1) in order, identities, modes, parent directories and an
+/// empty temp file per new content; (2) all temp files written and fsynced in parallel
+/// ([`parallel_map`]): a journaling filesystem then folds their fsyncs into a few journal
+/// commits instead of one per file; (3) in order, backups, and each operation becomes a
+/// [`Step`]. A temp file not yet in a step is removed when its [`TempFile`] drops, so a
+/// failure in any pass leaves only what `plan` records.
+fn stage_chunk(ops: &[Op], plan: &mut Plan) -> io::Result<()> {
+    let mut pending = Vec::with_capacity(ops.len());
     for op in ops {
-        let step = match op {
+        let (old_id, temp) = match op {
             Op::Modify { path, bytes } => {
                 let old_id = file_id(path)?;
-                let (temp, temp_id) = stage_temp(path, bytes, mode_of(path)?, plan)?;
-                let backup = match back_up(path) {
-                    Ok(b) => b,
-                    Err(e) => {
-                        let _ = fs::remove_file(&temp);
-                        return Err(e);
-                    }
-                };
-                Step::Modify {
-                    target: JPath::from(path.as_path()),
-                    temp: JPath(temp),
-                    temp_id,
-                    backup_id: file_id(&backup)?,
-                    backup: JPath(backup),
-                    old_id,
-                }
+                let mode = mode_of(path)?;
+                (Some(old_id), Some(new_temp(path, bytes, mode, plan)?))
             }
-            Op::Create { path, bytes } => {
-                let (temp, temp_id) = stage_temp(path, bytes, None, plan)?;
-                Step::Create {
-                    target: JPath::from(path.as_path()),
-                    temp: JPath(temp),
-                    temp_id,
-                }
-            }
-            Op::Delete { path } => Step::Delete {
-                old_id: file_id(path)?,
-                target: JPath::from(path.as_path()),
-                backup: JPath(temp_name(parent(path))),
-            },
+            Op::Create { path, bytes } => (None, Some(new_temp(path, bytes, None, plan)?)),
+            Op::Delete { path } => (Some(file_id(path)?), None),
             Op::Move {
                 from,
                 to,
@@ -298,11 +293,7 @@ fn stage(ops: &[Op], plan: &mut Plan) -> io::Result<()> {
             } => {
                 let id = file_id(from)?;
                 plan.dirs.extend(ensure_parent_dirs(parent(to))?);
-                Step::Rename {
-                    from: JPath::from(from.as_path()),
-                    to: JPath::from(to.as_path()),
-                    id,
-                }
+                (Some(id), None)
             }
             Op::Move {
                 from,
@@ -310,20 +301,116 @@ fn stage(ops: &[Op], plan: &mut Plan) -> io::Result<()> {
                 bytes: Some(bytes),
             } => {
                 let old_id = file_id(from)?;
-                let (temp, temp_id) = stage_temp(to, bytes, mode_of(from)?, plan)?;
-                Step::RenameEdit {
-                    from: JPath::from(from.as_path()),
-                    to: JPath::from(to.as_path()),
-                    temp: JPath(temp),
-                    temp_id,
-                    backup: JPath(temp_name(parent(from))),
-                    old_id,
-                }
+                let mode = mode_of(from)?;
+                (Some(old_id), Some(new_temp(to, bytes, mode, plan)?))
             }
         };
-        plan.steps.push(step);
+        pending.push(Pending { op, old_id, temp });
+    }
+    let filled = parallel_map(&pending, |p| match &p.temp {
+        Some(s) => fill_temp(&s.file, s.bytes, s.mode)
+            .and_then(|()| s.file.metadata())
+            .map(|m| Some(FileId(m.ino(), m.size(), m.mtime(), m.mtime_nsec()))),
+        None => Ok(None),
+    });
+    let mut ids = Vec::with_capacity(filled.len());
+    for id in filled {
+        ids.push(id?);
+    }
+    for (p, temp_id) in pending.into_iter().zip(ids) {
+        plan.steps.push(finish_step(p, temp_id)?);
     }
     Ok(())
+}
+
+/// Creates the (empty) temp file for `bytes` beside `target`, making missing parents.
+fn new_temp<'a>(
+    target: &Path,
+    bytes: &'a [u8],
+    mode: Option<u32>,
+    plan: &mut Plan,
+) -> io::Result<Staged<'a>> {
+    let dir = parent(target);
+    plan.dirs.extend(ensure_parent_dirs(dir)?);
+    let (temp, file) = create_temp(dir)?;
+    Ok(Staged {
+        temp,
+        file,
+        bytes,
+        mode,
+    })
+}
+
+/// The step for a staged operation, making the backup a modify needs.
+fn finish_step(p: Pending<'_>, temp_id: Option<FileId>) -> io::Result<Step> {
+    let missing = || io::Error::other("staging lost track of a file identity");
+    let old_id = p.old_id.ok_or_else(missing);
+    // The temp file is kept (no longer removed on drop) only once its step is certain.
+    let staged = match (p.temp, temp_id) {
+        (Some(s), Some(id)) => Ok((s.temp, id)),
+        _ => Err(missing()),
+    };
+    let keep = |(temp, id): (TempFile, FileId)| (JPath(temp.keep()), id);
+    Ok(match p.op {
+        Op::Modify { path, .. } => {
+            let (old_id, staged) = (old_id?, staged?);
+            let backup = back_up(path)?;
+            let backup_id = match file_id(&backup) {
+                Ok(id) => id,
+                Err(e) => {
+                    let _ = fs::remove_file(&backup);
+                    return Err(e);
+                }
+            };
+            let (temp, temp_id) = keep(staged);
+            Step::Modify {
+                target: JPath::from(path.as_path()),
+                temp,
+                temp_id,
+                backup_id,
+                backup: JPath(backup),
+                old_id,
+            }
+        }
+        Op::Create { path, .. } => {
+            let (temp, temp_id) = keep(staged?);
+            Step::Create {
+                target: JPath::from(path.as_path()),
+                temp,
+                temp_id,
+            }
+        }
+        Op::Delete { path } => Step::Delete {
+            old_id: old_id?,
+            target: JPath::from(path.as_path()),
+            backup: JPath(temp_name(parent(path))),
+        },
+        Op::Move {
+            from,
+            to,
+            bytes: None,
+        } => Step::Rename {
+            from: JPath::from(from.as_path()),
+            to: JPath::from(to.as_path()),
+            id: old_id?,
+        },
+        Op::Move {
+            from,
+            to,
+            bytes: Some(_),
+        } => {
+            let old_id = old_id?;
+            let (temp, temp_id) = keep(staged?);
+            Step::RenameEdit {
+                from: JPath::from(from.as_path()),
+                to: JPath::from(to.as_path()),
+                temp,
+                temp_id,
+                backup: JPath(temp_name(parent(from))),
+                old_id,
+            }
+        }
+    })
 }
 
 fn mode_of(path: &Path) -> io::Result<Option<u32>> {
