@@ -541,6 +541,33 @@ mod tests {
         assert_eq!(fs::read_to_string(&*f).unwrap(), "160");
     }
 
+    #[test]
+    fn parallel_map_runs_every_item_once_and_keeps_their_order() {
+        let items: Vec<u32> = (0..100).collect();
+        let seen = Mutex::new(HashSet::new());
+        let out = parallel_map(&items, |&i| {
+            assert!(locked(&seen).insert(i), "item {i} ran twice");
+            std::thread::sleep(Duration::from_micros(200));
+            i * 2
+        });
+        assert_eq!(out, (0..100).map(|i| i * 2).collect::<Vec<_>>());
+        assert_eq!(seen.into_inner().unwrap().len(), 100);
+        assert_eq!(parallel_map(&[7u8], |&x| x), vec![7]);
+        assert!(parallel_map(&[] as &[u8], |&x| x).is_empty());
+        // fsync_dirs reports the first failure, in order.
+        let dir = tempfile::tempdir().unwrap();
+        let dirs = vec![dir.path().to_path_buf(), dir.path().join("nope")];
+        assert_eq!(
+            fsync_dirs(&dirs).unwrap_err().kind(),
+            io::ErrorKind::NotFound
+        );
+        assert!(fsync_dirs(&dirs[..1]).is_ok());
+    }
+
+    fn locked<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+        m.lock().unwrap()
+    }
+
     fn dir_of(f: &Path) -> PathBuf {
         f.parent().unwrap().to_path_buf()
     }

@@ -24,8 +24,8 @@ use super::undo::{
     discard_backups, file_id, rename_noreplace, undo, FileId, JPath, Step, Unrestored,
 };
 use crate::atomic::{
-    create_temp, ensure_parent_dirs, fill_temp, fsync_dirs, parallel_map, sweep_stale,
-    temp_name, TempFile,
+    create_temp, ensure_parent_dirs, fill_temp, fsync_dirs, parallel_map, sweep_stale, temp_name,
+    TempFile,
 };
 use crate::error::{io_detail, Code, ToolError, ToolResult};
 use std::fs;
@@ -82,6 +82,10 @@ pub struct Options {
     /// Maps the operations' paths to the ones the journal records, when the operations go
     /// through pinned directory handles (`workspace::Pins`) that mean nothing after a crash.
     pub journal_paths: Option<PathMap>,
+    /// Directories made for this commit before it started (`workspace::Pins`): their parents
+    /// are fsynced with the touched directories, so the new entries are as durable as the
+    /// files in them. (Directories the commit makes itself are covered already.)
+    pub created_dirs: Vec<PathBuf>,
 }
 
 /// A path mapping for [`Options::journal_paths`].
@@ -173,8 +177,20 @@ pub fn commit_with(
     let mut dirs: Vec<PathBuf> = plan.steps.iter().flat_map(touched).collect();
     dirs.sort();
     dirs.dedup();
-    // The operations are done; a directory fsync failing cannot undo them.
-    let _ = fsync_dirs(&dirs);
+    // A new directory's own entry lives in its parent, which must be durable too, or a file
+    // created in it could vanish with it after a power loss.
+    let mut to_sync = dirs.clone();
+    to_sync.extend(
+        plan.dirs
+            .iter()
+            .chain(&options.created_dirs)
+            .map(|d| parent(d).to_path_buf()),
+    );
+    to_sync.sort();
+    to_sync.dedup();
+    // All at once: one wait for the disk. The operations are done; a directory fsync
+    // failing cannot undo them.
+    let _ = fsync_dirs(&to_sync);
     if let Some(j) = journal {
         // Best effort: a journal that outlives its commit is rolled back at the next start,
         // which restores the old files — but only after this process is gone.
@@ -182,7 +198,9 @@ pub fn commit_with(
     }
     // Removing a backup frees the old file's blocks, which can wait for the device (online
     // discard, a busy journal): done side by side, like the staging fsyncs.
-    parallel_map(&plan.steps, |step| discard_backups(std::slice::from_ref(step)));
+    parallel_map(&plan.steps, |step| {
+        discard_backups(std::slice::from_ref(step))
+    });
     for dir in &dirs {
         sweep_stale(dir);
     }
