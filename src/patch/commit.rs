@@ -4,14 +4,17 @@
 //!    (missing parent directories are created for it) and fsynced; every modified file gets
 //!    a `.clarvis-tmp-*` backup beside it (a hard link when the filesystem allows, a copy
 //!    otherwise). Each operation becomes a [`Step`] naming its files and their identities.
-//!    Nothing the caller can see has changed yet except new directories.
+//!    Nothing the caller can see has changed yet except new directories. The temp files are
+//!    written and fsynced side by side ([`parallel_map`]): a journaling filesystem folds
+//!    concurrent fsyncs into a few journal commits, where one after the other each costs one.
 //! 2. **Journal.** When the commit needs more than one rename, the steps are written to a
 //!    durable journal in `<root>/.clarvis/journal/` (see [`super::journal`]) before the first.
 //! 3. **Perform**, in order: modify = rename the temp over the target; create = rename the
 //!    temp into place, refusing an existing file (`RENAME_NOREPLACE`); delete = rename the
 //!    file to a backup name; rename = `rename(2)`, refusing an existing destination; rename +
 //!    edit = place the temp at the destination, then park the source at a backup name.
-//! 4. **Finish.** Directories fsynced, journal removed (durably: only now is the patch
+//! 4. **Finish.** Directories fsynced (each touched one once, and the parents of directories
+//!    made for new files, all together), journal removed (durably: only now is the patch
 //!    applied), backups removed, stale temp files swept from the touched directories.
 //!
 //! On any failure the steps are undone from the state of the disk ([`undo`]); what cannot be
