@@ -35,9 +35,12 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, SystemTime};
+
+mod parallel;
+pub use parallel::{fsync_dirs, parallel_map, IO_THREADS};
 
 /// The prefix every temp and backup file starts with.
 pub const TEMP_PREFIX: &str = ".clarvis-tmp-";
@@ -126,52 +129,6 @@ pub fn fill_temp(mut file: &File, bytes: &[u8], mode: Option<u32>) -> io::Result
         file.set_permissions(fs::Permissions::from_mode(mode & 0o7777))?;
     }
     file.sync_all()
-}
-
-/// How many threads [`parallel_map`] uses at most. fsync is bound by the device, not the
-/// CPU: with several in flight a journaling filesystem (ext4, xfs) folds them into a few
-/// journal commits instead of paying one commit per file, which is where a multi-file
-/// commit's time goes. Node's libuv pool (4 threads) gets the same effect.
-pub const IO_THREADS: usize = 8;
-
-/// Runs `f` on every item, on up to [`IO_THREADS`] threads (the caller's included), and
-/// returns the results in item order. For blocking I/O such as writing and fsyncing many
-/// files; one item runs inline. A panic in `f` propagates to the caller.
-pub fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let threads = items.len().min(IO_THREADS);
-    if threads <= 1 {
-        return items.iter().map(f).collect();
-    }
-    let next = AtomicUsize::new(0);
-    let work = || {
-        let mut done = Vec::new();
-        loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            let Some(item) = items.get(i) else {
-                return done;
-            };
-            done.push((i, f(item)));
-        }
-    };
-    let mut all: Vec<(usize, R)> = std::thread::scope(|s| {
-        let helpers: Vec<_> = (1..threads).map(|_| s.spawn(work)).collect();
-        let mut all = work();
-        for h in helpers {
-            match h.join() {
-                Ok(done) => all.extend(done),
-                Err(panic) => std::panic::resume_unwind(panic),
-            }
-        }
-        all
-    });
-    all.sort_unstable_by_key(|(i, _)| *i);
-    all.into_iter().map(|(_, r)| r).collect()
-}
-
-/// fsyncs every directory of `dirs` at once ([`parallel_map`]); the first error (in order)
-/// wins. Callers pass each directory once.
-pub fn fsync_dirs(dirs: &[PathBuf]) -> io::Result<()> {
-    parallel_map(dirs, |d| fsync_dir(d)).into_iter().collect()
 }
 
 /// fsyncs a directory so a rename or unlink inside it is durable. Best effort on
@@ -539,33 +496,6 @@ mod tests {
             t.join().unwrap();
         }
         assert_eq!(fs::read_to_string(&*f).unwrap(), "160");
-    }
-
-    #[test]
-    fn parallel_map_runs_every_item_once_and_keeps_their_order() {
-        let items: Vec<u32> = (0..100).collect();
-        let seen = Mutex::new(HashSet::new());
-        let out = parallel_map(&items, |&i| {
-            assert!(locked(&seen).insert(i), "item {i} ran twice");
-            std::thread::sleep(Duration::from_micros(200));
-            i * 2
-        });
-        assert_eq!(out, (0..100).map(|i| i * 2).collect::<Vec<_>>());
-        assert_eq!(seen.into_inner().unwrap().len(), 100);
-        assert_eq!(parallel_map(&[7u8], |&x| x), vec![7]);
-        assert!(parallel_map(&[] as &[u8], |&x| x).is_empty());
-        // fsync_dirs reports the first failure, in order.
-        let dir = tempfile::tempdir().unwrap();
-        let dirs = vec![dir.path().to_path_buf(), dir.path().join("nope")];
-        assert_eq!(
-            fsync_dirs(&dirs).unwrap_err().kind(),
-            io::ErrorKind::NotFound
-        );
-        assert!(fsync_dirs(&dirs[..1]).is_ok());
-    }
-
-    fn locked<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-        m.lock().unwrap()
     }
 
     fn dir_of(f: &Path) -> PathBuf {
