@@ -17,7 +17,9 @@
 //! coordinated (a non-goal).
 //!
 //! Multi-file commits (apply_patch) build on the pieces: [`temp_name`], [`write_temp`],
-//! [`TempFile`], [`fsync_dir`], [`ensure_parent_dirs`], [`mode_of`].
+//! [`create_temp`] + [`fill_temp`], [`TempFile`], [`fsync_dir`], [`fsync_dirs`],
+//! [`ensure_parent_dirs`], [`mode_of`], and [`parallel_map`], which runs their fsyncs
+//! side by side so a commit of many files waits for the disk a few times, not once per file.
 //!
 //! A process killed mid-write leaves its temp file behind. Every successful write sweeps its
 //! directory ([`sweep_stale`]): a `.clarvis-tmp-<pid>-…` file whose pid is not a running
@@ -36,6 +38,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, SystemTime};
+
+mod parallel;
+pub use parallel::{fsync_dirs, parallel_map, IO_THREADS};
 
 /// The prefix every temp and backup file starts with.
 pub const TEMP_PREFIX: &str = ".clarvis-tmp-";
@@ -96,20 +101,34 @@ impl Drop for TempFile {
 /// those permission bits (otherwise the process umask applies, as for any new file).
 /// On failure nothing is left behind.
 pub fn write_temp(dir: &Path, bytes: &[u8], mode: Option<u32>) -> io::Result<TempFile> {
+    let (temp, file) = create_temp(dir)?;
+    fill_temp(&file, bytes, mode)?;
+    Ok(temp)
+}
+
+/// Creates a new, empty temp file in `dir` (`O_EXCL`) and returns it with its open handle;
+/// the file is removed when the [`TempFile`] is dropped unarmed. [`fill_temp`] completes it.
+/// The two halves let a multi-file commit create its temp files in order and fill them in
+/// parallel ([`parallel_map`]).
+pub fn create_temp(dir: &Path) -> io::Result<(TempFile, File)> {
     let path = temp_name(dir);
-    let mut file = OpenOptions::new()
+    let file = OpenOptions::new()
         .write(true)
         .create_new(true)
         .mode(0o666)
         .open(&path)?;
-    let temp = TempFile::new(path);
+    Ok((TempFile::new(path), file))
+}
+
+/// Writes `bytes` to a temp file made by [`create_temp`], sets `mode` when given and fsyncs
+/// it: once this returns, the bytes are durable.
+pub fn fill_temp(mut file: &File, bytes: &[u8], mode: Option<u32>) -> io::Result<()> {
     file.write_all(bytes)?;
     if let Some(mode) = mode {
         // fchmod, not chmod: the bits land on the file we wrote, whatever the name points to.
         file.set_permissions(fs::Permissions::from_mode(mode & 0o7777))?;
     }
-    file.sync_all()?;
-    Ok(temp)
+    file.sync_all()
 }
 
 /// fsyncs a directory so a rename or unlink inside it is durable. Best effort on

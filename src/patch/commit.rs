@@ -4,14 +4,17 @@
 //!    (missing parent directories are created for it) and fsynced; every modified file gets
 //!    a `.clarvis-tmp-*` backup beside it (a hard link when the filesystem allows, a copy
 //!    otherwise). Each operation becomes a [`Step`] naming its files and their identities.
-//!    Nothing the caller can see has changed yet except new directories.
+//!    Nothing the caller can see has changed yet except new directories. The temp files are
+//!    written and fsynced side by side ([`parallel_map`]): a journaling filesystem folds
+//!    concurrent fsyncs into a few journal commits, where one after the other each costs one.
 //! 2. **Journal.** When the commit needs more than one rename, the steps are written to a
 //!    durable journal in `<root>/.clarvis/journal/` (see [`super::journal`]) before the first.
 //! 3. **Perform**, in order: modify = rename the temp over the target; create = rename the
 //!    temp into place, refusing an existing file (`RENAME_NOREPLACE`); delete = rename the
 //!    file to a backup name; rename = `rename(2)`, refusing an existing destination; rename +
 //!    edit = place the temp at the destination, then park the source at a backup name.
-//! 4. **Finish.** Directories fsynced, journal removed (durably: only now is the patch
+//! 4. **Finish.** Directories fsynced (each touched one once, and the parents of directories
+//!    made for new files, all together), journal removed (durably: only now is the patch
 //!    applied), backups removed, stale temp files swept from the touched directories.
 //!
 //! On any failure the steps are undone from the state of the disk ([`undo`]); what cannot be
@@ -20,10 +23,8 @@
 //! path locks; other processes are not coordinated.
 
 use super::journal::{self, Record};
-use super::undo::{
-    discard_backups, file_id, rename_noreplace, undo, FileId, JPath, Step, Unrestored,
-};
-use crate::atomic::{ensure_parent_dirs, fsync_dir, sweep_stale, temp_name, write_temp};
+use super::undo::{discard_backups, rename_noreplace, undo, Step, Unrestored};
+use crate::atomic::{fsync_dirs, parallel_map, sweep_stale};
 use crate::error::{io_detail, Code, ToolError, ToolResult};
 use std::fs;
 use std::io;
@@ -78,6 +79,10 @@ pub struct Options {
     /// Maps the operations' paths to the ones the journal records, when the operations go
     /// through pinned directory handles (`workspace::Pins`) that mean nothing after a crash.
     pub journal_paths: Option<PathMap>,
+    /// Directories made for this commit before it started (`workspace::Pins`): their parents
+    /// are fsynced with the touched directories, so the new entries are as durable as the
+    /// files in them. (Directories the commit makes itself are covered already.)
+    pub created_dirs: Vec<PathBuf>,
 }
 
 /// A path mapping for [`Options::journal_paths`].
@@ -169,16 +174,30 @@ pub fn commit_with(
     let mut dirs: Vec<PathBuf> = plan.steps.iter().flat_map(touched).collect();
     dirs.sort();
     dirs.dedup();
-    for dir in &dirs {
-        // The operations are done; a directory fsync failing cannot undo them.
-        let _ = fsync_dir(dir);
-    }
+    // A new directory's own entry lives in its parent, which must be durable too, or a file
+    // created in it could vanish with it after a power loss.
+    let mut to_sync = dirs.clone();
+    to_sync.extend(
+        plan.dirs
+            .iter()
+            .chain(&options.created_dirs)
+            .map(|d| parent(d).to_path_buf()),
+    );
+    to_sync.sort();
+    to_sync.dedup();
+    // All at once: one wait for the disk. The operations are done; a directory fsync
+    // failing cannot undo them.
+    let _ = fsync_dirs(&to_sync);
     if let Some(j) = journal {
         // Best effort: a journal that outlives its commit is rolled back at the next start,
         // which restores the old files — but only after this process is gone.
         let _ = j.remove();
     }
-    discard_backups(&plan.steps);
+    // Removing a backup frees the old file's blocks, which can wait for the device (online
+    // discard, a busy journal): done side by side, like the staging fsyncs.
+    parallel_map(&plan.steps, |step| {
+        discard_backups(std::slice::from_ref(step))
+    });
     for dir in &dirs {
         sweep_stale(dir);
     }
@@ -208,13 +227,6 @@ fn parent(path: &Path) -> &Path {
     path.parent().unwrap_or(Path::new("/"))
 }
 
-/// The staged steps and the directories created for them.
-#[derive(Default)]
-struct Plan {
-    steps: Vec<Step>,
-    dirs: Vec<PathBuf>,
-}
-
 /// How many renames performing `steps` takes: a journal is needed from two.
 fn renames(steps: &[Step]) -> usize {
     steps
@@ -241,110 +253,6 @@ fn touched(step: &Step) -> Vec<PathBuf> {
     }
 }
 
-/// Writes a temp file with `bytes` beside `target` and returns its path and identity.
-fn stage_temp(
-    target: &Path,
-    bytes: &[u8],
-    mode: Option<u32>,
-    plan: &mut Plan,
-) -> io::Result<(PathBuf, FileId)> {
-    let dir = parent(target);
-    plan.dirs.extend(ensure_parent_dirs(dir)?);
-    let temp = write_temp(dir, bytes, mode)?;
-    let temp_id = file_id(temp.path())?;
-    Ok((temp.keep(), temp_id))
-}
-
-/// Stages every operation; on failure `plan` holds what was staged so far, for [`undo`].
-fn stage(ops: &[Op], plan: &mut Plan) -> io::Result<()> {
-    for op in ops {
-        let step = match op {
-            Op::Modify { path, bytes } => {
-                let old_id = file_id(path)?;
-                let (temp, temp_id) = stage_temp(path, bytes, mode_of(path)?, plan)?;
-                let backup = match back_up(path) {
-                    Ok(b) => b,
-                    Err(e) => {
-                        let _ = fs::remove_file(&temp);
-                        return Err(e);
-                    }
-                };
-                Step::Modify {
-                    target: JPath::from(path.as_path()),
-                    temp: JPath(temp),
-                    temp_id,
-                    backup_id: file_id(&backup)?,
-                    backup: JPath(backup),
-                    old_id,
-                }
-            }
-            Op::Create { path, bytes } => {
-                let (temp, temp_id) = stage_temp(path, bytes, None, plan)?;
-                Step::Create {
-                    target: JPath::from(path.as_path()),
-                    temp: JPath(temp),
-                    temp_id,
-                }
-            }
-            Op::Delete { path } => Step::Delete {
-                old_id: file_id(path)?,
-                target: JPath::from(path.as_path()),
-                backup: JPath(temp_name(parent(path))),
-            },
-            Op::Move {
-                from,
-                to,
-                bytes: None,
-            } => {
-                let id = file_id(from)?;
-                plan.dirs.extend(ensure_parent_dirs(parent(to))?);
-                Step::Rename {
-                    from: JPath::from(from.as_path()),
-                    to: JPath::from(to.as_path()),
-                    id,
-                }
-            }
-            Op::Move {
-                from,
-                to,
-                bytes: Some(bytes),
-            } => {
-                let old_id = file_id(from)?;
-                let (temp, temp_id) = stage_temp(to, bytes, mode_of(from)?, plan)?;
-                Step::RenameEdit {
-                    from: JPath::from(from.as_path()),
-                    to: JPath::from(to.as_path()),
-                    temp: JPath(temp),
-                    temp_id,
-                    backup: JPath(temp_name(parent(from))),
-                    old_id,
-                }
-            }
-        };
-        plan.steps.push(step);
-    }
-    Ok(())
-}
-
-fn mode_of(path: &Path) -> io::Result<Option<u32>> {
-    use std::os::unix::fs::PermissionsExt;
-    Ok(Some(fs::metadata(path)?.permissions().mode() & 0o7777))
-}
-
-/// Keeps the current file as a `.clarvis-tmp-*` backup beside it: a hard link (the file
-/// stays in place, so readers never see it missing), or a copy where links are unsupported.
-fn back_up(path: &Path) -> io::Result<PathBuf> {
-    let backup = temp_name(parent(path));
-    if fs::hard_link(path, &backup).is_err() {
-        let _ = fs::remove_file(&backup);
-        if let Err(e) = fs::copy(path, &backup) {
-            let _ = fs::remove_file(&backup);
-            return Err(e);
-        }
-    }
-    Ok(backup)
-}
-
 fn perform(step: &Step) -> io::Result<()> {
     match step {
         Step::Modify { target, temp, .. } => fs::rename(&temp.0, &target.0),
@@ -363,6 +271,9 @@ fn perform(step: &Step) -> io::Result<()> {
         }
     }
 }
+
+mod stage;
+use stage::{stage, Plan};
 
 #[cfg(test)]
 #[path = "commit_tests.rs"]

@@ -1,4 +1,5 @@
 use super::*;
+use crate::patch::undo::JPath;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 
 fn leftovers(dir: &Path) -> Vec<String> {
@@ -437,4 +438,83 @@ fn journal_paths_round_trip_even_when_not_utf8() {
         let back: JPath = serde_json::from_str(&json).unwrap();
         assert_eq!(back.0, p, "{json}");
     }
+}
+
+/// 300 operations: more than one staging chunk and more than the I/O threads.
+fn many_ops(d: &Path) -> Vec<Op> {
+    let mut ops = Vec::new();
+    for i in 0..300 {
+        let name = format!("f{i:03}");
+        fs::write(d.join(&name), format!("old {i}\n")).unwrap();
+        fs::set_permissions(d.join(&name), fs::Permissions::from_mode(0o600 + (i % 8))).unwrap();
+        ops.push(if i % 3 == 0 {
+            Op::Create {
+                path: d.join(format!("new/d{}/c{i:03}", i % 5)),
+                bytes: format!("created {i}\n").into_bytes(),
+            }
+        } else {
+            Op::Modify {
+                path: d.join(&name),
+                bytes: format!("new {i}\n").into_bytes(),
+            }
+        });
+    }
+    ops
+}
+
+#[test]
+fn a_commit_of_many_files_staged_in_parallel_lands_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let ops = many_ops(d);
+    let options = Options {
+        journal_root: Some(d.to_path_buf()),
+        ..Options::default()
+    };
+    commit_with(&ops, &options, &show).unwrap();
+    for i in 0..300 {
+        let f = d.join(format!("f{i:03}"));
+        if i % 3 == 0 {
+            let c = d.join(format!("new/d{}/c{i:03}", i % 5));
+            assert_eq!(fs::read(c).unwrap(), format!("created {i}\n").as_bytes());
+            assert_eq!(fs::read(&f).unwrap(), format!("old {i}\n").as_bytes());
+        } else {
+            assert_eq!(fs::read(&f).unwrap(), format!("new {i}\n").as_bytes());
+        }
+        let mode = fs::metadata(&f).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600 + (i % 8), "{}", f.display());
+    }
+    assert!(leftovers(d).is_empty(), "{:?}", leftovers(d));
+    assert!(!d.join(".clarvis").exists());
+}
+
+#[test]
+fn a_staging_failure_in_a_later_chunk_leaves_nothing_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mut ops = many_ops(d);
+    let before = snapshot(d);
+    // After the first chunk (256) was fully staged, in the middle of the second one.
+    ops.insert(
+        280,
+        Op::Delete {
+            path: d.join("missing"),
+        },
+    );
+    let options = Options {
+        journal_root: Some(d.to_path_buf()),
+        ..Options::default()
+    };
+    let e = commit_with(&ops, &options, &show).unwrap_err();
+    assert_eq!(
+        e.message,
+        "Failed to apply patch: ENOENT: no such file or directory"
+    );
+    assert_eq!(
+        snapshot(d),
+        before,
+        "files unchanged, created directories removed"
+    );
+    assert!(leftovers(d).is_empty(), "{:?}", leftovers(d));
+    assert!(!d.join(".clarvis").exists());
 }

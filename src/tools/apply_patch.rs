@@ -87,6 +87,7 @@ fn run(call: &Call) -> ToolResult<String> {
             .commit_pause_ms
             .map(std::time::Duration::from_millis),
         journal_paths: Some(commit::PathMap::new(pins.unpinner())),
+        created_dirs: pins.created().to_vec(),
     };
     commit::commit_with(&pinned, &options, &|p| {
         workspace::display(config, &pins.original(p))

@@ -252,6 +252,11 @@ impl Pins {
         }
     }
 
+    /// The directories pinning created (lexical paths, in creation order).
+    pub fn created(&self) -> &[PathBuf] {
+        &self.created
+    }
+
     /// Removes the directories pinning created, deepest first, if they are still empty:
     /// the rollback of a write that did not happen.
     pub fn remove_created(&self) {
