@@ -29,8 +29,8 @@ function textOfLines(n, from = 0) {
 
 /** A ~5 MB file with two unique marked blocks in the middle (one for each edit kind). */
 function bigFile() {
-  const head = textOfLines(45_000, 0)
-  const tail = textOfLines(45_000, 45_000)
+  const head = textOfLines(54_000, 0)
+  const tail = textOfLines(54_000, 54_000)
   const exact = 'const EXACT_MARKER_STATE: u32 = 1;\n'
   const tolerant = '        fn tolerant_marker_block() {\n            let tolerant_state = 1;\n        }\n'
   return head + exact + tolerant + tail

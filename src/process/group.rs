@@ -89,29 +89,41 @@ pub fn kill_tree(root: u32) -> usize {
         unsafe {
             libc::kill(root, libc::SIGSTOP);
         }
-        let mut sent = 0;
-        for _ in 0..50 {
-            let pids = descendants(root);
-            if pids.is_empty() {
-                break;
-            }
-            for pid in pids {
-                // SAFETY: plain syscall on a live descendant of our own child, whose pid
-                // cannot be reused while it is unreaped.
-                unsafe {
-                    libc::kill(pid, libc::SIGKILL);
-                }
-                sent += 1;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(2));
-        }
-        sent
+        // Descendants of our own unreaped child: their pids cannot be reused meanwhile.
+        kill_until_gone(50, 2, || descendants(root))
     }
     #[cfg(not(target_os = "linux"))]
     {
         let _ = root;
         0
     }
+}
+
+/// SIGKILLs every pid `find` returns, pass after pass (a dying parent's children can show up
+/// only in the next snapshot), until a pass finds none or `rounds` run out, pausing
+/// `pause_ms` between passes. Returns how many signals were sent.
+#[cfg(target_os = "linux")]
+fn kill_until_gone(
+    rounds: usize,
+    pause_ms: u64,
+    mut find: impl FnMut() -> Vec<libc::pid_t>,
+) -> usize {
+    let mut sent = 0;
+    for _ in 0..rounds {
+        let pids = find();
+        if pids.is_empty() {
+            break;
+        }
+        for pid in pids {
+            // SAFETY: a plain syscall; callers only return pids they may signal (see there).
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+            }
+            sent += 1;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(pause_ms));
+    }
+    sent
 }
 
 /// The live (not zombie) descendants of `root`, from one snapshot of `/proc/*/stat`.
@@ -158,22 +170,8 @@ pub fn sweep_marked(id: &str) -> usize {
     {
         let needle = format!("{CALL_ID_VAR}={id}").into_bytes();
         let me = std::process::id();
-        let mut sent = 0;
-        for _ in 0..8 {
-            let pids = marked_pids(&needle, me);
-            if pids.is_empty() {
-                break;
-            }
-            for pid in pids {
-                // SAFETY: plain syscall on a pid that carried our marker a moment ago.
-                unsafe {
-                    libc::kill(pid, libc::SIGKILL);
-                }
-                sent += 1;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(5));
-        }
-        sent
+        // Pids that carried our marker a moment ago.
+        kill_until_gone(8, 5, || marked_pids(&needle, me))
     }
     #[cfg(not(target_os = "linux"))]
     {
