@@ -50,6 +50,18 @@ pub const TEMP_PREFIX: &str = ".clarvis-tmp-";
 /// The counter makes names unique within the process, the pid across processes, the random
 /// part across pid reuse; the file is still created with `O_EXCL`.
 pub fn temp_name(dir: &Path) -> PathBuf {
+    dir.join(format!("{TEMP_PREFIX}{}", unique_id()))
+}
+
+/// A name part unique across processes and calls: pid, milliseconds since the epoch, a
+/// per-process counter and 12 random hex digits, joined by `-`. Temp files, bash spill
+/// files and commit journals all use it, so a leftover's owner pid is in its name.
+///
+/// ```
+/// let u = clarvis_agent_tools::atomic::unique_id();
+/// assert_eq!(u.split('-').count(), 4);
+/// ```
+pub fn unique_id() -> String {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let millis = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -57,10 +69,7 @@ pub fn temp_name(dir: &Path) -> PathBuf {
         .unwrap_or(0);
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
     let rnd = rand::random::<u64>() & 0xFFFF_FFFF_FFFF;
-    dir.join(format!(
-        "{TEMP_PREFIX}{}-{millis}-{n}-{rnd:012x}",
-        std::process::id()
-    ))
+    format!("{}-{millis}-{n}-{rnd:012x}", std::process::id())
 }
 
 /// A temp file that is removed when dropped, unless [`TempFile::keep`] was called (after it

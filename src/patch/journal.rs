@@ -19,7 +19,7 @@
 //! it is simply removed.
 
 use super::undo::{undo, JPath, Step};
-use crate::atomic::{fsync_dir, parallel_map, pid_alive, temp_name, TEMP_PREFIX};
+use crate::atomic::{fsync_dir, parallel_map, pid_alive, unique_id};
 use serde::{Deserialize, Serialize};
 use std::fs::{self, OpenOptions};
 use std::io::{self, Write};
@@ -167,14 +167,7 @@ pub fn write(root: &Path, record: &Record) -> io::Result<Written> {
     let mut to_sync = Vec::new();
     let (dir, made_clarvis, path, mut file) = loop {
         let (dir, made_clarvis) = journal_dir(root, &mut to_sync)?;
-        let unique = temp_name(&dir);
-        let name = unique
-            .file_name()
-            .and_then(|n| n.to_str())
-            .and_then(|n| n.strip_prefix(TEMP_PREFIX))
-            .unwrap_or("journal")
-            .to_string();
-        let path = dir.join(format!("{name}.json"));
+        let path = dir.join(format!("{}.json", unique_id()));
         match OpenOptions::new().write(true).create_new(true).open(&path) {
             Ok(file) => break (dir, made_clarvis, path, file),
             // A concurrent commit tidied the empty directory away in between: make it again.

@@ -91,7 +91,7 @@ pub async fn run(
     cancel: &Cancel,
     display: impl Fn(&Path) -> String,
 ) -> io::Result<Outcome> {
-    let id = spill::unique();
+    let id = crate::atomic::unique_id();
     let mut child = group::spawn(req.command, req.cwd, &id)?;
     let pgid = child.id().unwrap_or(0);
     let mut guard = group::Guard::new(pgid, &id);

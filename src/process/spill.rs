@@ -10,32 +10,13 @@ use std::fs::File;
 use std::io;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime};
 
 /// The directory under the workspace root that holds spill files.
 pub const SPILL_DIR: &str = ".clarvis";
 
 /// Spill files older than this are removed by [`sweep_spill_dir`].
 pub const SPILL_MAX_AGE: Duration = Duration::from_secs(24 * 60 * 60);
-
-/// A name part unique across processes and calls: pid, milliseconds since the epoch, a
-/// per-process counter and 12 random hex digits, joined by `-` (the temp-file scheme).
-///
-/// ```
-/// let u = clarvis_agent_tools::process::spill::unique();
-/// assert_eq!(u.split('-').count(), 4);
-/// ```
-pub fn unique() -> String {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let millis = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_millis())
-        .unwrap_or(0);
-    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let random = rand::random::<u64>() & 0xffff_ffff_ffff;
-    format!("{}-{millis}-{n}-{random:012x}", std::process::id())
-}
 
 /// The spill file path for one stream of one call: `<root>/.clarvis/bash-<id>.<stream>.log`.
 pub fn spill_path(root: &Path, id: &str, stream: &str) -> PathBuf {
@@ -116,14 +97,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn unique_has_the_temp_file_shape() {
-        let a = unique();
+    fn unique_id_has_the_temp_file_shape() {
+        let a = crate::atomic::unique_id();
         let parts: Vec<&str> = a.split('-').collect();
         assert_eq!(parts.len(), 4);
         assert_eq!(parts[0], std::process::id().to_string());
         assert_eq!(parts[3].len(), 12);
         assert!(parts[3].chars().all(|c| c.is_ascii_hexdigit()));
-        assert_ne!(a, unique());
+        assert_ne!(a, crate::atomic::unique_id());
     }
 
     #[test]
