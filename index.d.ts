@@ -19,6 +19,14 @@ export interface AgentToolsOptions {
   bashTimeoutMaxMs?: number
   /** Reports whether ripgrep is installed (stored as ripgrepAvailable; grep is always in-process). */
   probeRipgrep?: () => boolean
+  /**
+   * Which generation of the original package to reproduce. Default: the newest (0.5) —
+   * its full surface in registry order, scalar coercion, unknown keys ignored, results with
+   * `content` parts. `"0.1"`: exactly 0.1 — nine tools, strict schemas, results `{ isError, text }`.
+   */
+  compat?: '0.1' | '0.5' | 'latest'
+  /** Return false to turn the syntax tools (outline, check_syntax) and syntax warnings off. */
+  probeTreeSitter?: () => boolean
 }
 
 /** The resolved, frozen configuration. */
@@ -31,13 +39,47 @@ export interface ServerConfig {
   readonly ripgrepAvailable: boolean
   readonly readOnly: boolean
   readonly confineToWorkspace: boolean
+  /** Whether outline, check_syntax and syntax warnings are on (absent under compat "0.1"). */
+  readonly treeSitterAvailable?: boolean
 }
 
-/** The result of every call: plain text on success, a JSON error envelope on failure. */
-export interface ToolResult {
-  isError: boolean
+/** A text part of a result. */
+export interface TextPart {
+  type: 'text'
   text: string
 }
+
+/** An image part of a result: base64 `data`. */
+export interface ImagePart {
+  type: 'image'
+  data: string
+  mimeType: string
+}
+
+/** One part of a result's content. */
+export type ContentPart = TextPart | ImagePart
+
+/**
+ * The result of every call. `content` holds the parts (an error is one text part with the
+ * JSON envelope); `text` is their joined text; `meta` is client-side data (such as `diff`)
+ * present only when the tool set it, never meant for the model. Under `compat: "0.1"` the
+ * result is exactly `{ isError, text }`.
+ */
+export interface DispatchResult {
+  isError: boolean
+  text: string
+  content: ContentPart[]
+  meta?: Record<string, unknown>
+}
+
+/** What a tool handler produces: the original's `ToolResult`. */
+export interface ToolResult {
+  content: string | ContentPart[]
+  meta?: Record<string, unknown>
+}
+
+/** Joins the text parts of `parts` (an image part counts as ""). */
+export declare function contentText(parts: readonly ContentPart[]): string
 
 /** MCP tool annotations. */
 export interface ToolAnnotations {
@@ -64,21 +106,40 @@ export interface ToolDef extends ToolInfo {
   readonly mutating: boolean
   /** The tool bounds its own output (dispatch does not cut it again). */
   readonly bounded: boolean
-  /** Runs the tool: resolves to the success text, throws ToolError on failure. */
-  handler(args: Record<string, unknown>, config: ServerConfig, signal?: AbortSignal): Promise<string>
+  /**
+   * Runs the tool: resolves to the success text (or a ToolResult when the result has more
+   * than one text part or carries meta), throws ToolError on failure.
+   */
+  handler(args: Record<string, unknown>, config: ServerConfig, signal?: AbortSignal): Promise<string | ToolResult>
 }
 
-/** The nine tool names. */
+/** The tool names, in the original's registry order. */
 export type ToolName =
   | 'read_file'
-  | 'list_dir'
-  | 'glob'
-  | 'grep'
+  | 'read_image'
+  | 'read_files'
   | 'write_file'
   | 'edit_file'
   | 'multi_edit'
   | 'apply_patch'
+  | 'replace'
+  | 'list_dir'
+  | 'glob'
+  | 'grep'
+  | 'diff'
   | 'bash'
+  | 'monitor_start'
+  | 'monitor_poll'
+  | 'monitor_stop'
+  | 'monitor_list'
+  | 'move'
+  | 'copy'
+  | 'mkdir'
+  | 'remove'
+  | 'file_stat'
+  | 'tree'
+  | 'outline'
+  | 'check_syntax'
 
 /** Error codes of the envelope. */
 export type ErrorCode =
@@ -104,7 +165,7 @@ export interface AgentTools {
   /** The active surface, for advertising to a model. */
   listTools(): ToolInfo[]
   /** Runs a tool. Never rejects for a tool-level problem. */
-  callTool(name: string, args?: Record<string, unknown>, signal?: AbortSignal): Promise<ToolResult>
+  callTool(name: string, args?: Record<string, unknown>, signal?: AbortSignal): Promise<DispatchResult>
 }
 
 /** A bad configuration; thrown synchronously. `name === "StartupError"`. */
@@ -126,13 +187,14 @@ export declare function buildConfig(
   argv?: readonly string[],
   env?: Record<string, string | undefined>,
   probe?: () => boolean,
+  probeTreeSitter?: () => boolean,
 ): ServerConfig
 export declare function dispatch(
   name: string,
   args: Record<string, unknown> | undefined,
   config: ServerConfig,
   signal?: AbortSignal,
-): Promise<ToolResult>
+): Promise<DispatchResult>
 export declare function listTools(config: ServerConfig): ToolInfo[]
 export declare const tools: readonly ToolDef[]
 export declare const readOnlyTools: readonly ToolDef[]

@@ -104,29 +104,63 @@ function opened(handle) {
   return handle
 }
 
+// A probe that throws counts as "unavailable", as the original's probes do.
+function probed(fn) {
+  if (typeof fn !== 'function') return undefined
+  try {
+    return Boolean(fn())
+  } catch {
+    return false
+  }
+}
+
 /** Validates options and returns the frozen ServerConfig. Throws StartupError. */
 function resolveConfig(options) {
   const opts = options !== null && typeof options === 'object' ? options : {}
-  const ripgrep = typeof opts.probeRipgrep === 'function' ? Boolean(opts.probeRipgrep()) : undefined
-  return freezeConfig(opened(startup(() => native.NativeTools.resolve(optionsJson(opts), ripgrep))))
+  const ripgrep = probed(opts.probeRipgrep)
+  const treeSitter = probed(opts.probeTreeSitter)
+  return freezeConfig(opened(startup(() => native.NativeTools.resolve(optionsJson(opts), ripgrep, treeSitter))))
 }
 
 /** Builds a config from a command line and environment, like the original CLI. */
-function buildConfig(argv = process.argv.slice(2), env = process.env, probe) {
+function buildConfig(argv = process.argv.slice(2), env = process.env, probe, probeTreeSitter) {
   const vars = {}
   for (const [k, v] of Object.entries(env || {})) if (typeof v === 'string') vars[k] = v
-  const ripgrep = typeof probe === 'function' ? Boolean(probe()) : undefined
+  const ripgrep = probed(probe)
+  const treeSitter = probed(probeTreeSitter)
   const args = Array.from(argv || [], String)
-  return freezeConfig(opened(startup(() => native.NativeTools.build(args, vars, ripgrep))))
+  return freezeConfig(opened(startup(() => native.NativeTools.build(args, vars, ripgrep, treeSitter))))
 }
 
 function handleFor(config) {
   let handle = handles.get(config)
   if (handle) return handle
   // A config built by hand: same field names as the options, so resolve it like them.
-  handle = opened(native.NativeTools.resolve(optionsJson({ ...config }), Boolean(config && config.ripgrepAvailable)))
+  const treeSitter = config && config.treeSitterAvailable === false ? false : undefined
+  handle = opened(
+    native.NativeTools.resolve(optionsJson({ ...config }), Boolean(config && config.ripgrepAvailable), treeSitter),
+  )
   if (Object.isFrozen(config)) handles.set(config, handle)
   return handle
+}
+
+/** Joins the text parts of a result's content (an image part counts as ""). */
+function contentText(parts) {
+  if (!Array.isArray(parts)) return ''
+  let out = ''
+  for (const p of parts) if (p && p.type === 'text' && typeof p.text === 'string') out += p.text
+  return out
+}
+
+// The result object: exactly `{ isError, text }` under compat "0.1"; otherwise the content
+// parts as well, and `meta` only when a tool set it.
+function shape(handle, out) {
+  if (handle.compat01 === undefined) handle.compat01 = handle.isCompat01()
+  if (handle.compat01) return { isError: out.isError, text: out.text }
+  const content = out.partsJson ? JSON.parse(out.partsJson) : [{ type: 'text', text: out.text }]
+  const result = { isError: out.isError, text: out.text, content }
+  if (out.metaJson) result.meta = JSON.parse(out.metaJson)
+  return result
 }
 
 // One 'abort' listener per signal, shared by every pending call on it: a host running many
@@ -174,10 +208,10 @@ async function run(handle, name, args, signal) {
   try {
     const out = await handle.dispatch(String(name), enc.json, enc.error, token)
     for (const line of out.warnings) warn(line)
-    return { isError: out.isError, text: out.text }
+    return shape(handle, out)
   } catch (e) {
     warn(`clarvis-agent-tools: internal error: ${(e && e.stack) || e}\n`)
-    return { isError: true, text: INTERNAL }
+    return shape(handle, { isError: true, text: INTERNAL })
   } finally {
     if (watching) unwatch(signal, token)
   }
@@ -197,16 +231,21 @@ async function dispatch(name, args, config, signal) {
   return run(handle, name, args, signal)
 }
 
-const toolLists = new Map()
-function toolList(readOnly) {
-  const key = Boolean(readOnly)
-  if (!toolLists.has(key)) toolLists.set(key, JSON.parse(native.listToolsJson(key)))
-  return structuredClone(toolLists.get(key))
+// listTools() per configuration handle: the surface depends on compat, readOnly and the
+// probes, and never changes for a handle.
+const toolLists = new WeakMap()
+function toolList(handle) {
+  let list = toolLists.get(handle)
+  if (!list) {
+    list = JSON.parse(handle.listToolsJson())
+    toolLists.set(handle, list)
+  }
+  return structuredClone(list)
 }
 
 /** `[{ name, description, inputSchema, annotations }]` for a config's surface. */
 function listTools(config) {
-  return toolList(config && config.readOnly)
+  return toolList(handleFor(config))
 }
 
 function toolErrorFromEnvelope(text) {
@@ -216,18 +255,23 @@ function toolErrorFromEnvelope(text) {
 
 function makeToolDefs() {
   const meta = JSON.parse(native.toolDefsJson())
-  const described = toolList(false)
+  // The descriptions and schemas of the latest surface (every tool, tree-sitter on).
+  const described = JSON.parse(native.allToolsJson())
   return meta.map((m) => {
     const d = described.find((t) => t.name === m.name)
     return Object.freeze({
       ...d,
       mutating: m.mutating,
       bounded: m.bounded,
-      /** Runs the tool; resolves to text, throws ToolError on a tool failure. */
+      /**
+       * Runs the tool; resolves to its text (or `{ content, meta }` when the result is more
+       * than one text part or carries meta), throws ToolError on a tool failure.
+       */
       async handler(args, config, signal) {
         const r = await dispatch(m.name, args, config, signal)
         if (r.isError) throw toolErrorFromEnvelope(r.text)
-        return r.text
+        const plain = !r.content || (r.content.length === 1 && r.content[0].type === 'text' && !r.meta)
+        return plain ? r.text : r.meta ? { content: r.content, meta: r.meta } : { content: r.content }
       },
     })
   })
@@ -236,7 +280,7 @@ function makeToolDefs() {
 const tools = Object.freeze(makeToolDefs())
 const readOnlyTools = Object.freeze(tools.filter((t) => !t.mutating))
 
-/** The tools a config exposes: all nine, or the four read tools. */
+/** The tools of the latest surface: every tool, or the read-only ones. */
 function selectSurface(readOnly) {
   return readOnly ? readOnlyTools : tools
 }
@@ -289,6 +333,7 @@ function createAgentTools(options) {
 
 module.exports = {
   createAgentTools,
+  contentText,
   dispatch,
   listTools,
   resolveConfig,

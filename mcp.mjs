@@ -3,8 +3,9 @@
 // this entry or the `clarvis-agent-tools mcp` command.
 //
 // The surface goes over as is: listTools() entries become MCP tools (JSON Schema and
-// annotations unchanged), a call's `{ isError, text }` becomes one text content item with
-// MCP's `isError`, and the request's AbortSignal — which the SDK aborts when the client sends
+// annotations unchanged), a call's content parts become MCP content items (text, and image
+// with `data` and `mimeType`) with MCP's `isError` (a 0.1-shaped `{ isError, text }` becomes
+// one text item), and the request's AbortSignal — which the SDK aborts when the client sends
 // `notifications/cancelled` — is passed to callTool, so a cancelled `bash` kills its process
 // group and a cancelled edit writes nothing.
 import { createRequire } from 'node:module'
@@ -37,7 +38,12 @@ export function createMcpServer(agentTools, options = {}) {
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name, arguments: args } = request.params
     const result = await agentTools.callTool(name, args ?? {}, extra.signal)
-    return { content: [{ type: 'text', text: result.text }], isError: result.isError }
+    const content = Array.isArray(result.content)
+      ? result.content.map((p) =>
+          p.type === 'image' ? { type: 'image', data: p.data, mimeType: p.mimeType } : { type: 'text', text: p.text },
+        )
+      : [{ type: 'text', text: result.text }]
+    return { content, isError: result.isError }
   })
   return server
 }

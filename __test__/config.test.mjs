@@ -27,7 +27,7 @@ test('ESM import and CJS require expose the same API', () => {
 
 test('defaults, normalised root and a frozen config', () => {
   const root = scratch()
-  const t = createAgentTools({ workspaceRoot: path.join(root, 'x', '..') + '/', probeRipgrep: () => true })
+  const t = createAgentTools({ workspaceRoot: path.join(root, 'x', '..') + '/', probeRipgrep: () => true, compat: '0.1' })
   assert.deepEqual({ ...t.config }, {
     workspaceRoot: root,
     maxOutputBytes: 131072,

@@ -214,6 +214,27 @@ export function fuzzWorkspace(options = {}) {
   return { base, root, sentinel, tools, outsideSnap }
 }
 
+const PART_KEYS = { text: ['type', 'text'], image: ['type', 'data', 'mimeType'] }
+
+// A result is `{ isError, text, content, meta? }` (latest) or exactly `{ isError, text }`
+// (compat 0.1); the parts' joined text is `text`, and an error is one text part.
+function wellFormed(res) {
+  if (!res || typeof res !== 'object' || typeof res.isError !== 'boolean' || typeof res.text !== 'string') return false
+  const keys = Object.keys(res)
+  if (keys.length === 2) return true
+  if (!Array.isArray(res.content)) return false
+  if (keys.some((k) => !['isError', 'text', 'content', 'meta'].includes(k))) return false
+  if ('meta' in res && (res.meta === null || typeof res.meta !== 'object')) return false
+  let joined = ''
+  for (const p of res.content) {
+    const want = p && PART_KEYS[p.type]
+    if (!want || Object.keys(p).join() !== want.join()) return false
+    if (p.type === 'text') joined += p.text
+  }
+  if (res.isError && (res.content.length !== 1 || res.content[0].type !== 'text')) return false
+  return joined === res.text
+}
+
 /**
  * Runs `count` fuzzed calls (seeded) with `concurrency` in flight. Returns the figures and
  * every violation: a rejection, a malformed result or envelope, an `internal` result, an
@@ -248,9 +269,7 @@ export async function runFuzz({ count, seed, concurrency = 4, hangMs = 30000, lo
     const key = typeof name === 'string' ? name : '(odd name)'
     stats.byTool[key] = (stats.byTool[key] || 0) + 1
     if (res === 'hang') return failures.push(`hung for ${hangMs} ms: ${what}`)
-    if (!res || typeof res !== 'object' || typeof res.isError !== 'boolean' || typeof res.text !== 'string' || Object.keys(res).length !== 2) {
-      return failures.push(`malformed result ${describe(res)}: ${what}`)
-    }
+    if (!wellFormed(res)) return failures.push(`malformed result ${describe(res)}: ${what}`)
     if (res.text.includes(sentinel.secret)) failures.push(`outside secret in output: ${what}`)
     if (!res.isError) return stats.ok++
     let env

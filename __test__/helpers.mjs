@@ -16,7 +16,11 @@ export function scratch(prefix = 'cat-') {
   return dir
 }
 
-/** A workspace with `files` ({ 'rel/path': content }) and tools over it. */
+/**
+ * A workspace with `files` ({ 'rel/path': content }) and tools over it, under
+ * `compat: "0.1"` unless `options.compat` says otherwise: the suites written for 0.1 assert
+ * its exact contract (results `{ isError, text }`, strict schemas, nine tools).
+ */
 export function workspace(files = {}, options = {}) {
   const root = scratch()
   for (const [rel, content] of Object.entries(files)) {
@@ -24,8 +28,13 @@ export function workspace(files = {}, options = {}) {
     fs.mkdirSync(path.dirname(p), { recursive: true })
     fs.writeFileSync(p, content)
   }
-  const tools = createAgentTools({ workspaceRoot: root, ...options })
+  const tools = createAgentTools({ workspaceRoot: root, compat: '0.1', ...options })
   return { root, tools, call: (name, args, signal) => tools.callTool(name, args, signal) }
+}
+
+/** `workspace()` on the latest (0.5) surface: every tool, content results, relaxed schemas. */
+export function latest(files = {}, options = {}) {
+  return workspace(files, { compat: 'latest', ...options })
 }
 
 /** Parses an error result's envelope, asserting it is one. */

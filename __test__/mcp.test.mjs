@@ -11,7 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
 import { createMcpServer } from '../mcp.mjs'
-import { workspace } from './helpers.mjs'
+import { workspace, latest } from './helpers.mjs'
 import { pendingTools } from './pending.mjs'
 
 const BIN = fileURLToPath(new URL('../bin/clarvis-agent-tools.mjs', import.meta.url))
@@ -38,7 +38,7 @@ function text(result) {
 }
 
 test('tools/list advertises the surface: names, descriptions, JSON Schemas and annotations', async (t) => {
-  const { root, tools } = workspace()
+  const { root, tools } = latest()
   const client = await connect(t, root)
   assert.deepEqual(client.getServerVersion(), { name: 'clarvis-agent-tools', version })
   const { tools: listed } = await client.listTools()
@@ -61,7 +61,8 @@ test('--read-only serves only the read tools, and hidden tools are not callable'
   const { root } = workspace({ 'a.txt': 'a\n' })
   const client = await connect(t, root, ['--read-only'])
   const { tools: listed } = await client.listTools()
-  assert.deepEqual(listed.map((x) => x.name), ['read_file', 'list_dir', 'glob', 'grep'])
+  assert.deepEqual(listed.map((x) => x.name), latest({}, { readOnly: true }).tools.listTools().map((x) => x.name))
+  assert.ok(listed.every((x) => x.annotations.readOnlyHint))
   const r = await client.callTool({ name: 'write_file', arguments: { path: 'a.txt', content: 'b' } })
   assert.equal(r.isError, true)
   assert.deepEqual(JSON.parse(text(r)), { error: 'not_found', message: 'Unknown tool: write_file' })

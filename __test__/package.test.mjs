@@ -10,6 +10,7 @@ import path from 'node:path'
 import { execFileSync, spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { scratch } from './helpers.mjs'
+import { readOnlyTools } from '../index.mjs'
 
 const REPO = fileURLToPath(new URL('..', import.meta.url))
 const FIXTURES = path.join(REPO, '__test__', 'consumer')
@@ -114,10 +115,10 @@ test('ESM import works in the consumer project', () => {
     `],
   )
   assert.deepEqual(JSON.parse(out), {
-    read: { isError: false, text: '     1\thello' },
+    read: { isError: false, text: '     1\thello', content: [{ type: 'text', text: '     1\thello' }] },
     missing: 'not_found',
     startup: 'No workspace root: options.workspaceRoot is required.',
-    ro: ['read_file', 'list_dir', 'glob', 'grep'],
+    ro: readOnlyTools.map((t) => t.name),
     same: true,
     frozen: true,
   })

@@ -5,7 +5,10 @@
 //
 // How a result reaches the model:
 // - success: `execute` returns the tool's text; the SDK sends a string output to the model as
-//   `{ type: 'text' }` (bash's JSON result too: it is text to the model).
+//   `{ type: 'text' }` (bash's JSON result too: it is text to the model). A result with image
+//   parts (read_image) returns `{ content }` instead, and `toModelOutput` hands the model
+//   `{ type: 'content' }` with text parts and `media` parts (the image form AI SDK 5 and 6
+//   both accept).
 // - failure: `execute` throws a ToolCallError whose `message` IS the JSON error envelope. The
 //   SDK records a `tool-error` content part (so the application sees a failed call) and sends
 //   the model `{ type: 'error-text', value: error.message }`, i.e. the envelope verbatim, which
@@ -43,6 +46,11 @@ function pick(list, include) {
   return list.filter((t) => wanted.has(t.name))
 }
 
+function toModelPart(p) {
+  if (p && p.type === 'image') return { type: 'media', data: p.data, mediaType: p.mimeType }
+  return { type: 'text', text: p && typeof p.text === 'string' ? p.text : '' }
+}
+
 /** Builds `toAiSdkTools` over one build of the `ai` package. */
 function makeAdapter({ tool, jsonSchema }) {
   return function toAiSdkTools(agentTools, options = {}) {
@@ -59,7 +67,16 @@ function makeAdapter({ tool, jsonSchema }) {
           const signal = execOptions && execOptions.abortSignal
           const result = await agentTools.callTool(name, input, signal)
           if (result.isError) throw new ToolCallError(name, result.text)
+          const content = Array.isArray(result.content) ? result.content : null
+          if (content && content.some((p) => p.type === 'image')) return { content }
           return result.text
+        },
+        toModelOutput(options) {
+          const output = options ? options.output : undefined
+          if (output && typeof output === 'object' && Array.isArray(output.content)) {
+            return { type: 'content', value: output.content.map(toModelPart) }
+          }
+          return { type: 'text', value: typeof output === 'string' ? output : JSON.stringify(output) }
         },
       })
     }

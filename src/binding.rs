@@ -39,10 +39,29 @@ impl NativeTools {
 pub struct NativeOutcome {
     /// Whether `text` is an error envelope.
     pub is_error: bool,
-    /// The result text.
+    /// The text parts joined.
     pub text: String,
+    /// The content parts as JSON (`[{type, text}|{type, data, mimeType}]`), absent when the
+    /// content is exactly one text part equal to `text` (the JS side builds it then).
+    pub parts_json: Option<String>,
+    /// `meta` as JSON, absent unless a tool set it.
+    pub meta_json: Option<String>,
     /// Warn-sink lines, each ending in a newline.
     pub warnings: Vec<String>,
+}
+
+fn parts_json(parts: &[crate::tools::Part]) -> String {
+    use crate::tools::Part;
+    let v: Vec<serde_json::Value> = parts
+        .iter()
+        .map(|p| match p {
+            Part::Text(t) => serde_json::json!({"type": "text", "text": t}),
+            Part::Image { data, mime_type } => {
+                serde_json::json!({"type": "image", "data": data, "mimeType": mime_type})
+            }
+        })
+        .collect();
+    serde_json::Value::Array(v).to_string()
 }
 
 /// A cancellation token the JS wrapper fires from an `AbortSignal`.
@@ -78,10 +97,18 @@ impl NativeTools {
     /// Resolves `createAgentTools` options (as JSON, without functions). `ripgrep` is the
     /// caller's probe result, or undefined to probe `rg --version`.
     #[napi(factory)]
-    pub fn resolve(options_json: String, ripgrep: Option<bool>) -> Result<NativeTools> {
+    pub fn resolve(
+        options_json: String,
+        ripgrep: Option<bool>,
+        tree_sitter: Option<bool>,
+    ) -> Result<NativeTools> {
         let options: serde_json::Value = serde_json::from_str(&options_json)
             .map_err(|e| Error::new(Status::InvalidArg, e.to_string()))?;
-        let config = config::resolve_config(&options, ripgrep).map_err(startup)?;
+        let probes = config::Probes {
+            ripgrep,
+            tree_sitter,
+        };
+        let config = config::resolve_config_with(&options, probes).map_err(startup)?;
         Ok(NativeTools::open(config))
     }
 
@@ -91,8 +118,13 @@ impl NativeTools {
         argv: Vec<String>,
         env: HashMap<String, String>,
         ripgrep: Option<bool>,
+        tree_sitter: Option<bool>,
     ) -> Result<NativeTools> {
-        let config = config::build_config(&argv, &env, ripgrep).map_err(startup)?;
+        let probes = config::Probes {
+            ripgrep,
+            tree_sitter,
+        };
+        let config = config::build_config_with(&argv, &env, probes).map_err(startup)?;
         Ok(NativeTools::open(config))
     }
 
@@ -112,6 +144,19 @@ impl NativeTools {
     #[napi]
     pub fn config_json(&self) -> String {
         self.config.to_json().to_string()
+    }
+
+    /// Whether this configuration reproduces 0.1 (`compat: "0.1"`): results are then
+    /// exactly `{ isError, text }`.
+    #[napi]
+    pub fn is_compat01(&self) -> bool {
+        self.config.compat == config::Compat::V01
+    }
+
+    /// `listTools()` for this configuration's surface, as JSON.
+    #[napi]
+    pub fn list_tools_json(&self) -> String {
+        tools::list_tools_json(&self.config).to_string()
     }
 
     /// Runs one call. `args_json` is `JSON.stringify(args)`; `args_error` says why the
@@ -135,6 +180,8 @@ impl NativeTools {
             let out = dispatch::dispatch(&name, args, config, cancel).await;
             Ok(NativeOutcome {
                 is_error: out.is_error,
+                parts_json: out.parts.as_deref().map(parts_json),
+                meta_json: out.meta.map(|m| serde_json::Value::Object(m).to_string()),
                 text: out.text,
                 warnings: out.warnings,
             })
@@ -142,14 +189,15 @@ impl NativeTools {
     }
 }
 
-/// `listTools()` for a surface, as JSON.
+/// `listTools()` of the latest full surface (every tool, tree-sitter on), for the exported
+/// `tools` registry, which exists before any workspace is opened.
 #[napi]
-pub fn list_tools_json(read_only: bool) -> String {
-    tools::list_tools_json(read_only).to_string()
+pub fn all_tools_json() -> String {
+    tools::list_tools_json(&Config::with_root("/")).to_string()
 }
 
-/// Every tool's metadata (`name`, `description`, `inputSchema`, `annotations`, `bounded`,
-/// `mutating`), as JSON, for the JS registry objects.
+/// Every tool's metadata for the JS registry objects, in registry order: `name`,
+/// `mutating`, `bounded`, `syntax`, and whether 0.1 had it (`v01`).
 #[napi]
 pub fn tool_defs_json() -> String {
     let defs: Vec<serde_json::Value> = tools::all()
@@ -159,6 +207,8 @@ pub fn tool_defs_json() -> String {
                 "name": t.name,
                 "mutating": t.mutating(),
                 "bounded": t.bounded,
+                "syntax": t.syntax,
+                "v01": tools::V01_TOOLS.contains(&t.name),
             })
         })
         .collect();

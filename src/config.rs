@@ -39,6 +39,44 @@ pub struct TestHooks {
     pub no_journal: bool,
 }
 
+/// Which generation of the original's surface a configuration reproduces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Compat {
+    /// `compat: "0.1"`: the nine 0.1 tools in 0.1 order, strict schemas
+    /// (`additionalProperties: false`, no coercion), results `{ isError, text }`.
+    V01,
+    /// The default: the original's newest release (0.5) — its registry order, scalar
+    /// coercion, unknown keys ignored, `0` meaning "the default" for the named limits, and
+    /// results made of content parts.
+    #[default]
+    Latest,
+}
+
+impl Compat {
+    /// Parses the `compat` option (`"0.1"`; `"0.5"` or `"latest"` for the default).
+    pub fn parse(v: &Value) -> Result<Compat, StartupError> {
+        match v {
+            Value::Null => Ok(Compat::Latest),
+            Value::String(s) if s == "0.1" => Ok(Compat::V01),
+            Value::String(s) if s == "0.5" || s == "latest" => Ok(Compat::Latest),
+            other => Err(StartupError(format!(
+                "compat must be \"0.1\" or \"0.5\", got: {}",
+                js_string(other)
+            ))),
+        }
+    }
+}
+
+/// What the caller probed before resolving (`probeRipgrep`, `probeTreeSitter`); `None`
+/// means "probe here" (ripgrep) or "available" (tree-sitter, which is compiled in).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Probes {
+    /// Result of `probeRipgrep`.
+    pub ripgrep: Option<bool>,
+    /// Result of `probeTreeSitter`.
+    pub tree_sitter: Option<bool>,
+}
+
 /// The resolved, immutable configuration every tool call reads.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Config {
@@ -58,6 +96,10 @@ pub struct Config {
     pub read_only: bool,
     /// Paths must stay inside the workspace root.
     pub confine_to_workspace: bool,
+    /// Which generation of the surface this configuration reproduces.
+    pub compat: Compat,
+    /// Whether the syntax tools (outline, check_syntax) and syntax warnings are on.
+    pub tree_sitter_available: bool,
     /// Fault injection (tests only).
     pub hooks: TestHooks,
 }
@@ -74,13 +116,16 @@ impl Config {
             ripgrep_available: false,
             read_only: false,
             confine_to_workspace: true,
+            compat: Compat::Latest,
+            tree_sitter_available: true,
             hooks: TestHooks::default(),
         }
     }
 
-    /// The public `ServerConfig` shape, field order as in the original package.
+    /// The public `ServerConfig` shape, field order as in the original package: exactly
+    /// 0.1's fields under `compat: "0.1"`, the newer fields after them otherwise.
     pub fn to_json(&self) -> Value {
-        serde_json::json!({
+        let mut v = serde_json::json!({
             "workspaceRoot": self.workspace_root.to_string_lossy(),
             "maxOutputBytes": self.max_output_bytes,
             "maxFileBytes": self.max_file_bytes,
@@ -89,7 +134,16 @@ impl Config {
             "ripgrepAvailable": self.ripgrep_available,
             "readOnly": self.read_only,
             "confineToWorkspace": self.confine_to_workspace,
-        })
+        });
+        if self.compat == Compat::Latest {
+            if let Some(o) = v.as_object_mut() {
+                o.insert(
+                    "treeSitterAvailable".into(),
+                    Value::Bool(self.tree_sitter_available),
+                );
+            }
+        }
+        v
     }
 }
 
@@ -233,6 +287,18 @@ fn hooks_option(opts: &Map<String, Value>) -> TestHooks {
 /// Resolves `createAgentTools` options into a [`Config`]. `ripgrep` is the result of the
 /// caller's `probeRipgrep`, or `None` to probe `rg --version` here.
 pub fn resolve_config(options: &Value, ripgrep: Option<bool>) -> Result<Config, StartupError> {
+    resolve_config_with(
+        options,
+        Probes {
+            ripgrep,
+            tree_sitter: None,
+        },
+    )
+}
+
+/// [`resolve_config`] with every probe result the caller has.
+pub fn resolve_config_with(options: &Value, probes: Probes) -> Result<Config, StartupError> {
+    let ripgrep = probes.ripgrep;
     let empty = Map::new();
     let opts = options.as_object().unwrap_or(&empty);
     let root_raw = match opts.get("workspaceRoot") {
@@ -251,6 +317,7 @@ pub fn resolve_config(options: &Value, ripgrep: Option<bool>) -> Result<Config, 
             js_string(root_raw)
         )));
     };
+    let compat = Compat::parse(opts.get("compat").unwrap_or(&Value::Null))?;
     let max_output_bytes = integer_option(opts, "maxOutputBytes", DEFAULT_MAX_OUTPUT_BYTES, 1024)?;
     let max_file_bytes = integer_option(opts, "maxFileBytes", DEFAULT_MAX_FILE_BYTES, 1024)?;
     let bash_timeout_ms = integer_option(opts, "bashTimeoutMs", DEFAULT_BASH_TIMEOUT_MS, 1)?;
@@ -286,6 +353,8 @@ pub fn resolve_config(options: &Value, ripgrep: Option<bool>) -> Result<Config, 
         ripgrep_available: ripgrep.unwrap_or_else(probe_ripgrep),
         read_only: bool_option(opts, "readOnly", false),
         confine_to_workspace: bool_option(opts, "confineToWorkspace", true),
+        compat,
+        tree_sitter_available: probes.tree_sitter.unwrap_or(true),
         hooks: hooks_option(opts),
     })
 }
@@ -333,6 +402,24 @@ pub fn build_config(
     env: &HashMap<String, String>,
     ripgrep: Option<bool>,
 ) -> Result<Config, StartupError> {
+    build_config_with(
+        argv,
+        env,
+        Probes {
+            ripgrep,
+            tree_sitter: None,
+        },
+    )
+}
+
+/// [`build_config`] with every probe result the caller has. Beyond the original's flags,
+/// `--compat <v>` / `--compat=<v>` / `AGENT_TOOLS_COMPAT` select the compatibility mode.
+pub fn build_config_with(
+    argv: &[String],
+    env: &HashMap<String, String>,
+    probes: Probes,
+) -> Result<Config, StartupError> {
+    let mut compat: Option<String> = None;
     let mut workspace: Option<String> = None;
     let mut read_only_flag = false;
     let mut allow_outside_flag = false;
@@ -352,6 +439,11 @@ pub fn build_config(
                 return Err(StartupError("--workspace requires a path argument".into()));
             }
             workspace = Some(v.to_string());
+        } else if a == "--compat" {
+            compat = argv.get(i + 1).cloned();
+            i += 1;
+        } else if let Some(v) = a.strip_prefix("--compat=") {
+            compat = Some(v.to_string());
         } else if a == "--read-only" {
             read_only_flag = true;
         } else if a == "--allow-outside-workspace" {
@@ -393,8 +485,9 @@ pub fn build_config(
         "maxFileBytes": max_file.unwrap_or(DEFAULT_MAX_FILE_BYTES),
         "bashTimeoutMs": t,
         "bashTimeoutMaxMs": tm,
+        "compat": compat.or_else(|| env.get("AGENT_TOOLS_COMPAT").filter(|s| !s.is_empty()).cloned()),
     });
-    resolve_config(&options, ripgrep)
+    resolve_config_with(&options, probes)
 }
 
 #[cfg(test)]

@@ -1,16 +1,16 @@
 //! The five-step pipeline every call runs: look up → validate → run → bound → serialize.
 //!
-//! The outcome is always `{ is_error, text }`; nothing a tool does (an error, a panic, an
-//! abort) escapes as anything else. Internal failures are reported to the warn sink through
-//! [`Outcome::warnings`].
+//! The outcome is always `{ is_error, content, text, meta }`; nothing a tool does (an
+//! error, a panic, an abort) escapes as anything else. Internal failures are reported to the
+//! warn sink through [`Outcome::warnings`].
 
 use crate::cancel::Cancel;
-use crate::config::Config;
+use crate::config::{Compat, Config};
 use crate::error::{Code, ToolError};
 use crate::output;
 use crate::schema;
-use crate::tools::{self, Call, Handler, Warnings};
-use serde_json::Value;
+use crate::tools::{self, Call, Handler, Output, Part, Warnings};
+use serde_json::{Map, Value};
 use std::sync::Arc;
 
 /// What a call resolves to.
@@ -18,8 +18,13 @@ use std::sync::Arc;
 pub struct Outcome {
     /// Whether `text` is an error envelope.
     pub is_error: bool,
-    /// Plain text on success, the JSON envelope on failure.
+    /// The text parts joined: plain text on success, the JSON envelope on failure.
     pub text: String,
+    /// The content parts, or `None` for the common case of exactly one text part equal to
+    /// `text` (so a large result is never held twice). See [`Outcome::content`].
+    pub parts: Option<Vec<Part>>,
+    /// Client-side data a tool set (`diff`, …); never shown to the model.
+    pub meta: Option<Map<String, Value>>,
     /// Lines for the warn sink (each ends with `\n`).
     pub warnings: Vec<String>,
 }
@@ -29,7 +34,56 @@ impl Outcome {
         Outcome {
             is_error: true,
             text: err.envelope(),
+            parts: None,
+            meta: None,
             warnings,
+        }
+    }
+
+    /// A success: each text part bounded to `max` bytes unless the tool bounds itself.
+    fn success(out: Output, bounded: bool, max: u64, warnings: Vec<String>) -> Outcome {
+        let bound = |t: String| if bounded { t } else { output::bound(t, max) };
+        let meta = out.meta.filter(|m| !m.is_empty());
+        let mut content = out.content;
+        if content.len() == 1 {
+            if let Some(Part::Text(t)) = content.pop_if(|p| matches!(p, Part::Text(_))) {
+                return Outcome {
+                    is_error: false,
+                    text: bound(t),
+                    parts: None,
+                    meta,
+                    warnings,
+                };
+            }
+        }
+        let content: Vec<Part> = content
+            .into_iter()
+            .map(|p| match p {
+                Part::Text(t) => Part::Text(bound(t)),
+                image => image,
+            })
+            .collect();
+        let text = content
+            .iter()
+            .filter_map(|p| match p {
+                Part::Text(t) => Some(t.as_str()),
+                Part::Image { .. } => None,
+            })
+            .collect();
+        Outcome {
+            is_error: false,
+            text,
+            parts: Some(content),
+            meta,
+            warnings,
+        }
+    }
+
+    /// The content parts: `[Text(text)]` unless the tool returned other parts.
+    pub fn content(&self) -> Vec<Part> {
+        match &self.parts {
+            Some(p) => p.clone(),
+            None => vec![Part::Text(self.text.clone())],
         }
     }
 }
@@ -46,7 +100,7 @@ pub enum Args {
 /// Runs one tool call through the pipeline.
 pub async fn dispatch(name: &str, args: Args, config: Arc<Config>, cancel: Cancel) -> Outcome {
     // 1. Look up in the active surface.
-    let Some(def) = tools::get_tool(name, config.read_only) else {
+    let Some(def) = tools::get_tool(name, &config) else {
         let e = ToolError::new(Code::NotFound, format!("Unknown tool: {name}"));
         return Outcome::error(&e, vec![]);
     };
@@ -55,7 +109,11 @@ pub async fn dispatch(name: &str, args: Args, config: Arc<Config>, cancel: Cance
         Args::Json(v) => v,
         Args::NotJson(why) => return Outcome::error(&ToolError::invalid(why), vec![]),
     };
-    let failures = schema::validate(tools::schema_of(def), &mut value);
+    let failures = schema::validate_with(
+        tools::schema_of(def, config.compat),
+        &mut value,
+        config.compat == Compat::Latest,
+    );
     if !failures.is_empty() {
         return Outcome::error(&ToolError::invalid(schema::message(&failures)), vec![]);
     }
@@ -103,18 +161,7 @@ pub async fn dispatch(name: &str, args: Args, config: Arc<Config>, cancel: Cance
     let mut lines = warnings.take();
     match joined {
         // 4. Bound, unless the tool bounds itself. 5. Serialize.
-        Ok(Ok(text)) => {
-            let text = if def.bounded {
-                text
-            } else {
-                output::bound(text, config.max_output_bytes)
-            };
-            Outcome {
-                is_error: false,
-                text,
-                warnings: lines,
-            }
-        }
+        Ok(Ok(out)) => Outcome::success(out, def.bounded, config.max_output_bytes, lines),
         Ok(Err(e)) if e.code == Code::Internal => {
             lines.push(format!(
                 "clarvis-agent-tools: internal error: {}\n",

@@ -21,9 +21,142 @@ pub struct Failure {
 
 /// Validates `data` against `schema`, filling defaults into `data`. Returns every failure.
 pub fn validate(schema: &Value, data: &mut Value) -> Vec<Failure> {
+    validate_with(schema, data, false)
+}
+
+/// [`validate`], optionally coercing scalars first as ajv's `coerceTypes: true` does (the
+/// original's 0.5 validation): a value of the wrong scalar type is converted in place when
+/// ajv would convert it (`"100"` → 100, `"true"` → true, 5 → `"5"`, null → `""`/0/false),
+/// and reported as `must be <type>` otherwise. Arrays are never coerced.
+pub fn validate_with(schema: &Value, data: &mut Value, coerce: bool) -> Vec<Failure> {
     let mut out = Vec::new();
-    check(schema, data, "data", &mut out);
+    check(schema, data, "data", coerce, &mut out);
     out
+}
+
+/// The tool properties whose `minimum` 0.5 lowered from 1 to 0 (0 meaning "the default").
+const ZERO_MEANS_DEFAULT: &[(&str, &str)] = &[
+    ("read_file", "limit"),
+    ("grep", "head_limit"),
+    ("bash", "timeout_ms"),
+];
+
+/// A tool schema in its latest form, derived from the strict 0.1 form: no
+/// `additionalProperties: false` anywhere (unknown keys are ignored), `minimum: 0` for the
+/// limits 0.5 relaxed, and no `minLength` on `multi_edit`'s `edits[].old_string` (the
+/// handler refuses an empty one instead).
+pub fn relax(tool: &str, mut schema: Value) -> Value {
+    fn strip(v: &mut Value) {
+        match v {
+            Value::Object(o) => {
+                if o.get("additionalProperties") == Some(&Value::Bool(false)) {
+                    o.remove("additionalProperties");
+                }
+                o.values_mut().for_each(strip);
+            }
+            Value::Array(a) => a.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    strip(&mut schema);
+    for (t, prop) in ZERO_MEANS_DEFAULT {
+        if *t == tool {
+            if let Some(p) = schema.pointer_mut(&format!("/properties/{prop}")) {
+                if let Some(o) = p.as_object_mut() {
+                    o.insert("minimum".into(), Value::from(0));
+                }
+            }
+        }
+    }
+    if tool == "multi_edit" {
+        if let Some(Value::Object(o)) =
+            schema.pointer_mut("/properties/edits/items/properties/old_string")
+        {
+            o.remove("minLength");
+        }
+    }
+    schema
+}
+
+/// JavaScript's `ToNumber` for a string, as `data == +data` uses it: blanks trimmed, `""`
+/// is 0, decimal, `0x`/`0o`/`0b` and `Infinity` forms. `None` for NaN or a non-finite value
+/// (JSON cannot hold it).
+fn js_to_number(s: &str) -> Option<f64> {
+    let t = s.trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}');
+    if t.is_empty() {
+        return Some(0.0);
+    }
+    let radix = |digits: &str, r: u32| -> Option<f64> {
+        if digits.is_empty() {
+            return None;
+        }
+        digits.chars().try_fold(0f64, |acc, c| {
+            c.to_digit(r).map(|d| acc * f64::from(r) + f64::from(d))
+        })
+    };
+    let lower = t.to_ascii_lowercase();
+    if let Some(h) = lower.strip_prefix("0x") {
+        return radix(h, 16);
+    }
+    if let Some(o) = lower.strip_prefix("0o") {
+        return radix(o, 8);
+    }
+    if let Some(b) = lower.strip_prefix("0b") {
+        return radix(b, 2);
+    }
+    let body = t.trim_start_matches(['+', '-']);
+    if t.len() - body.len() > 1 {
+        return None;
+    }
+    let ok = !body.is_empty()
+        && body
+            .chars()
+            .all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '+' | '-'))
+        && body
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_digit() || c == '.');
+    if !ok {
+        return None;
+    }
+    t.parse::<f64>().ok().filter(|f| f.is_finite())
+}
+
+fn number_value(f: f64) -> Value {
+    if f.fract() == 0.0 && f.abs() < 9.007_199_254_740_992e15 {
+        Value::from(f as i64)
+    } else {
+        serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)
+    }
+}
+
+/// ajv's scalar coercion of `data` to `ty`; `None` when ajv would not coerce it.
+fn coerce_to(ty: &str, data: &Value) -> Option<Value> {
+    match (ty, data) {
+        ("string", Value::Number(n)) => Some(Value::String(crate::config::js_string(
+            &Value::Number(n.clone()),
+        ))),
+        ("string", Value::Bool(b)) => Some(Value::String(b.to_string())),
+        ("string", Value::Null) => Some(Value::String(String::new())),
+        ("number" | "integer", Value::Bool(b)) => Some(Value::from(u8::from(*b))),
+        ("number" | "integer", Value::Null) => Some(Value::from(0)),
+        ("number" | "integer", Value::String(s)) if !s.is_empty() => {
+            let f = js_to_number(s)?;
+            if ty == "integer" && f.fract() != 0.0 {
+                return None;
+            }
+            Some(number_value(f))
+        }
+        ("boolean", Value::String(s)) if s == "true" => Some(Value::Bool(true)),
+        ("boolean", Value::String(s)) if s == "false" => Some(Value::Bool(false)),
+        ("boolean", Value::Number(n)) if n.as_f64() == Some(1.0) => Some(Value::Bool(true)),
+        ("boolean", Value::Number(n)) if n.as_f64() == Some(0.0) => Some(Value::Bool(false)),
+        ("boolean", Value::Null) => Some(Value::Bool(false)),
+        ("null", Value::String(s)) if s.is_empty() => Some(Value::Null),
+        ("null", Value::Number(n)) if n.as_f64() == Some(0.0) => Some(Value::Null),
+        ("null", Value::Bool(false)) => Some(Value::Null),
+        _ => None,
+    }
 }
 
 /// The `invalid_input` message for a list of failures, joined by `"; "`.
@@ -73,7 +206,7 @@ fn has_any(schema: &Map<String, Value>, keys: &[&str]) -> bool {
     keys.iter().any(|k| schema.contains_key(*k))
 }
 
-fn check(schema: &Value, data: &mut Value, at: &str, out: &mut Vec<Failure>) {
+fn check(schema: &Value, data: &mut Value, at: &str, coerce: bool, out: &mut Vec<Failure>) {
     let Some(s) = schema.as_object() else { return };
     let ty = s.get("type").and_then(Value::as_str);
     let fail = |out: &mut Vec<Failure>, what: String| {
@@ -83,15 +216,25 @@ fn check(schema: &Value, data: &mut Value, at: &str, out: &mut Vec<Failure>) {
         })
     };
 
+    // With coercion ajv converts (or reports) the type up front, before every keyword group.
+    if let (true, Some(t)) = (coerce, ty) {
+        if !type_matches(t, data) {
+            if let Some(v) = coerce_to(t, data) {
+                *data = v;
+            }
+        }
+    }
     // ajv reports a type mismatch up front unless the type's own keyword group will report
-    // it (number/string/array/object with keywords of that group present).
-    let group_reports = match ty {
-        Some("number") => has_any(s, NUMBER_KEYS),
-        Some("string") => has_any(s, STRING_KEYS),
-        Some("array") => has_any(s, ARRAY_KEYS),
-        Some("object") => has_any(s, OBJECT_KEYS),
-        _ => false,
-    };
+    // it (number/string/array/object with keywords of that group present); with coercion
+    // it always reports up front.
+    let group_reports = !coerce
+        && match ty {
+            Some("number") => has_any(s, NUMBER_KEYS),
+            Some("string") => has_any(s, STRING_KEYS),
+            Some("array") => has_any(s, ARRAY_KEYS),
+            Some("object") => has_any(s, OBJECT_KEYS),
+            _ => false,
+        };
     if let Some(t) = ty {
         if !group_reports && !type_matches(t, data) {
             fail(out, format!("must be {t}"));
@@ -116,7 +259,7 @@ fn check(schema: &Value, data: &mut Value, at: &str, out: &mut Vec<Failure>) {
                     fail(out, format!("must be <= {}", fmt_num(max)));
                 }
             }
-        } else if ty == Some("number") {
+        } else if group_reports && ty == Some("number") {
             fail(out, "must be number".into());
         }
     }
@@ -135,7 +278,7 @@ fn check(schema: &Value, data: &mut Value, at: &str, out: &mut Vec<Failure>) {
                     fail(out, format!("must NOT have more than {max} characters"));
                 }
             }
-        } else if ty == Some("string") {
+        } else if group_reports && ty == Some("string") {
             fail(out, "must be string".into());
         }
     }
@@ -149,10 +292,10 @@ fn check(schema: &Value, data: &mut Value, at: &str, out: &mut Vec<Failure>) {
             }
             if let Some(item_schema) = s.get("items") {
                 for (i, item) in items.iter_mut().enumerate() {
-                    check(item_schema, item, &format!("{at}/{i}"), out);
+                    check(item_schema, item, &format!("{at}/{i}"), coerce, out);
                 }
             }
-        } else if ty == Some("array") {
+        } else if group_reports && ty == Some("array") {
             fail(out, "must be array".into());
         }
     }
@@ -184,11 +327,11 @@ fn check(schema: &Value, data: &mut Value, at: &str, out: &mut Vec<Failure>) {
             if let Some(props) = props {
                 for (k, ps) in props {
                     if let Some(v) = obj.get_mut(k) {
-                        check(ps, v, &format!("{at}/{}", pointer_escape(k)), out);
+                        check(ps, v, &format!("{at}/{}", pointer_escape(k)), coerce, out);
                     }
                 }
             }
-        } else if ty == Some("object") {
+        } else if group_reports && ty == Some("object") {
             fail(out, "must be object".into());
         }
     }
@@ -295,5 +438,54 @@ mod tests {
         assert_eq!(v, json!({"path": "a", "offset": 1, "limit": 2000}));
         let mut v = json!({"path": "a", "limit": 2e0});
         assert!(validate(&schema(), &mut v).is_empty());
+    }
+
+    #[test]
+    fn coercion_follows_ajv() {
+        let schema = json!({"type": "object", "properties": {
+            "n": {"type": "integer", "minimum": 0},
+            "s": {"type": "string"},
+            "b": {"type": "boolean"},
+            "f": {"type": "number", "minimum": 1}
+        }});
+        let mut v = json!({"n": "100", "s": 5, "b": "true", "f": " 2.5 "});
+        assert!(validate_with(&schema, &mut v, true).is_empty());
+        assert_eq!(v, json!({"n": 100, "s": "5", "b": true, "f": 2.5}));
+        let mut v = json!({"n": null, "s": null, "b": 0, "f": "0x10"});
+        assert!(validate_with(&schema, &mut v, true).is_empty());
+        assert_eq!(v, json!({"n": 0, "s": "", "b": false, "f": 16}));
+        let mut bad = json!({"n": "2.5", "s": [1], "b": "yes", "f": "x"});
+        assert_eq!(
+            message(&validate_with(&schema, &mut bad, true)),
+            "data/n must be integer; data/s must be string; data/b must be boolean; data/f must be number"
+        );
+        // Without coercion nothing changes and the group reports as before.
+        let mut v = json!({"n": "1"});
+        assert_eq!(
+            message(&validate(&schema, &mut v)),
+            "data/n must be integer"
+        );
+        assert_eq!(v, json!({"n": "1"}));
+    }
+
+    #[test]
+    fn relax_opens_objects_and_lowers_the_named_minimums() {
+        let strict = json!({"type": "object", "additionalProperties": false,
+            "properties": {"limit": {"type": "integer", "minimum": 1},
+                "edits": {"type": "array", "items": {"type": "object", "additionalProperties": false,
+                    "properties": {"old_string": {"type": "string", "minLength": 1}}}}}});
+        let r = relax("read_file", strict.clone());
+        assert_eq!(r.pointer("/additionalProperties"), None);
+        assert_eq!(r.pointer("/properties/limit/minimum"), Some(&json!(0)));
+        assert_eq!(
+            r.pointer("/properties/edits/items/additionalProperties"),
+            None
+        );
+        let m = relax("multi_edit", strict.clone());
+        assert_eq!(m.pointer("/properties/limit/minimum"), Some(&json!(1)));
+        assert_eq!(
+            m.pointer("/properties/edits/items/properties/old_string/minLength"),
+            None
+        );
     }
 }

@@ -379,7 +379,8 @@ proptest! {
 // Through the tool, on disk
 
 fn edit_file(root: &std::path::Path, path: &str, old: &str, new: &str) -> Result<String, String> {
-    let def = tools::get_tool("edit_file", false).expect("edit_file is registered");
+    let def =
+        tools::get_tool("edit_file", &Config::with_root("/")).expect("edit_file is registered");
     let Handler::Blocking(run) = def.handler else {
         panic!("edit_file is a blocking handler");
     };
@@ -394,7 +395,9 @@ fn edit_file(root: &std::path::Path, path: &str, old: &str, new: &str) -> Result
         cancel: Cancel::new(),
         warnings: Warnings::default(),
     };
-    run(&call).map_err(|e| format!("{}: {}", e.code.as_str(), e.message))
+    run(&call)
+        .map(|o| o.joined_text())
+        .map_err(|e| format!("{}: {}", e.code.as_str(), e.message))
 }
 
 #[test]

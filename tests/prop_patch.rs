@@ -46,7 +46,8 @@ fn apply_patch(root: &Path, patch: &str) -> Result<String, ToolError> {
 }
 
 fn apply_patch_with(config: Config, patch: &str) -> Result<String, ToolError> {
-    let def = tools::get_tool("apply_patch", false).expect("apply_patch is registered");
+    let def =
+        tools::get_tool("apply_patch", &Config::with_root("/")).expect("apply_patch is registered");
     let Handler::Blocking(run) = def.handler else {
         panic!("apply_patch is a blocking handler");
     };
@@ -58,7 +59,7 @@ fn apply_patch_with(config: Config, patch: &str) -> Result<String, ToolError> {
         cancel: Cancel::new(),
         warnings: Warnings::default(),
     };
-    run(&call)
+    run(&call).map(|o| o.joined_text())
 }
 
 /// Every path under `root` with its type, permission bits and bytes (links: their target).

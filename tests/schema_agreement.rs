@@ -1,6 +1,7 @@
 //! Our ajv-compatible validator agrees with the `jsonschema` crate on what is valid, and every
 //! tool schema is itself valid JSON Schema.
 
+use clarvis_agent_tools::config::Compat;
 use clarvis_agent_tools::{schema, tools};
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
@@ -51,21 +52,25 @@ fn arb_key() -> impl Strategy<Value = String> {
 #[test]
 fn tool_schemas_are_valid_json_schema() {
     for t in tools::all() {
-        let s = tools::schema_of(t);
-        assert!(
-            jsonschema::meta::is_valid(s),
-            "{} schema is not valid JSON Schema",
-            t.name
-        );
-        assert_eq!(s["additionalProperties"], json!(false), "{}", t.name);
+        let strict = tools::schema_of(t, Compat::V01);
+        let relaxed = tools::schema_of(t, Compat::Latest);
+        for s in [strict, relaxed] {
+            assert!(
+                jsonschema::meta::is_valid(s),
+                "{} schema is not valid JSON Schema",
+                t.name
+            );
+        }
+        assert_eq!(strict["additionalProperties"], json!(false), "{}", t.name);
+        assert!(relaxed.get("additionalProperties").is_none(), "{}", t.name);
     }
 }
 
 proptest! {
     #[test]
-    fn validator_agrees_with_jsonschema(v in arb_value(), tool in 0usize..9) {
-        let def = &tools::all()[tool];
-        let s = tools::schema_of(def);
+    fn validator_agrees_with_jsonschema(v in arb_value(), tool in any::<prop::sample::Index>(), strict in any::<bool>()) {
+        let def = &tools::all()[tool.index(tools::all().len())];
+        let s = tools::schema_of(def, if strict { Compat::V01 } else { Compat::Latest });
         let mut copy = v.clone();
         let ours = schema::validate(s, &mut copy).is_empty();
         prop_assert_eq!(ours, jsonschema::is_valid(s, &v), "tool {} value {}", def.name, v);

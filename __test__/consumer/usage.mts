@@ -22,7 +22,7 @@ import {
   type AgentTools,
   type AgentToolsOptions,
   type ServerConfig,
-  type ToolResult,
+  type DispatchResult,
   type ToolInfo,
   type ToolDef,
   type ToolName,
@@ -49,7 +49,7 @@ export async function main(workspaceRoot: string): Promise<string[]> {
 
   // Run calls as a model asks for them; errors are results, never exceptions.
   const controller = new AbortController()
-  const read: ToolResult = await agent.callTool('read_file', { path: 'hello.txt' }, controller.signal)
+  const read: DispatchResult = await agent.callTool('read_file', { path: 'hello.txt' }, controller.signal)
   log.push(`read=${read.isError}:${read.text}`)
   const missing = await agent.callTool('read_file', { path: 'missing.txt' })
   if (missing.isError) {
@@ -62,7 +62,7 @@ export async function main(workspaceRoot: string): Promise<string[]> {
 
   // The lower-level API of the original package.
   const cfg: ServerConfig = resolveConfig({ workspaceRoot, readOnly: true })
-  const viaDispatch: ToolResult = await dispatch('list_dir', undefined, cfg)
+  const viaDispatch: DispatchResult = await dispatch('list_dir', undefined, cfg)
   const fromCli: ServerConfig = buildConfig(['--workspace', workspaceRoot, '--read-only'], { MAX_FILE_BYTES: '4096' })
   log.push(`dispatch=${viaDispatch.text.split('\n').length} cli=${fromCli.maxFileBytes} ro=${listTools(fromCli).length}`)
 

@@ -36,8 +36,9 @@ pub fn def() -> ToolDef {
             idempotent: false,
             open_world: false,
         },
-        handler: Handler::Blocking(run),
+        handler: Handler::Blocking(|c| run(c).map(Into::into)),
         aborted: ToolError::aborted,
+        syntax: false,
     }
 }
 

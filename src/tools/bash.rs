@@ -31,6 +31,7 @@ pub fn def() -> ToolDef {
         },
         handler: Handler::Async(run),
         aborted,
+        syntax: false,
     }
 }
 
@@ -65,7 +66,7 @@ fn aborted() -> ToolError {
 }
 
 fn run(call: Call) -> BoxFuture {
-    Box::pin(async move { execute(&call).await })
+    Box::pin(async move { execute(&call).await.map(Into::into) })
 }
 
 async fn execute(call: &Call) -> ToolResult<String> {
@@ -148,7 +149,11 @@ fn spawn_failed(detail: &str) -> ToolError {
 
 /// `min(requested ?? default, max)`: a request over the maximum is clamped, never refused.
 fn timeout_ms(requested: Option<i64>, default: u64, max: u64) -> u64 {
-    let wanted = requested.map_or(default, |t| u64::try_from(t).unwrap_or(1).max(1));
+    // 0 means "the default" (0.5; 0.1's schema refuses 0).
+    let wanted = match requested {
+        None | Some(0) => default,
+        Some(t) => u64::try_from(t).unwrap_or(1).max(1),
+    };
     wanted.min(max)
 }
 

@@ -32,8 +32,9 @@ pub fn def() -> ToolDef {
         schema,
         bounded: true,
         annotations: read_annotations(),
-        handler: Handler::Blocking(run),
+        handler: Handler::Blocking(|c| run(c).map(Into::into)),
         aborted: ToolError::aborted,
+        syntax: false,
     }
 }
 
@@ -99,7 +100,8 @@ fn run(call: &Call) -> ToolResult<String> {
     let spec = PageSpec {
         mode,
         offset: nonneg(call, "offset").unwrap_or(0),
-        head_limit: nonneg(call, "head_limit"),
+        // 0 means "no limit" (0.5; 0.1's schema refuses 0).
+        head_limit: nonneg(call, "head_limit").filter(|&n| n > 0),
         before,
         after,
         max: call.config.max_output_bytes,

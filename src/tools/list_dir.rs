@@ -17,8 +17,9 @@ pub fn def() -> ToolDef {
         schema,
         bounded: false,
         annotations: read_annotations(),
-        handler: Handler::Blocking(run),
+        handler: Handler::Blocking(|c| run(c).map(Into::into)),
         aborted: ToolError::aborted,
+        syntax: false,
     }
 }
 

@@ -1,10 +1,12 @@
-//! The tool registry: nine [`ToolDef`]s and the surface a configuration selects.
+//! The tool registry: every [`ToolDef`] in the original's registry order, and the surface a
+//! configuration selects.
 //!
 //! `listTools` and dispatch both go through [`select_surface`], so the advertised and the
-//! callable surface are always the same set.
+//! callable surface are always the same set. A tool file holds its schema, description,
+//! annotations and handler; adding a tool means adding its `def()` to [`all`] and nothing else.
 
 use crate::cancel::Cancel;
-use crate::config::Config;
+use crate::config::{Compat, Config};
 use crate::error::{ToolError, ToolResult};
 use serde_json::{json, Map, Value};
 use std::future::Future;
@@ -56,14 +58,90 @@ pub struct Call {
     pub warnings: Warnings,
 }
 
+/// One part of a result's content, as the original's `ContentPart`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Part {
+    /// `{ type: "text", text }`.
+    Text(String),
+    /// `{ type: "image", data, mimeType }`; `data` is base64. Never bounded by dispatch.
+    Image {
+        /// The image bytes, base64-encoded.
+        data: String,
+        /// `image/png`, `image/jpeg`, …
+        mime_type: String,
+    },
+}
+
+/// What a handler returns on success: content parts, plus `meta` for clients (never shown
+/// to the model), present only when the tool set it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Output {
+    /// The parts, in order.
+    pub content: Vec<Part>,
+    /// Client-side data such as `diff`; `None` unless a tool set a key.
+    pub meta: Option<Map<String, Value>>,
+}
+
+impl Output {
+    /// One text part.
+    pub fn text(s: impl Into<String>) -> Output {
+        Output {
+            content: vec![Part::Text(s.into())],
+            meta: None,
+        }
+    }
+
+    /// One image part.
+    pub fn image(data: String, mime_type: &str) -> Output {
+        Output {
+            content: vec![Part::Image {
+                data,
+                mime_type: mime_type.to_string(),
+            }],
+            meta: None,
+        }
+    }
+
+    /// Sets `meta[key] = value`.
+    pub fn with_meta(mut self, key: &str, value: Value) -> Output {
+        self.meta
+            .get_or_insert_with(Map::new)
+            .insert(key.to_string(), value);
+        self
+    }
+
+    /// The text parts joined (an image part counts as ""), as `contentText` does.
+    pub fn joined_text(&self) -> String {
+        let mut out = String::new();
+        for p in &self.content {
+            if let Part::Text(t) = p {
+                out.push_str(t);
+            }
+        }
+        out
+    }
+}
+
+impl From<String> for Output {
+    fn from(s: String) -> Output {
+        Output::text(s)
+    }
+}
+
+impl From<&str> for Output {
+    fn from(s: &str) -> Output {
+        Output::text(s)
+    }
+}
+
 /// A boxed handler future.
-pub type BoxFuture = Pin<Box<dyn Future<Output = ToolResult<String>> + Send>>;
+pub type BoxFuture = Pin<Box<dyn Future<Output = ToolResult<Output>> + Send>>;
 
 /// How a tool's handler runs.
 #[derive(Clone, Copy)]
 pub enum Handler {
     /// Filesystem work: runs on tokio's blocking pool.
-    Blocking(fn(&Call) -> ToolResult<String>),
+    Blocking(fn(&Call) -> ToolResult<Output>),
     /// Process work: runs as a task on the runtime.
     Async(fn(Call) -> BoxFuture),
 }
@@ -98,6 +176,8 @@ pub struct ToolDef {
     pub handler: Handler,
     /// The error returned when the call is aborted before it runs.
     pub aborted: fn() -> ToolError,
+    /// The tool needs tree-sitter: hidden when `treeSitterAvailable` is false.
+    pub syntax: bool,
 }
 
 impl ToolDef {
@@ -114,62 +194,102 @@ const READ: Annotations = Annotations {
     open_world: false,
 };
 
-/// All nine tools, read tools first.
+/// Every tool, in the original's registry order (its `listTools()` order).
 pub fn all() -> &'static [ToolDef] {
     static ALL: OnceLock<Vec<ToolDef>> = OnceLock::new();
     ALL.get_or_init(|| {
         vec![
             read_file::def(),
-            list_dir::def(),
-            glob::def(),
-            grep::def(),
             write_file::def(),
             edit_file::def(),
             multi_edit::def(),
             apply_patch::def(),
+            list_dir::def(),
+            glob::def(),
+            grep::def(),
             bash::def(),
         ]
     })
 }
+
+/// The nine tools of 0.1, in 0.1's order: the whole surface under `compat: "0.1"`.
+pub const V01_TOOLS: [&str; 9] = [
+    "read_file",
+    "write_file",
+    "edit_file",
+    "multi_edit",
+    "apply_patch",
+    "list_dir",
+    "glob",
+    "grep",
+    "bash",
+];
 
 /// The annotations every read tool shares.
 pub const fn read_annotations() -> Annotations {
     READ
 }
 
-/// The tools a configuration exposes: all nine, or the four read tools when read-only.
-pub fn select_surface(read_only: bool) -> Vec<&'static ToolDef> {
-    all()
-        .iter()
-        .filter(|t| !read_only || !t.mutating())
-        .collect()
+/// Whether `def` is on the surface `config` selects.
+fn on_surface(def: &ToolDef, config: &Config) -> bool {
+    if config.read_only && def.mutating() {
+        return false;
+    }
+    match config.compat {
+        Compat::V01 => V01_TOOLS.contains(&def.name),
+        Compat::Latest => !def.syntax || config.tree_sitter_available,
+    }
 }
 
-/// Looks `name` up in a surface.
-pub fn get_tool(name: &str, read_only: bool) -> Option<&'static ToolDef> {
-    all()
-        .iter()
-        .find(|t| t.name == name && (!read_only || !t.mutating()))
+/// The tools a configuration exposes, in listing order: under `compat: "0.1"` the nine 0.1
+/// tools in 0.1 order; otherwise the registry order. Read-only drops every mutating tool;
+/// tree-sitter tools need `treeSitterAvailable`.
+pub fn select_surface(config: &Config) -> Vec<&'static ToolDef> {
+    match config.compat {
+        Compat::V01 => V01_TOOLS
+            .iter()
+            .filter_map(|n| all().iter().find(|t| t.name == *n))
+            .filter(|t| on_surface(t, config))
+            .collect(),
+        Compat::Latest => all().iter().filter(|t| on_surface(t, config)).collect(),
+    }
 }
 
-/// Cached JSON schemas, one per tool in [`all`] order.
-pub fn schema_of(def: &ToolDef) -> &'static Value {
-    static SCHEMAS: OnceLock<Vec<Value>> = OnceLock::new();
-    let schemas = SCHEMAS.get_or_init(|| all().iter().map(|t| (t.schema)()).collect());
+/// Looks `name` up in the surface `config` selects.
+pub fn get_tool(name: &str, config: &Config) -> Option<&'static ToolDef> {
+    all()
+        .iter()
+        .find(|t| t.name == name && on_surface(t, config))
+}
+
+/// The tool's JSON schema for a compatibility mode, cached: 0.1's strict form, or the
+/// latest form (see [`crate::schema::relax`]).
+pub fn schema_of(def: &ToolDef, compat: Compat) -> &'static Value {
+    static STRICT: OnceLock<Vec<Value>> = OnceLock::new();
+    static RELAXED: OnceLock<Vec<Value>> = OnceLock::new();
+    let schemas = match compat {
+        Compat::V01 => STRICT.get_or_init(|| all().iter().map(|t| (t.schema)()).collect()),
+        Compat::Latest => RELAXED.get_or_init(|| {
+            all()
+                .iter()
+                .map(|t| crate::schema::relax(t.name, (t.schema)()))
+                .collect()
+        }),
+    };
     let i = all().iter().position(|t| t.name == def.name).unwrap_or(0);
     &schemas[i]
 }
 
-/// `listTools()` for a surface: `[{name, description, inputSchema, annotations}]`.
-pub fn list_tools_json(read_only: bool) -> Value {
+/// `listTools()` for a configuration: `[{name, description, inputSchema, annotations}]`.
+pub fn list_tools_json(config: &Config) -> Value {
     Value::Array(
-        select_surface(read_only)
+        select_surface(config)
             .into_iter()
             .map(|t| {
                 json!({
                     "name": t.name,
                     "description": t.description,
-                    "inputSchema": schema_of(t),
+                    "inputSchema": schema_of(t, config.compat),
                     "annotations": {
                         "readOnlyHint": t.annotations.read_only,
                         "destructiveHint": t.annotations.destructive,
@@ -182,7 +302,8 @@ pub fn list_tools_json(read_only: bool) -> Value {
     )
 }
 
-/// Builds an object schema with `additionalProperties: false`.
+/// Builds an object schema with `additionalProperties: false` (the latest surface strips it:
+/// unknown keys are ignored there).
 pub fn object_schema(properties: Value, required: &[&str]) -> Value {
     json!({
         "type": "object",

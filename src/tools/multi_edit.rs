@@ -27,8 +27,9 @@ pub fn def() -> ToolDef {
             idempotent: false,
             open_world: false,
         },
-        handler: Handler::Blocking(run),
+        handler: Handler::Blocking(|c| run(c).map(Into::into)),
         aborted: ToolError::aborted,
+        syntax: false,
     }
 }
 
@@ -79,6 +80,13 @@ fn run(call: &Call) -> ToolResult<String> {
             .get("replace_all")
             .and_then(Value::as_bool)
             .unwrap_or(false);
+        // 0.5 dropped the schema's minLength here; the handler refuses instead.
+        if field("old_string").is_empty() {
+            return Err(at_index(
+                ToolError::invalid("old_string must not be empty."),
+                i,
+            ));
+        }
         let done = edit::apply(&text, field("old_string"), field("new_string"), all)
             .map_err(|err| at_index(err, i))?;
         if let Some(note) = done.note {

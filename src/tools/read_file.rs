@@ -22,8 +22,9 @@ pub fn def() -> ToolDef {
         schema,
         bounded: true,
         annotations: read_annotations(),
-        handler: Handler::Blocking(run),
+        handler: Handler::Blocking(|c| run(c).map(Into::into)),
         aborted: ToolError::aborted,
+        syntax: false,
     }
 }
 
@@ -45,7 +46,11 @@ fn run(call: &Call) -> ToolResult<String> {
     let decoded = text::decode_lossy(&bytes);
     let content = text::normalize_eol(&decoded);
     let offset = int_arg(&call.args, "offset").unwrap_or(1);
-    let limit = int_arg(&call.args, "limit").unwrap_or(2000).max(1) as u64;
+    // 0 means "the default" (0.5; 0.1's schema refuses 0).
+    let limit = match int_arg(&call.args, "limit") {
+        None | Some(0) => 2000,
+        Some(n) => n.max(1) as u64,
+    };
     render(&content, offset, limit, call.config.max_output_bytes, input)
 }
 
