@@ -134,6 +134,30 @@ impl From<&str> for Output {
     }
 }
 
+impl Call {
+    /// Checkpoint hook, before a mutation commits (under its path locks): records the prior
+    /// state of `paths` for every live checkpoint. Free when no checkpoint is live.
+    pub fn before_write(&self, paths: &[std::path::PathBuf]) {
+        for line in self.config.checkpoints.before(paths, None) {
+            self.warnings.push(line);
+        }
+    }
+
+    /// [`Call::before_write`] for a move from `from` to `to` (so `changes` can say where the
+    /// destination came from).
+    pub fn before_move(&self, from: &std::path::Path, to: &std::path::Path) {
+        let paths = [from.to_path_buf(), to.to_path_buf()];
+        for line in self.config.checkpoints.before(&paths, Some((from, to))) {
+            self.warnings.push(line);
+        }
+    }
+
+    /// Checkpoint hook, after a mutation committed: what the tools left at `paths`.
+    pub fn after_write(&self, paths: &[std::path::PathBuf]) {
+        self.config.checkpoints.after(paths);
+    }
+}
+
 /// A boxed handler future.
 pub type BoxFuture = Pin<Box<dyn Future<Output = ToolResult<Output>> + Send>>;
 
