@@ -225,6 +225,8 @@ export declare class ToolError extends Error {
 }
 
 export declare function createAgentTools(options: AgentToolsOptions): AgentTools
+/** The tools object for a config from resolveConfig/buildConfig (what createAgentTools returns). */
+export declare function agentToolsFor(config: ServerConfig): AgentTools
 export declare function resolveConfig(options: AgentToolsOptions): ServerConfig
 export declare function buildConfig(
   argv?: readonly string[],

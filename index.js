@@ -329,8 +329,12 @@ function checkpointResult(json) {
 
 /** Builds the tools for one workspace. Throws StartupError on a bad configuration. */
 function createAgentTools(options) {
-  const config = resolveConfig(options)
-  const handle = handles.get(config)
+  return agentToolsFor(resolveConfig(options))
+}
+
+/** The tools object for a config from resolveConfig/buildConfig (what createAgentTools returns). */
+function agentToolsFor(config) {
+  const handle = handleFor(config)
   return Object.freeze({
     config,
     listTools: () => listTools(config),
@@ -355,6 +359,7 @@ function createAgentTools(options) {
 
 module.exports = {
   createAgentTools,
+  agentToolsFor,
   contentText,
   dispatch,
   listTools,
