@@ -29,6 +29,8 @@ export interface AgentToolsOptions {
   probeTreeSitter?: () => boolean
   /** Budget for checkpointed prior contents, in bytes (>= 0; 0 turns checkpoints off). Default 268435456. */
   checkpointBytes?: number
+  /** Record what `bash` commands change while a checkpoint is live (walks the workspace around each command). Default false. */
+  checkpointBash?: boolean
 }
 
 /** The resolved, frozen configuration. */
@@ -45,6 +47,8 @@ export interface ServerConfig {
   readonly treeSitterAvailable?: boolean
   /** The checkpoint budget in bytes (absent under compat "0.1"). */
   readonly checkpointBytes?: number
+  /** Whether bash commands are checkpointed (absent under compat "0.1"). */
+  readonly checkpointBash?: boolean
 }
 
 /** A checkpoint as `checkpoints()` lists it. */

@@ -116,3 +116,46 @@ test('a checkpoint costs nothing until a file changes; contents live under .clar
   const g = await call('grep', { pattern: 'a', path: '.' })
   assert.ok(!g.text.includes('.clarvis'), 'the ignore policy hides the store')
 })
+
+test('checkpointBash: what a command creates, changes and deletes is recorded and restored', async () => {
+  const files = { 'a.txt': 'a\n', 'b.txt': 'b\n', 'ignored/x.log': 'x\n', '.gitignore': 'ignored/\n' }
+  const { root, tools, call } = latest(files, { checkpointBash: true })
+  assert.equal(tools.config.checkpointBash, true)
+  const id = tools.checkpoint()
+  const r = await call('bash', { command: 'echo A > a.txt; rm b.txt; echo c > c.txt; echo y > ignored/x.log' })
+  assert.equal(JSON.parse(r.text).exit_code, 0)
+  const changes = await tools.changes(id)
+  assert.deepEqual(changes.map((c) => [c.path, c.kind]), [
+    ['a.txt', 'modified'],
+    ['b.txt', 'deleted'],
+    ['c.txt', 'created'],
+  ])
+  const report = await tools.restore(id)
+  assert.deepEqual(report.conflicts, [])
+  assert.equal(fs.readFileSync(path.join(root, 'a.txt'), 'utf8'), 'a\n')
+  assert.equal(fs.readFileSync(path.join(root, 'b.txt'), 'utf8'), 'b\n')
+  assert.equal(fs.existsSync(path.join(root, 'c.txt')), false)
+})
+
+test('checkpointBash: content over the budget is reported as unrecoverable, never silently skipped', async () => {
+  const big = 'z'.repeat(4096) + '\n'
+  const { root, tools, call } = latest({ 'big.txt': big, 'small.txt': 's\n' }, { checkpointBash: true, checkpointBytes: 1024 })
+  const id = tools.checkpoint()
+  await call('bash', { command: 'echo changed > big.txt; echo t > small.txt' })
+  const report = await tools.restore(id)
+  assert.deepEqual(report.restored, [{ path: 'small.txt', kind: 'modified' }])
+  assert.equal(report.conflicts.length, 1)
+  assert.equal(report.conflicts[0].path, 'big.txt')
+  assert.match(report.conflicts[0].reason, /unrecoverable/)
+  assert.equal(fs.readFileSync(path.join(root, 'big.txt'), 'utf8'), 'changed\n')
+})
+
+test('without checkpointBash a command’s changes are outside changes', async () => {
+  const { root, tools, call } = latest({ 'a.txt': 'a\n' })
+  const id = tools.checkpoint()
+  await call('write_file', { path: 'a.txt', content: 'tool\n' })
+  await call('bash', { command: 'echo shell > a.txt' })
+  const r = await tools.restore(id)
+  assert.equal(r.conflicts.length, 1)
+  assert.equal(fs.readFileSync(path.join(root, 'a.txt'), 'utf8'), 'shell\n')
+})

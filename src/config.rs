@@ -102,6 +102,8 @@ pub struct Config {
     pub tree_sitter_available: bool,
     /// The checkpoints of this tools object (`checkpointBytes` is its budget).
     pub checkpoints: std::sync::Arc<crate::checkpoint::Store>,
+    /// `checkpointBash`: `bash` commands are checkpointed too.
+    pub checkpoint_bash: bool,
     /// Fault injection (tests only).
     pub hooks: TestHooks,
 }
@@ -125,6 +127,7 @@ impl Config {
                 &root,
                 crate::checkpoint::DEFAULT_CHECKPOINT_BYTES,
             )),
+            checkpoint_bash: false,
             hooks: TestHooks::default(),
         }
     }
@@ -152,6 +155,7 @@ impl Config {
                     "checkpointBytes".into(),
                     Value::from(self.checkpoints.budget()),
                 );
+                o.insert("checkpointBash".into(), Value::Bool(self.checkpoint_bash));
             }
         }
         v
@@ -373,6 +377,7 @@ pub fn resolve_config_with(options: &Value, probes: Probes) -> Result<Config, St
         compat,
         tree_sitter_available: probes.tree_sitter.unwrap_or(true),
         checkpoints: std::sync::Arc::new(crate::checkpoint::Store::new(&root, checkpoint_bytes)),
+        checkpoint_bash: bool_option(opts, "checkpointBash", false),
         hooks: hooks_option(opts),
     })
 }

@@ -19,9 +19,11 @@
 //! checkpoints are dropped first, and each drop is reported to the warn sink.
 
 pub mod api;
+mod bash;
 mod restore;
 mod snap;
 
+pub use bash::Before as BashBefore;
 pub use restore::{Change, ChangeKind, Conflict, RestoreReport};
 pub use snap::Snap;
 
@@ -58,6 +60,9 @@ struct State {
     ours: HashMap<PathBuf, Meta>,
     /// Stored content bytes, by hash.
     blobs: HashMap<String, u64>,
+    /// Files whose content `bash_before` stored, by the metadata it had: an unchanged file
+    /// is not read again for the next command.
+    seen: HashMap<PathBuf, (Meta, Snap)>,
     bytes: u64,
 }
 
@@ -231,6 +236,11 @@ impl Store {
 
     fn enforce_budget(&self, st: &mut State) -> Vec<String> {
         let mut lines = Vec::new();
+        if st.bytes > self.budget && !st.seen.is_empty() {
+            // The bash pre-copy cache goes first: it only saves re-reading files.
+            st.seen.clear();
+            self.collect(st);
+        }
         while st.bytes > self.budget && !st.checkpoints.is_empty() {
             let gone = st.checkpoints.remove(0);
             lines.push(format!(
@@ -251,6 +261,7 @@ impl Store {
             .checkpoints
             .iter()
             .flat_map(|c| c.prior.values())
+            .chain(st.seen.values().map(|(_, s)| s))
             .filter_map(|s| match s {
                 Snap::File { hash, .. } => Some(hash.clone()),
                 _ => None,
@@ -271,6 +282,10 @@ impl Store {
         if st.checkpoints.is_empty() {
             self.live.store(false, Ordering::Release);
             st.ours.clear();
+            if !st.seen.is_empty() {
+                st.seen.clear();
+                self.collect(st);
+            }
         }
     }
 

@@ -38,6 +38,11 @@ pub struct Meta {
 }
 
 impl Meta {
+    /// The size in bytes.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
     /// The metadata of `path` (not following a final symlink), `None` when nothing is there.
     pub fn of(path: &Path) -> Option<Meta> {
         let m = std::fs::symlink_metadata(path).ok()?;

@@ -156,6 +156,32 @@ impl Call {
     pub fn after_write(&self, paths: &[std::path::PathBuf]) {
         self.config.checkpoints.after(paths);
     }
+
+    /// Before a `bash` command, with `checkpointBash` and a live checkpoint: the workspace's
+    /// files and their stored contents (see `checkpoint::bash`). Off the async workers.
+    pub async fn bash_checkpoint_before(&self) -> Option<crate::checkpoint::BashBefore> {
+        if !self.config.checkpoint_bash {
+            return None;
+        }
+        let config = self.config.clone();
+        tokio::task::spawn_blocking(move || config.checkpoints.bash_before(&config))
+            .await
+            .ok()
+            .flatten()
+    }
+
+    /// After a `bash` command: records what it created, deleted or changed.
+    pub async fn bash_checkpoint_after(&self, before: Option<crate::checkpoint::BashBefore>) {
+        let Some(before) = before else { return };
+        let config = self.config.clone();
+        let lines =
+            tokio::task::spawn_blocking(move || config.checkpoints.bash_after(&config, before))
+                .await
+                .unwrap_or_default();
+        for line in lines {
+            self.warnings.push(line);
+        }
+    }
 }
 
 /// A boxed handler future.
