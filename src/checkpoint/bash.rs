@@ -18,7 +18,7 @@ use crate::search::policy::Policy;
 use crate::search::walk::walk;
 use crate::tools::Warnings;
 use std::collections::{HashMap, HashSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
@@ -69,7 +69,7 @@ impl Store {
         Some(out)
     }
 
-    fn store_within_budget(&self, st: &mut State, path: &PathBuf, meta: &Meta) -> Snap {
+    fn store_within_budget(&self, st: &mut State, path: &Path, meta: &Meta) -> Snap {
         if st.bytes.saturating_add(meta.len()) > self.budget {
             return Snap::Unreadable(
                 "its content did not fit checkpointBytes when the bash command started".into(),
@@ -82,7 +82,7 @@ impl Store {
                         st.bytes += size;
                     }
                 }
-                st.seen.insert(path.clone(), (*meta, snap.clone()));
+                st.seen.insert(path.to_path_buf(), (*meta, snap.clone()));
                 snap
             }
             Err(e) => Snap::Unreadable(e.to_string()),
