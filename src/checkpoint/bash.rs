@@ -10,7 +10,7 @@
 //! the budget, as unrecoverable, which `restore` then reports. Files the ignore policy hides
 //! (build outputs, `node_modules/`) are not tracked.
 
-use super::snap::{snapshot, Meta};
+use super::snap::{snapshot, Keep, Meta};
 use super::{Snap, State, Store};
 use crate::cancel::Cancel;
 use crate::config::Config;
@@ -75,7 +75,8 @@ impl Store {
                 "its content did not fit checkpointBytes when the bash command started".into(),
             );
         }
-        match snapshot(path, Some(&self.dir)) {
+        // A copy: the command may write these files in place.
+        match snapshot(path, &self.dir, Keep::Copy) {
             Ok((snap, stored)) => {
                 if let (Snap::File { hash, .. }, Some(size)) = (&snap, stored) {
                     if st.blobs.insert(hash.clone(), size).is_none() {

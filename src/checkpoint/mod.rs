@@ -5,8 +5,9 @@
 //! but an id until a file changes. From then on every mutation made through the tools calls
 //! [`Store::before`] under its path locks, before its commit: for each live checkpoint that
 //! has not yet seen a path, the path's prior state — existence, kind, mode and content — is
-//! recorded, the content stored once by its BLAKE3 hash under
-//! `<root>/.clarvis/checkpoints/<instance>/objects/`. After the commit the mutation calls
+//! recorded under `<root>/.clarvis/checkpoints/<instance>/objects/`: as a hard link to the
+//! file's old inode (free: our writers replace files by rename, so nothing writes that inode
+//! again), or as a copy named by its BLAKE3 hash (stored once) where a link cannot work. After the commit the mutation calls
 //! [`Store::after`], which remembers the metadata (size, mtime, inode) the tools left behind,
 //! so a later restore can tell a file changed *outside* the tools (a conflict) from one only
 //! the agent touched.
@@ -28,7 +29,7 @@ pub use restore::{Change, ChangeKind, Conflict, RestoreReport};
 pub use snap::Snap;
 
 use crate::error::{Code, ToolError, ToolResult};
-use snap::{snapshot, Meta};
+use snap::{snapshot, Keep, Meta};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -190,7 +191,15 @@ impl Store {
             if !st.checkpoints.iter().any(|c| !c.prior.contains_key(path)) {
                 continue;
             }
-            let snap = match snapshot(path, Some(&self.dir)) {
+            // A move carries the source's inode to the destination, where it may be written
+            // in place later: copy it. Every other mutation replaces the file by a rename,
+            // so a hard link to the old inode keeps its content for free.
+            let keep = if moved.is_some_and(|(from, _)| from == path.as_path()) {
+                Keep::Copy
+            } else {
+                Keep::Link
+            };
+            let snap = match snapshot(path, &self.dir, keep) {
                 Ok((snap, stored)) => {
                     if let (Snap::File { hash, .. }, Some(size)) = (&snap, stored) {
                         if st.blobs.insert(hash.clone(), size).is_none() {

@@ -6,7 +6,7 @@
 //! back). Permission bits are put back after the commit; directories the agent created are
 //! removed afterwards when empty.
 
-use super::snap::{read_blob, snapshot, Meta};
+use super::snap::{read_blob, snapshot, Keep, Meta};
 use super::{unknown, Snap, Store};
 use crate::atomic;
 use crate::error::{Code, ToolError, ToolResult};
@@ -100,8 +100,14 @@ impl Store {
         Ok((c.prior.clone(), moved))
     }
 
-    fn blob(&self, hash: &str) -> ToolResult<Vec<u8>> {
-        read_blob(&self.dir, hash).map_err(|e| {
+    fn blob(&self, snap: &Snap) -> ToolResult<Vec<u8>> {
+        let Snap::File {
+            hash, size, stamp, ..
+        } = snap
+        else {
+            return Ok(Vec::new());
+        };
+        read_blob(&self.dir, hash, *size, *stamp).map_err(|e| {
             ToolError::new(
                 Code::IoError,
                 format!("Checkpoint content is unreadable: {e}"),
@@ -109,21 +115,56 @@ impl Store {
         })
     }
 
+    /// The content hash of a snap's file (a linked object is read and hashed).
+    fn content_key(&self, snap: &Snap) -> Option<String> {
+        match snap {
+            Snap::File {
+                stamp: None, hash, ..
+            } => Some(hash.clone()),
+            Snap::File { .. } => self
+                .blob(snap)
+                .ok()
+                .map(|b| blake3::hash(&b).to_hex().to_string()),
+            _ => None,
+        }
+    }
+
+    fn same(&self, a: &Snap, b: &Snap) -> bool {
+        match (a, b) {
+            (
+                Snap::File {
+                    mode: m1, size: s1, ..
+                },
+                Snap::File {
+                    mode: m2, size: s2, ..
+                },
+            ) => m1 == m2 && s1 == s2 && self.content_key(a) == self.content_key(b),
+            _ => a == b,
+        }
+    }
+
+    /// The state at `path` now (content hashed, not stored).
+    fn now_state(&self, path: &Path) -> ToolResult<Snap> {
+        snapshot(path, &self.dir, Keep::HashOnly)
+            .map(|(s, _)| s)
+            .map_err(|e| ToolError::fs(&e, &path.to_string_lossy()))
+    }
+
     /// Every path that differs from its state at checkpoint `id`, in path order.
     pub fn changes(&self, id: &str) -> ToolResult<Vec<Change>> {
         let (prior, moved) = self.prior_of(id)?;
         let mut out = Vec::new();
         for (path, then) in prior {
-            let now = now_state(&path)?;
+            let now = self.now_state(&path)?;
             let kind = match (&then, &now) {
-                (a, b) if same(a, b) => continue,
+                (a, b) if self.same(a, b) => continue,
                 (Snap::Absent, _) if moved.contains_key(&path) => ChangeKind::Moved,
                 (Snap::Absent, _) => ChangeKind::Created,
                 (_, Snap::Absent) => ChangeKind::Deleted,
                 _ => ChangeKind::Modified,
             };
             let before = match &then {
-                Snap::File { hash, .. } => self.blob(hash).ok().and_then(|b| text_of(&b)),
+                Snap::File { .. } => self.blob(&then).ok().and_then(|b| text_of(&b)),
                 _ => None,
             };
             let after = match &now {
@@ -171,8 +212,8 @@ impl Store {
                 continue;
             };
             let meta = Meta::of(path);
-            let now = now_state(path)?;
-            if same(then, &now) {
+            let now = self.now_state(path)?;
+            if self.same(then, &now) {
                 continue;
             }
             if let Snap::Unreadable(why) = then {
@@ -192,18 +233,18 @@ impl Store {
                 continue;
             }
             match (then, &now) {
-                (Snap::File { hash, mode, .. }, Snap::File { .. }) => {
+                (Snap::File { mode, .. }, Snap::File { .. }) => {
                     ops.push(Op::Modify {
                         path: path.clone(),
-                        bytes: self.blob(hash)?,
+                        bytes: self.blob(then)?,
                     });
                     modes.push((path.clone(), *mode));
                     report.restored.push((path.clone(), ChangeKind::Modified));
                 }
-                (Snap::File { hash, mode, .. }, Snap::Absent) => {
+                (Snap::File { mode, .. }, Snap::Absent) => {
                     ops.push(Op::Create {
                         path: path.clone(),
-                        bytes: self.blob(hash)?,
+                        bytes: self.blob(then)?,
                     });
                     modes.push((path.clone(), *mode));
                     report.restored.push((path.clone(), ChangeKind::Deleted));
@@ -249,27 +290,6 @@ impl Store {
         let touched: Vec<PathBuf> = report.restored.iter().map(|(p, _)| p.clone()).collect();
         self.after(&touched);
         Ok(report)
-    }
-}
-
-/// The state at `path` now (content hashed, not stored).
-fn now_state(path: &Path) -> ToolResult<Snap> {
-    snapshot(path, None)
-        .map(|(s, _)| s)
-        .map_err(|e| ToolError::fs(&e, &path.to_string_lossy()))
-}
-
-fn same(a: &Snap, b: &Snap) -> bool {
-    match (a, b) {
-        (
-            Snap::File {
-                hash: h1, mode: m1, ..
-            },
-            Snap::File {
-                hash: h2, mode: m2, ..
-            },
-        ) => h1 == h2 && m1 == m2,
-        _ => a == b,
     }
 }
 

@@ -9,14 +9,18 @@ use std::path::{Path, PathBuf};
 pub enum Snap {
     /// Nothing there.
     Absent,
-    /// A regular file: its content's BLAKE3 hash (hex), permission bits and size.
+    /// A regular file: the stored object holding its content, permission bits and size.
     File {
-        /// Hex BLAKE3 of the bytes (the stored object's name).
+        /// The stored object's name: the hex BLAKE3 of a copied content, or `l-<unique>` for
+        /// a hard link to the file's own inode (see [`snapshot`]).
         hash: String,
         /// `mode & 0o7777`.
         mode: u32,
         /// Length in bytes.
         size: u64,
+        /// For a linked object, the inode's mtime (ns) when it was linked: a later in-place
+        /// write to that inode is detected, never restored from.
+        stamp: Option<i128>,
     },
     /// A directory (made by `mkdir` or as a parent of a new file).
     Dir,
@@ -48,7 +52,7 @@ impl Meta {
         let m = std::fs::symlink_metadata(path).ok()?;
         Some(Meta {
             len: m.len(),
-            mtime_ns: i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec()),
+            mtime_ns: mtime_ns(&m),
             ino: m.ino(),
             dev: m.dev(),
             dir: m.is_dir(),
@@ -61,21 +65,46 @@ pub fn blob_path(dir: &Path, hash: &str) -> PathBuf {
     dir.join("objects").join(hash)
 }
 
-/// Reads a stored content back, checking it still hashes to its name.
-pub fn read_blob(dir: &Path, hash: &str) -> io::Result<Vec<u8>> {
-    let bytes = std::fs::read(blob_path(dir, hash))?;
-    if blake3::hash(&bytes).to_hex().as_str() != hash {
+fn mtime_ns(m: &std::fs::Metadata) -> i128 {
+    i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec())
+}
+
+/// Reads a stored content back, checking it is still what was recorded: a copied object
+/// must hash to its name, a linked one must have its recorded size and mtime.
+pub fn read_blob(dir: &Path, hash: &str, size: u64, stamp: Option<i128>) -> io::Result<Vec<u8>> {
+    let path = blob_path(dir, hash);
+    let bytes = std::fs::read(&path)?;
+    let intact = match stamp {
+        Some(t) => {
+            let m = std::fs::symlink_metadata(&path)?;
+            bytes.len() as u64 == size && m.len() == size && mtime_ns(&m) == t
+        }
+        None => blake3::hash(&bytes).to_hex().as_str() == hash,
+    };
+    if !intact {
         return Err(io::Error::new(
             io::ErrorKind::InvalidData,
-            "stored content no longer matches its hash",
+            "the stored content was changed after it was recorded",
         ));
     }
     Ok(bytes)
 }
 
-/// The state of `path` now; with `dir`, a file's content is stored there when new.
+/// How [`snapshot`] keeps a file's content.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Keep {
+    /// Not at all: the snap only names the content's hash (to compare with).
+    HashOnly,
+    /// A copy, named by its hash (stored once).
+    Copy,
+    /// A hard link to the file's inode, falling back to a copy. O(1): for mutations that
+    /// replace the file by a rename, after which nothing writes that inode again.
+    Link,
+}
+
+/// The state of `path` now; a file's content kept under `dir` as `keep` says.
 /// Returns the snap and, when the content was stored by this call, its size.
-pub fn snapshot(path: &Path, dir: Option<&Path>) -> io::Result<(Snap, Option<u64>)> {
+pub fn snapshot(path: &Path, dir: &Path, keep: Keep) -> io::Result<(Snap, Option<u64>)> {
     let meta = match std::fs::symlink_metadata(path) {
         Ok(m) => m,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok((Snap::Absent, None)),
@@ -88,28 +117,43 @@ pub fn snapshot(path: &Path, dir: Option<&Path>) -> io::Result<(Snap, Option<u64
     if !meta.is_file() {
         return Ok((Snap::Other, None));
     }
+    let mode = meta.permissions().mode() & 0o7777;
+    if keep == Keep::Link {
+        let id = format!("l-{}", crate::atomic::unique_id());
+        let blob = blob_path(dir, &id);
+        ensure_objects(&blob)?;
+        if std::fs::hard_link(path, &blob).is_ok() {
+            // The link's own metadata: the inode's, unless someone wrote between the two.
+            let m = std::fs::symlink_metadata(&blob)?;
+            let snap = Snap::File {
+                hash: id,
+                mode,
+                size: m.len(),
+                stamp: Some(mtime_ns(&m)),
+            };
+            return Ok((snap, Some(m.len())));
+        }
+    }
     let bytes = std::fs::read(path)?;
     let hash = blake3::hash(&bytes).to_hex().to_string();
-    let stored = match dir.map(|d| blob_path(d, &hash)) {
-        Some(blob) if !blob.exists() => {
-            store(&blob, &bytes)?;
-            Some(bytes.len() as u64)
-        }
-        _ => None,
+    let blob = blob_path(dir, &hash);
+    let stored = if keep != Keep::HashOnly && !blob.exists() {
+        store(&blob, &bytes)?;
+        Some(bytes.len() as u64)
+    } else {
+        None
     };
-    Ok((
-        Snap::File {
-            hash,
-            mode: meta.permissions().mode() & 0o7777,
-            size: bytes.len() as u64,
-        },
-        stored,
-    ))
+    let snap = Snap::File {
+        hash,
+        mode,
+        size: bytes.len() as u64,
+        stamp: None,
+    };
+    Ok((snap, stored))
 }
 
-/// Writes an object through a temp file and a rename, so a reader never sees half of one.
-/// Not fsynced: a checkpoint does not outlive its process, so a crash loses it anyway.
-fn store(blob: &Path, bytes: &[u8]) -> io::Result<()> {
+/// Makes the objects directory (and `.clarvis/.gitignore`) on first use.
+fn ensure_objects(blob: &Path) -> io::Result<()> {
     let objects = blob.parent().unwrap_or(Path::new("."));
     if !objects.is_dir() {
         std::fs::create_dir_all(objects)?;
@@ -124,6 +168,14 @@ fn store(blob: &Path, bytes: &[u8]) -> io::Result<()> {
             }
         }
     }
+    Ok(())
+}
+
+/// Writes an object through a temp file and a rename, so a reader never sees half of one.
+/// Not fsynced: a checkpoint does not outlive its process, so a crash loses it anyway.
+fn store(blob: &Path, bytes: &[u8]) -> io::Result<()> {
+    ensure_objects(blob)?;
+    let objects = blob.parent().unwrap_or(Path::new("."));
     let (tmp, mut file) = crate::atomic::create_temp(objects)?;
     file.write_all(bytes)?;
     std::fs::rename(tmp.path(), blob)?;

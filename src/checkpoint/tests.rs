@@ -8,10 +8,17 @@ fn setup(budget: u64) -> (tempfile::TempDir, Store) {
     (dir, store)
 }
 
+/// Replaces a file the way our writers do: a new inode renamed over the path.
+fn replace(path: &Path, bytes: &[u8]) {
+    let tmp = path.with_extension("tmp-test");
+    fs::write(&tmp, bytes).unwrap();
+    fs::rename(&tmp, path).unwrap();
+}
+
 /// What a tool does: record, write, record what it left.
 fn write(store: &Store, path: &Path, bytes: &[u8]) {
     store.before(&[path.to_path_buf()], None);
-    fs::write(path, bytes).unwrap();
+    replace(path, bytes);
     store.after(&[path.to_path_buf()]);
 }
 
@@ -93,7 +100,7 @@ fn an_outside_change_is_a_conflict_unless_forced() {
     let id = store.checkpoint(None).unwrap();
     write(&store, &a, b"a1");
     write(&store, &b, b"b1");
-    // Someone else edits `a` after the tools did (a different size, so metadata differs).
+    // Someone else edits `a` in place after the tools did.
     fs::write(&a, b"a-by-hand").unwrap();
     let report = store.restore(&id, None, false, None).unwrap();
     assert_eq!(report.conflicts.len(), 1);
@@ -177,4 +184,25 @@ fn sweep_removes_stores_of_dead_processes_only() {
     sweep(dir.path());
     assert!(!base.join("999999999-x").exists());
     assert!(mine.exists());
+}
+
+#[test]
+fn a_recorded_inode_written_in_place_is_reported_never_restored_from() {
+    let (dir, store) = setup(DEFAULT_CHECKPOINT_BYTES);
+    let a = dir.path().join("a");
+    fs::write(&a, b"original").unwrap();
+    let id = store.checkpoint(None).unwrap();
+    // A writer that does not replace the file: the recorded (linked) inode itself changes.
+    store.before(&[a.clone()], None);
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    fs::write(&a, b"in place!").unwrap();
+    store.after(&[a.clone()]);
+    let err = store.restore(&id, None, false, None).unwrap_err();
+    assert_eq!(err.code, Code::IoError);
+    assert!(
+        err.message.contains("changed after it was recorded"),
+        "{}",
+        err.message
+    );
+    assert_eq!(fs::read(&a).unwrap(), b"in place!");
 }
