@@ -193,10 +193,10 @@ fn a_recorded_inode_written_in_place_is_reported_never_restored_from() {
     fs::write(&a, b"original").unwrap();
     let id = store.checkpoint(None).unwrap();
     // A writer that does not replace the file: the recorded (linked) inode itself changes.
-    store.before(&[a.clone()], None);
+    store.before(std::slice::from_ref(&a), None);
     std::thread::sleep(std::time::Duration::from_millis(5));
     fs::write(&a, b"in place!").unwrap();
-    store.after(&[a.clone()]);
+    store.after(std::slice::from_ref(&a));
     let err = store.restore(&id, None, false, None).unwrap_err();
     assert_eq!(err.code, Code::IoError);
     assert!(
