@@ -27,6 +27,10 @@ export interface AgentToolsOptions {
   compat?: '0.1' | '0.5' | 'latest'
   /** Return false to turn the syntax tools (outline, check_syntax) and syntax warnings off. */
   probeTreeSitter?: () => boolean
+  /** Budget for checkpointed prior contents, in bytes (>= 0; 0 turns checkpoints off). Default 268435456. */
+  checkpointBytes?: number
+  /** Record what `bash` commands change while a checkpoint is live (walks the workspace around each command). Default false. */
+  checkpointBash?: boolean
 }
 
 /** The resolved, frozen configuration. */
@@ -41,6 +45,39 @@ export interface ServerConfig {
   readonly confineToWorkspace: boolean
   /** Whether outline, check_syntax and syntax warnings are on (absent under compat "0.1"). */
   readonly treeSitterAvailable?: boolean
+  /** The checkpoint budget in bytes (absent under compat "0.1"). */
+  readonly checkpointBytes?: number
+  /** Whether bash commands are checkpointed (absent under compat "0.1"). */
+  readonly checkpointBash?: boolean
+}
+
+/** A checkpoint as `checkpoints()` lists it. */
+export interface CheckpointInfo {
+  id: string
+  label: string | null
+  /** Epoch milliseconds. */
+  createdAt: number
+  /** How many paths the tools changed since. */
+  paths: number
+}
+
+/** One path that differs from its checkpoint state. */
+export interface CheckpointChange {
+  /** Workspace-relative display path. */
+  path: string
+  kind: 'created' | 'modified' | 'deleted' | 'moved'
+  /** For `moved`: the path it came from. */
+  from?: string
+  /** Unified diff in the `meta.diff` format, when both sides are text. */
+  diff?: string
+}
+
+/** What `restore` did. */
+export interface RestoreReport {
+  /** Paths put back, with the change that was undone. */
+  restored: { path: string; kind: 'created' | 'modified' | 'deleted' | 'moved' }[]
+  /** Paths left alone: changed outside the tools (use `force`), or unrecoverable. */
+  conflicts: { path: string; reason: string }[]
 }
 
 /** A text part of a result. */
@@ -166,6 +203,16 @@ export interface AgentTools {
   listTools(): ToolInfo[]
   /** Runs a tool. Never rejects for a tool-level problem. */
   callTool(name: string, args?: Record<string, unknown>, signal?: AbortSignal): Promise<DispatchResult>
+  /** Takes a checkpoint of what these tools change from now on; returns its id. Throws ToolError when checkpointBytes is 0. */
+  checkpoint(label?: string): string
+  /** The live checkpoints, oldest first. */
+  checkpoints(): CheckpointInfo[]
+  /** What changed since checkpoint `id`. Rejects with ToolError `not_found` for an unknown id. */
+  changes(id: string): Promise<CheckpointChange[]>
+  /** Puts the checkpoint's paths (or `paths`) back, all or nothing. */
+  restore(id: string, options?: { paths?: string[]; force?: boolean }): Promise<RestoreReport>
+  /** Frees a checkpoint. Throws ToolError `not_found` for an unknown id. */
+  dropCheckpoint(id: string): void
 }
 
 /** A bad configuration; thrown synchronously. `name === "StartupError"`. */
@@ -182,6 +229,8 @@ export declare class ToolError extends Error {
 }
 
 export declare function createAgentTools(options: AgentToolsOptions): AgentTools
+/** The tools object for a config from resolveConfig/buildConfig (what createAgentTools returns). */
+export declare function agentToolsFor(config: ServerConfig): AgentTools
 export declare function resolveConfig(options: AgentToolsOptions): ServerConfig
 export declare function buildConfig(
   argv?: readonly string[],

@@ -320,19 +320,46 @@ async function sweepSpillDir(workspaceRoot) {
   }
 }
 
+// A checkpoint call's JSON: the value, or a ToolError to throw.
+function checkpointResult(json) {
+  const v = JSON.parse(json)
+  if (v && typeof v.error === 'string') throw toolErrorFromEnvelope(v.error)
+  return v
+}
+
 /** Builds the tools for one workspace. Throws StartupError on a bad configuration. */
 function createAgentTools(options) {
-  const config = resolveConfig(options)
-  const handle = handles.get(config)
+  return agentToolsFor(resolveConfig(options))
+}
+
+/** The tools object for a config from resolveConfig/buildConfig (what createAgentTools returns). */
+function agentToolsFor(config) {
+  const handle = handleFor(config)
   return Object.freeze({
     config,
     listTools: () => listTools(config),
     callTool: (name, args = {}, signal) => run(handle, name, args, signal),
+    /** Takes a checkpoint of everything these tools change from now on; returns its id. */
+    checkpoint: (label) => checkpointResult(handle.checkpoint(label === undefined ? undefined : String(label))).id,
+    /** The live checkpoints, oldest first. */
+    checkpoints: () => checkpointResult(handle.checkpointsJson()),
+    /** What changed since checkpoint `id`: `[{ path, kind, from?, diff? }]`. */
+    changes: async (id) => checkpointResult(await handle.changes(String(id))),
+    /** Puts the checkpoint's paths back: `{ restored, conflicts }`. */
+    restore: async (id, opts = {}) => {
+      const paths = opts && Array.isArray(opts.paths) ? opts.paths.map(String) : undefined
+      return checkpointResult(await handle.restore(String(id), paths, Boolean(opts && opts.force)))
+    },
+    /** Frees checkpoint `id`. */
+    dropCheckpoint: (id) => {
+      checkpointResult(handle.dropCheckpoint(String(id)))
+    },
   })
 }
 
 module.exports = {
   createAgentTools,
+  agentToolsFor,
   contentText,
   dispatch,
   listTools,

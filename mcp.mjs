@@ -16,6 +16,69 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
 const require = createRequire(import.meta.url)
 const pkg = require('./package.json')
 
+// With `checkpoints: true`, the host-side checkpoint calls of `agentTools` become MCP tools
+// the client can call (they are for the person driving the client, like an editor's undo).
+const CHECKPOINT_TOOLS = [
+  {
+    name: 'checkpoint_create',
+    description: 'Take a checkpoint of the workspace: every later change made through these tools can be listed with checkpoint_changes and taken back with checkpoint_restore. Returns {"id"}.',
+    inputSchema: { type: 'object', properties: { label: { type: 'string', description: 'A name to remember it by.' } } },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    run: (t, a) => ({ id: t.checkpoint(a.label === undefined ? undefined : String(a.label)) }),
+  },
+  {
+    name: 'checkpoint_list',
+    description: 'List the live checkpoints, oldest first: [{id, label, createdAt, paths}].',
+    inputSchema: { type: 'object', properties: {} },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    run: (t) => t.checkpoints(),
+  },
+  {
+    name: 'checkpoint_changes',
+    description: 'What changed since a checkpoint: [{path, kind, from?, diff?}] with unified diffs.',
+    inputSchema: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    run: (t, a) => t.changes(String(a.id)),
+  },
+  {
+    name: 'checkpoint_restore',
+    description: 'Put files back as they were at a checkpoint, all or nothing. Files changed outside the tools are reported as conflicts and left alone unless force is true. Returns {restored, conflicts}.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        id: { type: 'string' },
+        paths: { type: 'array', items: { type: 'string' }, description: 'Only these paths (default: all).' },
+        force: { type: 'boolean', description: 'Overwrite files changed outside the tools too.' },
+      },
+      required: ['id'],
+    },
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    run: (t, a) => t.restore(String(a.id), { paths: Array.isArray(a.paths) ? a.paths : undefined, force: a.force === true }),
+  },
+  {
+    name: 'checkpoint_drop',
+    description: 'Free a checkpoint and what it stored.',
+    inputSchema: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    run: (t, a) => {
+      t.dropCheckpoint(String(a.id))
+      return { dropped: true }
+    },
+  },
+]
+
+async function callCheckpointTool(agentTools, def, args) {
+  try {
+    const value = await def.run(agentTools, args ?? {})
+    return { content: [{ type: 'text', text: JSON.stringify(value) }], isError: false }
+  } catch (e) {
+    const envelope = e && typeof e.code === 'string'
+      ? { error: e.code, message: e.message, ...(e.fields || {}) }
+      : { error: 'internal', message: 'internal error' }
+    return { content: [{ type: 'text', text: JSON.stringify(envelope) }], isError: true }
+  }
+}
+
 /** An MCP `Server` (not yet connected) serving `agentTools`. */
 export function createMcpServer(agentTools, options = {}) {
   if (!agentTools || typeof agentTools.listTools !== 'function' || typeof agentTools.callTool !== 'function') {
@@ -27,16 +90,22 @@ export function createMcpServer(agentTools, options = {}) {
     { name: options.name ?? 'clarvis-agent-tools', version: options.version ?? pkg.version },
     { capabilities: { tools: {} }, ...(options.instructions ? { instructions: options.instructions } : {}) },
   )
+  const ckptTools = options.checkpoints && typeof agentTools.checkpoint === 'function' ? CHECKPOINT_TOOLS : []
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: agentTools.listTools().map((t) => ({
-      name: t.name,
-      description: t.description,
-      inputSchema: t.inputSchema,
-      annotations: t.annotations,
-    })),
+    tools: [
+      ...agentTools.listTools().map((t) => ({
+        name: t.name,
+        description: t.description,
+        inputSchema: t.inputSchema,
+        annotations: t.annotations,
+      })),
+      ...ckptTools.map(({ run, ...t }) => t),
+    ],
   }))
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name, arguments: args } = request.params
+    const own = ckptTools.find((t) => t.name === name)
+    if (own) return callCheckpointTool(agentTools, own, args)
     const result = await agentTools.callTool(name, args ?? {}, extra.signal)
     const content = Array.isArray(result.content)
       ? result.content.map((p) =>

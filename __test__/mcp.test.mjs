@@ -205,3 +205,24 @@ test('cancelling a request (notifications/cancelled) aborts the tool: a long bas
   const after = await client.callTool({ name: 'bash', arguments: { command: 'echo still here' } })
   assert.equal(JSON.parse(text(after)).stdout, 'still here\n')
 })
+
+test('mcp --checkpoints: the client can checkpoint, list changes and restore', async (t) => {
+  const { root } = latest({ 'a.txt': 'one\n' })
+  const client = await connect(t, root, ['--checkpoints'])
+  const names = (await client.listTools()).tools.map((x) => x.name)
+  for (const n of ['checkpoint_create', 'checkpoint_list', 'checkpoint_changes', 'checkpoint_restore', 'checkpoint_drop']) {
+    assert.ok(names.includes(n), n)
+  }
+  const { id } = JSON.parse(text(await client.callTool({ name: 'checkpoint_create', arguments: { label: 'x' } })))
+  await client.callTool({ name: 'edit_file', arguments: { path: 'a.txt', old_string: 'one', new_string: 'two' } })
+  const changes = JSON.parse(text(await client.callTool({ name: 'checkpoint_changes', arguments: { id } })))
+  assert.deepEqual(changes.map((c) => [c.path, c.kind]), [['a.txt', 'modified']])
+  const r = await client.callTool({ name: 'checkpoint_restore', arguments: { id } })
+  assert.equal(r.isError, false)
+  assert.equal(fs.readFileSync(path.join(root, 'a.txt'), 'utf8'), 'one\n')
+  const bad = await client.callTool({ name: 'checkpoint_restore', arguments: { id: 'cp_99' } })
+  assert.equal(bad.isError, true)
+  assert.equal(JSON.parse(text(bad)).error, 'not_found')
+  const plain = await connect(t, root)
+  assert.ok(!(await plain.listTools()).tools.some((x) => x.name.startsWith('checkpoint_')))
+})

@@ -12,6 +12,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { createRequire } from 'node:module'
 import { callRows, setupScratch } from './calls.mjs'
+import { checkpointRows } from './checkpoint.mjs'
 import { ensureCorpus, CORPUS } from './corpus.mjs'
 import { captureWarnings, printTable } from './lib.mjs'
 import { memoryRows } from './memory.mjs'
@@ -94,7 +95,7 @@ async function main() {
 
   const rows = []
   try {
-    for (const group of [grepRows, globRows, callRows, memoryRows]) {
+    for (const group of [grepRows, globRows, callRows, checkpointRows, memoryRows]) {
       const got = await group(ctx, want)
       rows.push(...got)
       for (const r of got) process.stderr.write(`  done: ${r.name} (${r.status})\n`)

@@ -7,10 +7,10 @@
 import { createRequire } from 'node:module'
 
 const require = createRequire(import.meta.url)
-const { buildConfig, dispatch, listTools, StartupError } = require('../index.js')
+const { buildConfig, agentToolsFor, StartupError } = require('../index.js')
 const { version } = require('../package.json')
 
-const USAGE = `Usage: clarvis-agent-tools mcp --workspace <dir> [--read-only] [--allow-outside-workspace]
+const USAGE = `Usage: clarvis-agent-tools mcp --workspace <dir> [--read-only] [--allow-outside-workspace] [--checkpoints]
 
 Serves read_file, list_dir, glob, grep, write_file, edit_file, multi_edit, apply_patch and bash
 to a Model Context Protocol client over stdio (needs @modelcontextprotocol/sdk installed).
@@ -19,6 +19,7 @@ Options (each flag wins over its environment variable):
   --workspace <dir>           the workspace root              WORKSPACE_ROOT
   --read-only                 only the four read tools        READ_ONLY=1
   --allow-outside-workspace   do not confine paths            ALLOW_OUTSIDE_WORKSPACE=1
+  --checkpoints               add checkpoint_create/list/changes/restore/drop tools
 Limits (environment): MAX_OUTPUT_BYTES, MAX_FILE_BYTES, BASH_TIMEOUT_MS, BASH_TIMEOUT_MAX_MS
 `
 
@@ -44,12 +45,7 @@ async function mcp(argv) {
     }
     throw e
   }
-  const agentTools = Object.freeze({
-    config,
-    listTools: () => listTools(config),
-    callTool: (name, args = {}, signal) => dispatch(name, args, config, signal),
-  })
-  await serveStdio(agentTools)
+  await serveStdio(agentToolsFor(config), { checkpoints: argv.includes('--checkpoints') })
 }
 
 const [command, ...rest] = process.argv.slice(2)

@@ -27,6 +27,7 @@ impl NativeTools {
     /// workspace (`patch::journal::recover`, which never fails).
     fn open(config: Config) -> NativeTools {
         let warnings = crate::patch::journal::recover(&config.workspace_root);
+        crate::checkpoint::sweep(&config.workspace_root);
         NativeTools {
             config: Arc::new(config),
             startup_warnings: std::sync::Mutex::new(warnings),
@@ -185,6 +186,83 @@ impl NativeTools {
                 text: out.text,
                 warnings: out.warnings,
             })
+        })
+    }
+}
+
+/// A library call's result crossing as JSON: the value, or `{"error": envelope}` for the JS
+/// side to throw as a `ToolError`.
+fn envelope_or(r: crate::error::ToolResult<serde_json::Value>) -> String {
+    match r {
+        Ok(v) => v.to_string(),
+        Err(e) => serde_json::json!({ "error": e.envelope() }).to_string(),
+    }
+}
+
+#[napi]
+impl NativeTools {
+    /// Takes a checkpoint; returns `{"id"}` or `{"error"}` as JSON.
+    #[napi]
+    pub fn checkpoint(&self, label: Option<String>) -> String {
+        envelope_or(
+            self.config
+                .checkpoints
+                .checkpoint(label)
+                .map(|id| serde_json::json!({ "id": id })),
+        )
+    }
+
+    /// The live checkpoints as JSON.
+    #[napi]
+    pub fn checkpoints_json(&self) -> String {
+        crate::checkpoint::api::list_json(&self.config.checkpoints).to_string()
+    }
+
+    /// Drops a checkpoint; `{"dropped": true}` or `{"error"}` as JSON.
+    #[napi]
+    pub fn drop_checkpoint(&self, id: String) -> String {
+        envelope_or(
+            self.config
+                .checkpoints
+                .drop_checkpoint(&id)
+                .map(|()| serde_json::json!({ "dropped": true })),
+        )
+    }
+
+    /// What changed since a checkpoint, as JSON (on the blocking pool: it reads files).
+    #[napi]
+    pub async fn changes(&self, id: String) -> String {
+        let config = self.config.clone();
+        tokio::task::spawn_blocking(move || {
+            envelope_or(crate::checkpoint::api::changes_json(&config, &id))
+        })
+        .await
+        .unwrap_or_else(|e| {
+            envelope_or(Err(crate::error::ToolError::new(
+                crate::error::Code::Internal,
+                e.to_string(),
+            )))
+        })
+    }
+
+    /// Restores a checkpoint, as JSON (on the blocking pool).
+    #[napi]
+    pub async fn restore(&self, id: String, paths: Option<Vec<String>>, force: bool) -> String {
+        let config = self.config.clone();
+        tokio::task::spawn_blocking(move || {
+            envelope_or(crate::checkpoint::api::restore_json(
+                &config,
+                &id,
+                paths.as_deref(),
+                force,
+            ))
+        })
+        .await
+        .unwrap_or_else(|e| {
+            envelope_or(Err(crate::error::ToolError::new(
+                crate::error::Code::Internal,
+                e.to_string(),
+            )))
         })
     }
 }

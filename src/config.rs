@@ -100,6 +100,10 @@ pub struct Config {
     pub compat: Compat,
     /// Whether the syntax tools (outline, check_syntax) and syntax warnings are on.
     pub tree_sitter_available: bool,
+    /// The checkpoints of this tools object (`checkpointBytes` is its budget).
+    pub checkpoints: std::sync::Arc<crate::checkpoint::Store>,
+    /// `checkpointBash`: `bash` commands are checkpointed too.
+    pub checkpoint_bash: bool,
     /// Fault injection (tests only).
     pub hooks: TestHooks,
 }
@@ -107,8 +111,9 @@ pub struct Config {
 impl Config {
     /// A configuration with every default, for `root` (which is not checked). Meant for tests.
     pub fn with_root(root: impl Into<PathBuf>) -> Config {
+        let root: PathBuf = root.into();
         Config {
-            workspace_root: root.into(),
+            workspace_root: root.clone(),
             max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES,
             max_file_bytes: DEFAULT_MAX_FILE_BYTES,
             bash_timeout_ms: DEFAULT_BASH_TIMEOUT_MS,
@@ -118,6 +123,11 @@ impl Config {
             confine_to_workspace: true,
             compat: Compat::Latest,
             tree_sitter_available: true,
+            checkpoints: std::sync::Arc::new(crate::checkpoint::Store::new(
+                &root,
+                crate::checkpoint::DEFAULT_CHECKPOINT_BYTES,
+            )),
+            checkpoint_bash: false,
             hooks: TestHooks::default(),
         }
     }
@@ -141,6 +151,11 @@ impl Config {
                     "treeSitterAvailable".into(),
                     Value::Bool(self.tree_sitter_available),
                 );
+                o.insert(
+                    "checkpointBytes".into(),
+                    Value::from(self.checkpoints.budget()),
+                );
+                o.insert("checkpointBash".into(), Value::Bool(self.checkpoint_bash));
             }
         }
         v
@@ -318,6 +333,12 @@ pub fn resolve_config_with(options: &Value, probes: Probes) -> Result<Config, St
         )));
     };
     let compat = Compat::parse(opts.get("compat").unwrap_or(&Value::Null))?;
+    let checkpoint_bytes = integer_option(
+        opts,
+        "checkpointBytes",
+        crate::checkpoint::DEFAULT_CHECKPOINT_BYTES,
+        0,
+    )?;
     let max_output_bytes = integer_option(opts, "maxOutputBytes", DEFAULT_MAX_OUTPUT_BYTES, 1024)?;
     let max_file_bytes = integer_option(opts, "maxFileBytes", DEFAULT_MAX_FILE_BYTES, 1024)?;
     let bash_timeout_ms = integer_option(opts, "bashTimeoutMs", DEFAULT_BASH_TIMEOUT_MS, 1)?;
@@ -345,7 +366,7 @@ pub fn resolve_config_with(options: &Value, probes: Probes) -> Result<Config, St
         Ok(_) => {}
     }
     Ok(Config {
-        workspace_root: root,
+        workspace_root: root.clone(),
         max_output_bytes,
         max_file_bytes,
         bash_timeout_ms,
@@ -355,6 +376,8 @@ pub fn resolve_config_with(options: &Value, probes: Probes) -> Result<Config, St
         confine_to_workspace: bool_option(opts, "confineToWorkspace", true),
         compat,
         tree_sitter_available: probes.tree_sitter.unwrap_or(true),
+        checkpoints: std::sync::Arc::new(crate::checkpoint::Store::new(&root, checkpoint_bytes)),
+        checkpoint_bash: bool_option(opts, "checkpointBash", false),
         hooks: hooks_option(opts),
     })
 }

@@ -22,6 +22,7 @@
 
 pub mod atomic;
 pub mod cancel;
+pub mod checkpoint;
 pub mod config;
 pub mod dispatch;
 pub mod edit;
@@ -33,6 +34,7 @@ pub mod process;
 pub mod schema;
 pub mod search;
 pub mod text;
+pub mod textdiff;
 pub mod tools;
 pub mod workspace;
 

@@ -71,6 +71,12 @@ fn run(call: &Call) -> ToolResult<String> {
     if call.cancel.is_cancelled() {
         return Err(ToolError::aborted());
     }
+    call.before_write(&paths);
+    for op in &ops {
+        if let Op::Move { from, to, .. } = op {
+            call.before_move(from, to);
+        }
+    }
     // Pin every target's directory through verified handles, so no step of the commit can be
     // redirected outside the root by a directory swapped for a symlink mid-call. The journal
     // still records the workspace paths (a descriptor path means nothing after a crash).
@@ -94,6 +100,7 @@ fn run(call: &Call) -> ToolResult<String> {
         workspace::display(config, &pins.original(p))
     })
     .inspect_err(|_| pins.remove_created())?;
+    call.after_write(&paths);
     Ok(summary(&changes))
 }
 

@@ -95,6 +95,7 @@ async fn execute(call: &Call) -> ToolResult<String> {
         root: &config.workspace_root,
         max_output_bytes: config.max_output_bytes,
     };
+    let recorded = call.bash_checkpoint_before().await;
     let outcome = process::run(request, &call.cancel, |p| workspace::display(config, p))
         .await
         .map_err(|e| match e.raw_os_error() {
@@ -106,6 +107,7 @@ async fn execute(call: &Call) -> ToolResult<String> {
             ),
             None => spawn_failed(&e.to_string()),
         })?;
+    call.bash_checkpoint_after(recorded).await;
     let (stdout, stderr) = (outcome.stdout, outcome.stderr);
     match outcome.ending {
         Ending::Exited { code, signal } => Ok(json!({

@@ -81,7 +81,11 @@ pub(crate) fn save(
     if call.cancel.is_cancelled() {
         return Err(ToolError::aborted());
     }
-    atomic::write_file_confined(&call.config, abs, &bytes, input).map(|_| ())
+    let abs_owned = [abs.to_path_buf()];
+    call.before_write(&abs_owned);
+    atomic::write_file_confined(&call.config, abs, &bytes, input)?;
+    call.after_write(&abs_owned);
+    Ok(())
 }
 
 fn run(call: &Call) -> ToolResult<String> {

@@ -134,6 +134,56 @@ impl From<&str> for Output {
     }
 }
 
+impl Call {
+    /// Checkpoint hook, before a mutation commits (under its path locks): records the prior
+    /// state of `paths` for every live checkpoint. Free when no checkpoint is live.
+    pub fn before_write(&self, paths: &[std::path::PathBuf]) {
+        for line in self.config.checkpoints.before(paths, None) {
+            self.warnings.push(line);
+        }
+    }
+
+    /// [`Call::before_write`] for a move from `from` to `to` (so `changes` can say where the
+    /// destination came from).
+    pub fn before_move(&self, from: &std::path::Path, to: &std::path::Path) {
+        let paths = [from.to_path_buf(), to.to_path_buf()];
+        for line in self.config.checkpoints.before(&paths, Some((from, to))) {
+            self.warnings.push(line);
+        }
+    }
+
+    /// Checkpoint hook, after a mutation committed: what the tools left at `paths`.
+    pub fn after_write(&self, paths: &[std::path::PathBuf]) {
+        self.config.checkpoints.after(paths);
+    }
+
+    /// Before a `bash` command, with `checkpointBash` and a live checkpoint: the workspace's
+    /// files and their stored contents (see `checkpoint::bash`). Off the async workers.
+    pub async fn bash_checkpoint_before(&self) -> Option<crate::checkpoint::BashBefore> {
+        if !self.config.checkpoint_bash {
+            return None;
+        }
+        let config = self.config.clone();
+        tokio::task::spawn_blocking(move || config.checkpoints.bash_before(&config))
+            .await
+            .ok()
+            .flatten()
+    }
+
+    /// After a `bash` command: records what it created, deleted or changed.
+    pub async fn bash_checkpoint_after(&self, before: Option<crate::checkpoint::BashBefore>) {
+        let Some(before) = before else { return };
+        let config = self.config.clone();
+        let lines =
+            tokio::task::spawn_blocking(move || config.checkpoints.bash_after(&config, before))
+                .await
+                .unwrap_or_default();
+        for line in lines {
+            self.warnings.push(line);
+        }
+    }
+}
+
 /// A boxed handler future.
 pub type BoxFuture = Pin<Box<dyn Future<Output = ToolResult<Output>> + Send>>;
 

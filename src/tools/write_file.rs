@@ -63,6 +63,7 @@ fn run(call: &Call) -> ToolResult<String> {
     let parent = abs.parent().unwrap_or(Path::new("/"));
     let (dir, created_dirs) =
         workspace::open_dir_for_write(&call.config, parent, input, existing.is_none())?;
+    call.before_write(std::slice::from_ref(&abs));
     let created =
         atomic::write_file_in(&dir, &abs, content.as_bytes(), input).inspect_err(|_| {
             // Leave the tree as it was: remove the directories this call made, deepest first.
@@ -70,6 +71,7 @@ fn run(call: &Call) -> ToolResult<String> {
                 let _ = std::fs::remove_dir(d);
             }
         })?;
+    call.after_write(std::slice::from_ref(&abs));
     Ok(format!(
         "Wrote {} bytes to {} ({}).",
         content.len(),
