@@ -5,7 +5,7 @@
 //! checks; the edit itself is [`crate::edit::apply`]; [`save`] re-encodes (per-line EOLs,
 //! BOM) and writes atomically under the path's lock. multi_edit shares `open` and `save`.
 
-use super::{object_schema, Annotations, Call, Handler, ToolDef};
+use super::{object_schema, Annotations, Call, Handler, Output, ToolDef};
 use crate::atomic::{self, PathGuard};
 use crate::edit;
 use crate::eol::EditableText;
@@ -30,7 +30,7 @@ pub fn def() -> ToolDef {
             idempotent: false,
             open_world: false,
         },
-        handler: Handler::Blocking(|c| run(c).map(Into::into)),
+        handler: Handler::Blocking(run),
         aborted: ToolError::aborted,
         syntax: false,
     }
@@ -88,7 +88,7 @@ pub(crate) fn save(
     Ok(())
 }
 
-fn run(call: &Call) -> ToolResult<String> {
+fn run(call: &Call) -> ToolResult<Output> {
     let input = str_arg(&call.args, "path").unwrap_or_default();
     let old = str_arg(&call.args, "old_string").unwrap_or_default();
     let new = str_arg(&call.args, "new_string").unwrap_or_default();
@@ -97,5 +97,15 @@ fn run(call: &Call) -> ToolResult<String> {
     let done = edit::apply(&opened.file.text, old, new, replace_all)?;
     save(call, &opened.abs, input, &opened.file, &done.text)?;
     let shown = workspace::display(&call.config, &opened.abs);
-    Ok(edit::report::edit_file_success(&shown, &done))
+    let out = Output::text(edit::report::edit_file_success(&shown, &done));
+    Ok(with_diff(out, &shown, &opened.file.text, &done.text))
+}
+
+/// Sets `meta.diff` (the decoded, LF-normalised text before and after, in jsdiff's
+/// `createTwoFilesPatch` form) unless nothing changed.
+pub(crate) fn with_diff(out: Output, shown: &str, before: &str, after: &str) -> Output {
+    match crate::textdiff::file_patch(shown, before, after) {
+        Some(d) => out.with_meta("diff", Value::String(d)),
+        None => out,
+    }
 }

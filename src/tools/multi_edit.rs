@@ -5,7 +5,7 @@
 //! `edit[<i>]: ` prefix and an `index` field. File-level errors are not prefixed.
 
 use super::edit_file::{open, save};
-use super::{object_schema, Annotations, Call, Handler, ToolDef};
+use super::{object_schema, Annotations, Call, Handler, Output, ToolDef};
 use crate::edit;
 use crate::error::{ToolError, ToolResult};
 use crate::schema::str_arg;
@@ -27,7 +27,7 @@ pub fn def() -> ToolDef {
             idempotent: false,
             open_world: false,
         },
-        handler: Handler::Blocking(|c| run(c).map(Into::into)),
+        handler: Handler::Blocking(run),
         aborted: ToolError::aborted,
         syntax: false,
     }
@@ -63,7 +63,7 @@ fn at_index(err: ToolError, i: usize) -> ToolError {
     ToolError { message, ..err }.with("index", i)
 }
 
-fn run(call: &Call) -> ToolResult<String> {
+fn run(call: &Call) -> ToolResult<Output> {
     let input = str_arg(&call.args, "path").unwrap_or_default();
     let edits = call
         .args
@@ -103,5 +103,10 @@ fn run(call: &Call) -> ToolResult<String> {
         format!("Applied {n} edits to {shown}.")
     };
     msg.push_str(&edit::report::multi_edit_suffix(&tolerant));
-    Ok(msg)
+    Ok(super::edit_file::with_diff(
+        Output::text(msg),
+        &shown,
+        &opened.file.text,
+        &text,
+    ))
 }

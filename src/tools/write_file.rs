@@ -3,11 +3,11 @@
 //! The content is written verbatim as UTF-8: nothing of the replaced file (line endings, BOM)
 //! is carried over, except its permission bits. Missing parent directories are created.
 
-use super::{object_schema, Annotations, Call, Handler, ToolDef};
+use super::{object_schema, Annotations, Call, Handler, Output, ToolDef};
 use crate::atomic;
 use crate::error::{Code, ToolError, ToolResult};
 use crate::schema::str_arg;
-use crate::workspace;
+use crate::{text, workspace};
 use serde_json::{json, Value};
 use std::path::Path;
 
@@ -26,7 +26,7 @@ pub fn def() -> ToolDef {
             idempotent: true,
             open_world: false,
         },
-        handler: Handler::Blocking(|c| run(c).map(Into::into)),
+        handler: Handler::Blocking(run),
         aborted: ToolError::aborted,
         syntax: false,
     }
@@ -42,7 +42,21 @@ fn schema() -> Value {
     )
 }
 
-fn run(call: &Call) -> ToolResult<String> {
+/// The prior content as `meta.diff` compares it: decoded UTF-8 with the BOM stripped and
+/// line endings normalised; `None` for a file that is new, UTF-16 or not UTF-8, binary,
+/// over `maxFileBytes` or unreadable (then there is no diff).
+fn prior_text(call: &Call, abs: &Path, input: &str) -> Option<String> {
+    let bytes = text::load(&call.config, abs, input).ok()?;
+    let body = match text::detect_bom(&bytes) {
+        text::Encoding::Utf8 => &bytes[..],
+        text::Encoding::Utf8Bom => &bytes[3..],
+        _ => return None,
+    };
+    let decoded = std::str::from_utf8(body).ok()?;
+    Some(text::normalize_eol(decoded).into_owned())
+}
+
+fn run(call: &Call) -> ToolResult<Output> {
     let input = str_arg(&call.args, "path").unwrap_or_default();
     let content = str_arg(&call.args, "content").unwrap_or_default();
     let abs = workspace::resolve(&call.config, input)?;
@@ -60,6 +74,10 @@ fn run(call: &Call) -> ToolResult<String> {
     // The parent is opened (and made, when missing) through verified directory handles, and
     // the write goes through that handle: a parent swapped for a symlink mid-call cannot move
     // the file, or a new directory, out of the workspace.
+    let prior = existing
+        .as_ref()
+        .filter(|m| m.is_file())
+        .and_then(|_| prior_text(call, &abs, input));
     let parent = abs.parent().unwrap_or(Path::new("/"));
     let (dir, created_dirs) =
         workspace::open_dir_for_write(&call.config, parent, input, existing.is_none())?;
@@ -72,10 +90,15 @@ fn run(call: &Call) -> ToolResult<String> {
             }
         })?;
     call.after_write(std::slice::from_ref(&abs));
-    Ok(format!(
+    let shown = workspace::display(&call.config, &abs);
+    let out = Output::text(format!(
         "Wrote {} bytes to {} ({}).",
         content.len(),
-        workspace::display(&call.config, &abs),
+        shown,
         if created { "created" } else { "overwritten" }
-    ))
+    ));
+    Ok(match prior.filter(|_| !created) {
+        Some(before) => super::edit_file::with_diff(out, &shown, &before, content),
+        None => out,
+    })
 }
