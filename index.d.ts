@@ -27,6 +27,8 @@ export interface AgentToolsOptions {
   compat?: '0.1' | '0.5' | 'latest'
   /** Return false to turn the syntax tools (outline, check_syntax) and syntax warnings off. */
   probeTreeSitter?: () => boolean
+  /** Largest image read_image returns, in bytes (>= 1024). Default 5000000. */
+  maxImageBytes?: number
   /** Budget for checkpointed prior contents, in bytes (>= 0; 0 turns checkpoints off). Default 268435456. */
   checkpointBytes?: number
   /** Record what `bash` commands change while a checkpoint is live (walks the workspace around each command). Default false. */
@@ -45,6 +47,8 @@ export interface ServerConfig {
   readonly confineToWorkspace: boolean
   /** Whether outline, check_syntax and syntax warnings are on (absent under compat "0.1"). */
   readonly treeSitterAvailable?: boolean
+  /** Largest image read_image returns (absent under compat "0.1"). */
+  readonly maxImageBytes?: number
   /** The checkpoint budget in bytes (absent under compat "0.1"). */
   readonly checkpointBytes?: number
   /** Whether bash commands are checkpointed (absent under compat "0.1"). */
@@ -184,6 +188,7 @@ export type ErrorCode =
   | 'not_found'
   | 'not_a_file'
   | 'is_binary'
+  | 'not_an_image'
   | 'no_match'
   | 'ambiguous_match'
   | 'patch_failed'
@@ -193,6 +198,9 @@ export type ErrorCode =
   | 'output_limit'
   | 'too_large'
   | 'path_escape'
+  | 'denied'
+  | 'monitor_not_found'
+  | 'too_many_monitors'
   | 'internal'
 
 /** The tools for one workspace. */
@@ -257,3 +265,4 @@ export declare const DEFAULT_MAX_OUTPUT_BYTES: 131072
 export declare const DEFAULT_MAX_FILE_BYTES: 20000000
 export declare const DEFAULT_BASH_TIMEOUT_MS: 120000
 export declare const DEFAULT_BASH_TIMEOUT_MAX_MS: 600000
+export declare const DEFAULT_MAX_IMAGE_BYTES: 5000000

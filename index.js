@@ -9,6 +9,7 @@ const DEFAULT_MAX_OUTPUT_BYTES = 131072
 const DEFAULT_MAX_FILE_BYTES = 20000000
 const DEFAULT_BASH_TIMEOUT_MS = 120000
 const DEFAULT_BASH_TIMEOUT_MAX_MS = 600000
+const DEFAULT_MAX_IMAGE_BYTES = 5000000
 
 /** A configuration that cannot be used. Thrown synchronously by createAgentTools & co. */
 class StartupError extends Error {
@@ -379,4 +380,5 @@ module.exports = {
   DEFAULT_MAX_FILE_BYTES,
   DEFAULT_BASH_TIMEOUT_MS,
   DEFAULT_BASH_TIMEOUT_MAX_MS,
+  DEFAULT_MAX_IMAGE_BYTES,
 }

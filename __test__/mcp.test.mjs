@@ -123,7 +123,8 @@ test('READ_ONLY from the environment is honoured like the flag', async (t) => {
   const { root } = workspace()
   const client = await connect(t, root, [], { READ_ONLY: 'yes' })
   const { tools: listed } = await client.listTools()
-  assert.equal(listed.length, 4)
+  assert.equal(listed.length, latest({}, { readOnly: true }).tools.listTools().length)
+  assert.ok(listed.every((x) => x.annotations.readOnlyHint))
 })
 
 test('createMcpServer passes the request signal to callTool, aborted by notifications/cancelled', async (t) => {

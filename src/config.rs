@@ -15,6 +15,8 @@ pub const DEFAULT_MAX_OUTPUT_BYTES: u64 = 131_072;
 pub const DEFAULT_MAX_FILE_BYTES: u64 = 20_000_000;
 /// Default `bashTimeoutMs`.
 pub const DEFAULT_BASH_TIMEOUT_MS: u64 = 120_000;
+/// Default `maxImageBytes`.
+pub const DEFAULT_MAX_IMAGE_BYTES: u64 = 5_000_000;
 /// Default `bashTimeoutMaxMs`.
 pub const DEFAULT_BASH_TIMEOUT_MAX_MS: u64 = 600_000;
 
@@ -86,6 +88,8 @@ pub struct Config {
     pub max_output_bytes: u64,
     /// Largest file the text tools read.
     pub max_file_bytes: u64,
+    /// Largest image `read_image` returns.
+    pub max_image_bytes: u64,
     /// Default `bash` timeout.
     pub bash_timeout_ms: u64,
     /// Ceiling a `bash` call's `timeout_ms` is clamped to.
@@ -116,6 +120,7 @@ impl Config {
             workspace_root: root.clone(),
             max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES,
             max_file_bytes: DEFAULT_MAX_FILE_BYTES,
+            max_image_bytes: DEFAULT_MAX_IMAGE_BYTES,
             bash_timeout_ms: DEFAULT_BASH_TIMEOUT_MS,
             bash_timeout_max_ms: DEFAULT_BASH_TIMEOUT_MAX_MS,
             ripgrep_available: false,
@@ -147,6 +152,7 @@ impl Config {
         });
         if self.compat == Compat::Latest {
             if let Some(o) = v.as_object_mut() {
+                o.insert("maxImageBytes".into(), Value::from(self.max_image_bytes));
                 o.insert(
                     "treeSitterAvailable".into(),
                     Value::Bool(self.tree_sitter_available),
@@ -341,6 +347,7 @@ pub fn resolve_config_with(options: &Value, probes: Probes) -> Result<Config, St
     )?;
     let max_output_bytes = integer_option(opts, "maxOutputBytes", DEFAULT_MAX_OUTPUT_BYTES, 1024)?;
     let max_file_bytes = integer_option(opts, "maxFileBytes", DEFAULT_MAX_FILE_BYTES, 1024)?;
+    let max_image_bytes = integer_option(opts, "maxImageBytes", DEFAULT_MAX_IMAGE_BYTES, 1024)?;
     let bash_timeout_ms = integer_option(opts, "bashTimeoutMs", DEFAULT_BASH_TIMEOUT_MS, 1)?;
     let bash_timeout_max_ms =
         integer_option(opts, "bashTimeoutMaxMs", DEFAULT_BASH_TIMEOUT_MAX_MS, 1)?;
@@ -369,6 +376,7 @@ pub fn resolve_config_with(options: &Value, probes: Probes) -> Result<Config, St
         workspace_root: root.clone(),
         max_output_bytes,
         max_file_bytes,
+        max_image_bytes,
         bash_timeout_ms,
         bash_timeout_max_ms,
         ripgrep_available: ripgrep.unwrap_or_else(probe_ripgrep),
@@ -491,6 +499,7 @@ pub fn build_config_with(
     } || allow_outside_flag;
     let max_output = parse_int_env(env, "MAX_OUTPUT_BYTES", 1024)?;
     let max_file = parse_int_env(env, "MAX_FILE_BYTES", 1024)?;
+    let max_image = parse_int_env(env, "MAX_IMAGE_BYTES", 1024)?;
     let timeout = parse_int_env(env, "BASH_TIMEOUT_MS", 1)?;
     let timeout_max = parse_int_env(env, "BASH_TIMEOUT_MAX_MS", 1)?;
     let t = timeout.unwrap_or(DEFAULT_BASH_TIMEOUT_MS);
@@ -506,6 +515,7 @@ pub fn build_config_with(
         "confineToWorkspace": !allow_outside,
         "maxOutputBytes": max_output.unwrap_or(DEFAULT_MAX_OUTPUT_BYTES),
         "maxFileBytes": max_file.unwrap_or(DEFAULT_MAX_FILE_BYTES),
+        "maxImageBytes": max_image.unwrap_or(DEFAULT_MAX_IMAGE_BYTES),
         "bashTimeoutMs": t,
         "bashTimeoutMaxMs": tm,
         "compat": compat.or_else(|| env.get("AGENT_TOOLS_COMPAT").filter(|s| !s.is_empty()).cloned()),

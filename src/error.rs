@@ -20,6 +20,8 @@ pub enum Code {
     NotAFile,
     /// The file is binary, or in an encoding the tool will not rewrite.
     IsBinary,
+    /// `read_image`: the file is not a PNG, JPEG, GIF or WebP image.
+    NotAnImage,
     /// `edit_file`'s `old_string` was not found.
     NoMatch,
     /// `edit_file`'s `old_string` matched more than one region.
@@ -38,6 +40,12 @@ pub enum Code {
     TooLarge,
     /// A path resolves outside the workspace while confinement is on.
     PathEscape,
+    /// The host's guard (or the user, asked through elicit) refused the call.
+    Denied,
+    /// No monitor has that id.
+    MonitorNotFound,
+    /// `monitor_start` past `maxMonitors` live monitors.
+    TooManyMonitors,
     /// A bug: anything that was not a `ToolError` (including a Rust panic).
     Internal,
 }
@@ -50,6 +58,7 @@ impl Code {
             Code::NotFound => "not_found",
             Code::NotAFile => "not_a_file",
             Code::IsBinary => "is_binary",
+            Code::NotAnImage => "not_an_image",
             Code::NoMatch => "no_match",
             Code::AmbiguousMatch => "ambiguous_match",
             Code::PatchFailed => "patch_failed",
@@ -59,6 +68,9 @@ impl Code {
             Code::OutputLimit => "output_limit",
             Code::TooLarge => "too_large",
             Code::PathEscape => "path_escape",
+            Code::Denied => "denied",
+            Code::MonitorNotFound => "monitor_not_found",
+            Code::TooManyMonitors => "too_many_monitors",
             Code::Internal => "internal",
         }
     }
@@ -69,12 +81,13 @@ impl Code {
     }
 }
 
-/// Every code, in the order the contract lists them.
-pub const ALL_CODES: [Code; 14] = [
+/// Every code, in the order the original's `ErrorCode` union lists them (LATER §2.9).
+pub const ALL_CODES: [Code; 18] = [
     Code::InvalidInput,
     Code::NotFound,
     Code::NotAFile,
     Code::IsBinary,
+    Code::NotAnImage,
     Code::NoMatch,
     Code::AmbiguousMatch,
     Code::PatchFailed,
@@ -84,6 +97,9 @@ pub const ALL_CODES: [Code; 14] = [
     Code::OutputLimit,
     Code::TooLarge,
     Code::PathEscape,
+    Code::Denied,
+    Code::MonitorNotFound,
+    Code::TooManyMonitors,
     Code::Internal,
 ];
 

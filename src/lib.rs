@@ -28,6 +28,7 @@ pub mod dispatch;
 pub mod edit;
 pub mod eol;
 pub mod error;
+pub mod image;
 pub mod output;
 pub mod patch;
 pub mod process;

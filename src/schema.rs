@@ -1,7 +1,7 @@
 //! Argument validation with the wording and order of ajv (`allErrors`, `useDefaults`).
 //!
 //! Tools' input schemas use a small JSON Schema subset: `type`, `properties`, `required`,
-//! `additionalProperties: false`, `enum`, `minLength`, `minimum`, `maximum`, `minItems`,
+//! `additionalProperties: false`, `enum`, `minLength`, `minimum`, `maximum`, `minItems`, `maxItems`,
 //! `items` and `default`. This module validates a copy of the arguments against it, fills in
 //! defaults on that copy, and reports every failure as ajv would (`data/edits/0/old_string
 //! must be string`), in the order ajv evaluates keywords, so messages match the original
@@ -199,7 +199,7 @@ fn type_matches(ty: &str, v: &Value) -> bool {
 
 const NUMBER_KEYS: &[&str] = &["minimum", "maximum"];
 const STRING_KEYS: &[&str] = &["minLength", "maxLength"];
-const ARRAY_KEYS: &[&str] = &["minItems", "items"];
+const ARRAY_KEYS: &[&str] = &["maxItems", "minItems", "items"];
 const OBJECT_KEYS: &[&str] = &["required", "additionalProperties", "properties"];
 
 fn has_any(schema: &Map<String, Value>, keys: &[&str]) -> bool {
@@ -285,6 +285,11 @@ fn check(schema: &Value, data: &mut Value, at: &str, coerce: bool, out: &mut Vec
     // array group
     if has_any(s, ARRAY_KEYS) {
         if let Some(items) = data.as_array_mut() {
+            if let Some(max) = s.get("maxItems").and_then(Value::as_u64) {
+                if (items.len() as u64) > max {
+                    fail(out, format!("must NOT have more than {max} items"));
+                }
+            }
             if let Some(min) = s.get("minItems").and_then(Value::as_u64) {
                 if (items.len() as u64) < min {
                     fail(out, format!("must NOT have fewer than {min} items"));

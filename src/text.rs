@@ -65,11 +65,14 @@ pub fn is_binary(bytes: &[u8]) -> bool {
 
 /// The `too_large` error: fields `path`, `size`, `limit`.
 pub fn too_large(input: &str, size: u64, limit: u64) -> ToolError {
+    too_large_for("MAX_FILE_BYTES", input, size, limit)
+}
+
+/// [`too_large`] naming the environment variable that raises `limit` (`MAX_IMAGE_BYTES`…).
+pub fn too_large_for(var: &str, input: &str, size: u64, limit: u64) -> ToolError {
     ToolError::new(
         Code::TooLarge,
-        format!(
-            "File is {size} bytes, exceeding the {limit}-byte limit (raise MAX_FILE_BYTES): {input}"
-        ),
+        format!("File is {size} bytes, exceeding the {limit}-byte limit (raise {var}): {input}"),
     )
     .with("path", input)
     .with("size", size)

@@ -198,6 +198,27 @@ impl Policy {
         })
     }
 
+    /// Whether the policy hides `path` (an entry of a directory under the base; not a symlink
+    /// check — callers that show symlinks decide about them): the reserved names, then the
+    /// ignore stack. Always false with `respect_ignores` off. For walks that are not the
+    /// parallel walker's (`tree`).
+    pub fn hides(&self, path: &Path, is_dir: bool) -> bool {
+        if !self.respect_ignores {
+            return false;
+        }
+        if path
+            .file_name()
+            .is_some_and(|n| is_reserved_name(n.as_encoded_bytes()))
+        {
+            return true;
+        }
+        let Some(dir) = path.parent() else {
+            return false;
+        };
+        let node = self.node(dir);
+        self.ignored(&node, path, is_dir)
+    }
+
     /// Whether the stack starting at `node` ignores `path`: the deepest `.gitignore` with an
     /// opinion wins, then the repository's exclude file, then the global file.
     fn ignored(&self, node: &Node, path: &Path, is_dir: bool) -> bool {

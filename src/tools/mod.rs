@@ -15,12 +15,17 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 pub mod apply_patch;
 pub mod bash;
+pub mod diff;
 pub mod edit_file;
+pub mod file_stat;
 pub mod glob;
 pub mod grep;
 pub mod list_dir;
 pub mod multi_edit;
 pub mod read_file;
+pub mod read_files;
+pub mod read_image;
+pub mod tree;
 pub mod write_file;
 
 /// Warning lines collected during a call, delivered to the warn sink after it.
@@ -250,6 +255,8 @@ pub fn all() -> &'static [ToolDef] {
     ALL.get_or_init(|| {
         vec![
             read_file::def(),
+            read_image::def(),
+            read_files::def(),
             write_file::def(),
             edit_file::def(),
             multi_edit::def(),
@@ -257,7 +264,10 @@ pub fn all() -> &'static [ToolDef] {
             list_dir::def(),
             glob::def(),
             grep::def(),
+            diff::def(),
             bash::def(),
+            file_stat::def(),
+            tree::def(),
         ]
     })
 }

@@ -117,7 +117,9 @@ pub fn render(
     Ok(out)
 }
 
-fn row(ln: u64, line: &str, max: usize) -> String {
+/// One numbered row: `<n right-aligned in 6>\t<line>`, cut at 2,000 UTF-16 units and at `max`
+/// bytes (UTF-8 safe) with ` [... line truncated ...]`.
+pub(crate) fn row(ln: u64, line: &str, max: usize) -> String {
     let mut text = if utf16_len(line) > MAX_LINE_UNITS {
         let mut units = 0;
         let mut cut = line.len();

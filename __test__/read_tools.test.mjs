@@ -1,0 +1,107 @@
+// The 0.5 read tools (LATER §3): read_files, read_image, diff, file_stat, tree.
+import test from 'node:test'
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import path from 'node:path'
+import { latest, envelope } from './helpers.mjs'
+
+const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201e2a1d5a60000000049454e44ae426082', 'hex')
+
+test('read_files: sections, inline errors, empty files, blank-line joins', async () => {
+  const { call } = latest({ 'a.txt': 'one\ntwo\n', 'e.txt': '', 'bin.dat': Buffer.from([0, 1, 2]) })
+  fs.mkdirSync(path.join(latest().root, 'x'), { recursive: true })
+  const r = await call('read_files', { paths: ['a.txt', 'missing.txt', 'e.txt', 'bin.dat', '../out.txt'] })
+  assert.equal(r.isError, false)
+  assert.equal(
+    r.text,
+    [
+      '==> a.txt <==\n     1\tone\n     2\ttwo',
+      '==> missing.txt \u2014 not_found: No such file: missing.txt <==',
+      '==> e.txt <==\n(empty file)',
+      '==> bin.dat \u2014 is_binary: File appears to be binary: bin.dat <==',
+      '==> ../out.txt \u2014 path_escape: Path escapes the workspace root: ../out.txt (set ALLOW_OUTSIDE_WORKSPACE=1 to permit) <==',
+    ].join('\n\n'),
+  )
+})
+
+test('read_files: the shared budget cuts a section and drops the rest', async () => {
+  const long = Array.from({ length: 400 }, (_, i) => `line ${i} ${'x'.repeat(20)}`).join('\n') + '\n'
+  const { call } = latest({ 'a.txt': long, 'b.txt': 'b\n', 'c.txt': 'c\n' }, { maxOutputBytes: 2048 })
+  const r = await call('read_files', { paths: ['a.txt', 'b.txt', 'c.txt'] })
+  assert.match(r.text, /^==> a\.txt <==\n     1\tline 0/)
+  assert.match(r.text, /\n\[\.\.\. \d+ of 400 lines shown; use read_file for the rest \.\.\.\]\n\n\[\.\.\. 2 more file\(s\) not shown; call read_files with fewer paths \.\.\.\]$/)
+})
+
+test('read_files: schema limits', async () => {
+  const { call } = latest()
+  assert.equal(envelope(await call('read_files', { paths: [] })).message, 'data/paths must NOT have fewer than 1 items')
+  const many = Array.from({ length: 65 }, (_, i) => `f${i}`)
+  assert.equal(envelope(await call('read_files', { paths: many })).message, 'data/paths must NOT have more than 64 items')
+  assert.equal(envelope(await call('read_files', {})).message, "data must have required property 'paths'")
+})
+
+test('read_image: an image part only; errors', async () => {
+  const { call } = latest({ 'p.png': PNG, 'not.png': 'text', 'big.png': Buffer.concat([PNG, Buffer.alloc(3000)]) }, { maxImageBytes: 2048 })
+  const r = await call('read_image', { path: 'p.png' })
+  assert.deepEqual(r, { isError: false, text: '', content: [{ type: 'image', data: PNG.toString('base64'), mimeType: 'image/png' }] })
+  assert.deepEqual(envelope(await call('read_image', { path: 'not.png' })), {
+    error: 'not_an_image',
+    message: 'Not a supported image (expected png, jpeg, gif, or webp): not.png',
+    path: 'not.png',
+  })
+  const big = envelope(await call('read_image', { path: 'big.png' }))
+  assert.equal(big.error, 'too_large')
+  assert.equal(big.message, `File is ${PNG.length + 3000} bytes, exceeding the 2048-byte limit (raise MAX_IMAGE_BYTES): big.png`)
+  assert.equal(big.limit, 2048)
+  assert.equal(envelope(await call('read_image', { path: 'nope.png' })).error, 'not_found')
+  assert.equal(envelope(await call('read_image', { path: '.' })).error, 'not_a_file')
+})
+
+test('diff: unified diff between two files; CRLF-only differences are none', async () => {
+  const { call } = latest({ 'a.ts': 'x\ny\nz\n', 'b.ts': 'x\nY\nz\n', 'c.ts': 'x\r\ny\r\nz\r\n' })
+  const r = await call('diff', { from: 'a.ts', to: 'b.ts' })
+  assert.equal(r.text, `${'='.repeat(67)}\n--- a.ts\n+++ b.ts\n@@ -1,3 +1,3 @@\n x\n-y\n+Y\n z\n`)
+  assert.equal((await call('diff', { from: 'a.ts', to: 'c.ts' })).text, '(no differences)')
+  assert.equal(envelope(await call('diff', { from: 'a.ts', to: 'zz' })).error, 'not_found')
+})
+
+test('file_stat: keys in order for a file, a directory and a symlink', async () => {
+  const { call, root } = latest({ 'a.txt': 'hello', 'p.png': PNG, 'd/x': '' })
+  fs.chmodSync(path.join(root, 'a.txt'), 0o644)
+  fs.symlinkSync('a.txt', path.join(root, 'ln'))
+  const f = JSON.parse((await call('file_stat', { path: 'a.txt' })).text)
+  assert.deepEqual(Object.keys(f), ['path', 'type', 'size', 'mtime', 'mode', 'binary', 'mime'])
+  assert.equal(f.type, 'file')
+  assert.equal(f.size, 5)
+  assert.equal(f.mode, '0644')
+  assert.match(f.mtime, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
+  assert.equal(f.mtime, fs.statSync(path.join(root, 'a.txt')).mtime.toISOString())
+  assert.deepEqual([f.binary, f.mime], [false, null])
+  const img = JSON.parse((await call('file_stat', { path: 'p.png' })).text)
+  assert.deepEqual([img.binary, img.mime], [true, 'image/png'])
+  const d = JSON.parse((await call('file_stat', { path: 'd' })).text)
+  assert.deepEqual(Object.keys(d), ['path', 'type', 'size', 'mtime', 'mode'])
+  assert.equal(d.type, 'directory')
+  const l = JSON.parse((await call('file_stat', { path: 'ln' })).text)
+  assert.deepEqual([l.type, l.symlink_target], ['symlink', 'a.txt'])
+  assert.equal(envelope(await call('file_stat', { path: 'nope' })).error, 'not_found')
+})
+
+test('tree: box drawing, directories first, sizes, symlinks, depth and ignores', async () => {
+  const { call, root } = latest({ 'src/a.ts': 'ab', 'b.txt': 'x', 'src/deep/er/f': '', '.gitignore': 'ignored/\n', 'ignored/x': '' })
+  fs.symlinkSync('src', path.join(root, 'link'))
+  const r = await call('tree', {})
+  assert.equal(
+    r.text,
+    ['.', '├── src/', '│   ├── deep/', '│   │   └── er/', '│   │       └── f\t0', '│   └── a.ts\t2', '├── .gitignore\t9', '├── b.txt\t1', '└── link@'].join('\n'),
+  )
+  const shallow = await call('tree', { depth: 1 })
+  assert.equal(shallow.text, ['.', '├── src/', '├── .gitignore\t9', '├── b.txt\t1', '└── link@'].join('\n'))
+  const all = await call('tree', { depth: 1, respect_gitignore: false })
+  assert.ok(all.text.includes('ignored/'))
+  assert.equal((await call('tree', { path: 'src/deep/er/f'.slice(0, 12) })).text, 'src/deep/er\n└── f\t0')
+  fs.mkdirSync(path.join(root, 'empty'))
+  assert.equal((await call('tree', { path: 'empty' })).text, 'empty\n(no entries)')
+  assert.equal(envelope(await call('tree', { path: 'b.txt' })).error, 'not_a_file')
+  assert.equal(envelope(await call('tree', { path: 'nope' })).error, 'not_found')
+})
