@@ -19,14 +19,22 @@ async function call(name, args) {
   const result = await tools.callTool(name, args)
   const ms = Number(process.hrtime.bigint() - started) / 1e6
   console.log(`> ${name} ${JSON.stringify(args)}  (${ms.toFixed(1)} ms)`)
-  console.log(`${result.isError ? '[error] ' : ''}${result.text}\n`)
+  console.log(`${result.isError ? '[error] ' : ''}${result.text}`)
+  // meta is for the client (an editor shows the diff); the model only reads the text.
+  if (result.meta && result.meta.diff) console.log(`[meta.diff]\n${result.meta.diff}`)
+  console.log('')
   return result
 }
 
+// A host takes a checkpoint before letting the agent loose, so the run can be taken back.
+const checkpoint = tools.checkpoint('before the demo')
+
+await call('tree', {})
 await call('list_dir', {})
 await call('glob', { pattern: '**/*.py' })
 await call('grep', { pattern: 'greet', output_mode: 'content' })
-await call('read_file', { path: 'src/greet.py' })
+await call('read_files', { paths: ['src/greet.py', 'README.md'] })
+await call('file_stat', { path: 'src/greet.py' })
 await call('edit_file', {
   path: 'src/greet.py',
   old_string: '    return "Hello, " + name',
@@ -46,7 +54,14 @@ await call('apply_patch', {
   ].join('\n'),
 })
 await call('write_file', { path: 'NOTES.md', content: 'Edited by the demo.\n' })
+await call('diff', { from: 'README.md', to: 'NOTES.md' })
 await call('bash', { command: 'python3 src/greet.py || echo "python3 not installed"' })
 await call('read_file', { path: '../outside.txt' })
+
+console.log('> tools.changes(checkpoint)')
+for (const c of await tools.changes(checkpoint)) console.log(`  ${c.kind} ${c.path}`)
+const restored = await tools.restore(checkpoint)
+console.log(`> tools.restore(checkpoint): ${restored.restored.length} path(s) put back, ${restored.conflicts.length} conflict(s)`)
+console.log(`  src/greet.py is as it was: ${fs.readFileSync(path.join(root, 'src/greet.py'), 'utf8') === fs.readFileSync(path.join(here, 'workspace/src/greet.py'), 'utf8')}`)
 
 fs.rmSync(root, { recursive: true, force: true })
