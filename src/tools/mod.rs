@@ -299,6 +299,17 @@ pub const fn read_annotations() -> Annotations {
     READ
 }
 
+/// The annotations of a tool that changes or deletes files and is not idempotent (a second
+/// identical call sees the changed workspace).
+pub const fn change_annotations() -> Annotations {
+    Annotations {
+        read_only: false,
+        destructive: true,
+        idempotent: false,
+        open_world: false,
+    }
+}
+
 /// Whether `def` is on the surface `config` selects.
 fn on_surface(def: &ToolDef, config: &Config) -> bool {
     if config.read_only && def.mutating() {
