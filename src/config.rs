@@ -108,6 +108,9 @@ pub struct Config {
     pub checkpoints: std::sync::Arc<crate::checkpoint::Store>,
     /// `checkpointBash`: `bash` commands are checkpointed too.
     pub checkpoint_bash: bool,
+    /// `killGraceMs`: how long a killed command gets between SIGTERM and SIGKILL. `None`
+    /// keeps the original's behaviour (immediate SIGKILL for `bash`, 400 ms for monitors).
+    pub kill_grace_ms: Option<u64>,
     /// Fault injection (tests only).
     pub hooks: TestHooks,
 }
@@ -133,6 +136,7 @@ impl Config {
                 crate::checkpoint::DEFAULT_CHECKPOINT_BYTES,
             )),
             checkpoint_bash: false,
+            kill_grace_ms: None,
             hooks: TestHooks::default(),
         }
     }
@@ -162,6 +166,9 @@ impl Config {
                     Value::from(self.checkpoints.budget()),
                 );
                 o.insert("checkpointBash".into(), Value::Bool(self.checkpoint_bash));
+                if let Some(ms) = self.kill_grace_ms {
+                    o.insert("killGraceMs".into(), Value::from(ms));
+                }
             }
         }
         v
@@ -356,6 +363,10 @@ pub fn resolve_config_with(options: &Value, probes: Probes) -> Result<Config, St
             "bashTimeoutMaxMs ({bash_timeout_max_ms}) must be >= bashTimeoutMs ({bash_timeout_ms})."
         )));
     }
+    let kill_grace_ms = match opts.get("killGraceMs") {
+        None | Some(Value::Null) => None,
+        Some(_) => Some(integer_option(opts, "killGraceMs", 0, 0)?),
+    };
     let root = absolutize(root_str);
     match std::fs::metadata(&root) {
         Err(_) => {
@@ -386,6 +397,7 @@ pub fn resolve_config_with(options: &Value, probes: Probes) -> Result<Config, St
         tree_sitter_available: probes.tree_sitter.unwrap_or(true),
         checkpoints: std::sync::Arc::new(crate::checkpoint::Store::new(&root, checkpoint_bytes)),
         checkpoint_bash: bool_option(opts, "checkpointBash", false),
+        kill_grace_ms,
         hooks: hooks_option(opts),
     })
 }
