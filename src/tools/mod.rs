@@ -24,6 +24,10 @@ pub mod glob;
 pub mod grep;
 pub mod list_dir;
 pub mod mkdir;
+pub mod monitor_list;
+pub mod monitor_poll;
+pub mod monitor_start;
+pub mod monitor_stop;
 pub mod move_file;
 pub mod multi_edit;
 pub mod read_file;
@@ -273,6 +277,10 @@ pub fn all() -> &'static [ToolDef] {
             grep::def(),
             diff::def(),
             bash::def(),
+            monitor_start::def(),
+            monitor_poll::def(),
+            monitor_stop::def(),
+            monitor_list::def(),
             move_file::def(),
             copy_file::def(),
             mkdir::def(),
