@@ -2,7 +2,7 @@
 //! memory, no size limit), mode carried over, renamed into place atomically.
 
 use super::endpoints::{remove_created, via, Endpoints};
-use super::{Annotations, Call, Handler, Output, ToolDef};
+use super::{change_annotations, Call, Handler, Output, ToolDef};
 use crate::atomic;
 use crate::error::{ToolError, ToolResult};
 use serde_json::Value;
@@ -21,12 +21,7 @@ pub fn def() -> ToolDef {
         description: DESCRIPTION,
         schema,
         bounded: false,
-        annotations: Annotations {
-            read_only: false,
-            destructive: true,
-            idempotent: false,
-            open_world: false,
-        },
+        annotations: change_annotations(),
         handler: Handler::Blocking(run),
         aborted: ToolError::aborted,
         syntax: false,

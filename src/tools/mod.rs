@@ -30,6 +30,7 @@ pub mod read_file;
 pub mod read_files;
 pub mod read_image;
 pub mod remove;
+pub mod replace;
 pub mod tree;
 pub mod write_file;
 
@@ -266,6 +267,7 @@ pub fn all() -> &'static [ToolDef] {
             edit_file::def(),
             multi_edit::def(),
             apply_patch::def(),
+            replace::def(),
             list_dir::def(),
             glob::def(),
             grep::def(),
@@ -297,6 +299,17 @@ pub const V01_TOOLS: [&str; 9] = [
 /// The annotations every read tool shares.
 pub const fn read_annotations() -> Annotations {
     READ
+}
+
+/// The annotations of a tool that changes or deletes files and is not idempotent (a second
+/// identical call sees the changed workspace).
+pub const fn change_annotations() -> Annotations {
+    Annotations {
+        read_only: false,
+        destructive: true,
+        idempotent: false,
+        open_world: false,
+    }
 }
 
 /// Whether `def` is on the surface `config` selects.

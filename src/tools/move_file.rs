@@ -1,7 +1,7 @@
 //! `move`: rename a file within the workspace (bytes, mode and inode kept).
 
 use super::endpoints::{remove_created, via, Endpoints};
-use super::{object_schema, Annotations, Call, Handler, Output, ToolDef};
+use super::{change_annotations, object_schema, Call, Handler, Output, ToolDef};
 use crate::atomic;
 use crate::error::{ToolError, ToolResult};
 use serde_json::{json, Value};
@@ -15,12 +15,7 @@ pub fn def() -> ToolDef {
         description: DESCRIPTION,
         schema,
         bounded: false,
-        annotations: Annotations {
-            read_only: false,
-            destructive: true,
-            idempotent: false,
-            open_world: false,
-        },
+        annotations: change_annotations(),
         handler: Handler::Blocking(run),
         aborted: ToolError::aborted,
         syntax: false,

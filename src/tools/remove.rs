@@ -1,6 +1,6 @@
 //! `remove`: delete one file, through the same all-or-nothing commit as `apply_patch`.
 
-use super::{object_schema, Annotations, Call, Handler, Output, ToolDef};
+use super::{change_annotations, object_schema, Call, Handler, Output, ToolDef};
 use crate::atomic;
 use crate::error::{Code, ToolError, ToolResult};
 use crate::patch::commit::{self, Op};
@@ -17,12 +17,7 @@ pub fn def() -> ToolDef {
         description: DESCRIPTION,
         schema,
         bounded: false,
-        annotations: Annotations {
-            read_only: false,
-            destructive: true,
-            idempotent: false,
-            open_world: false,
-        },
+        annotations: change_annotations(),
         handler: Handler::Blocking(run),
         aborted: ToolError::aborted,
         syntax: false,
