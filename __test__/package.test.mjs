@@ -62,7 +62,7 @@ before(() => {
   fs.mkdirSync(consumer)
   fs.writeFileSync(path.join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }))
   fs.writeFileSync(path.join(consumer, 'hello.txt'), 'hello\n')
-  for (const f of ['usage.mts', 'usage.cts', 'integrations.mts', 'integrations.cts']) fs.copyFileSync(path.join(FIXTURES, f), path.join(consumer, f))
+  for (const f of ['usage.mts', 'usage.cts', 'integrations.mts', 'integrations.cts', 'providers.mts', 'providers.cts']) fs.copyFileSync(path.join(FIXTURES, f), path.join(consumer, f))
   npm(['install', '--ignore-scripts', '--no-package-lock', path.join(tmp, packed.filename)], consumer)
 })
 
@@ -79,6 +79,10 @@ test('the tarball holds the entry points, types, the bin and this platform\'s ad
       'ai.d.ts',
       'ai.js',
       'ai.mjs',
+      'anthropic.d.mts',
+      'anthropic.d.ts',
+      'anthropic.js',
+      'anthropic.mjs',
       'bin/clarvis-agent-tools.mjs',
       'binding.d.ts',
       'binding.js',
@@ -86,8 +90,15 @@ test('the tarball holds the entry points, types, the bin and this platform\'s ad
       'index.js',
       'index.mjs',
       'lib/ai-adapter.js',
+      'lib/anthropic-adapter.js',
+      'lib/openai-adapter.js',
+      'lib/tool-calls.js',
       'mcp.d.mts',
       'mcp.mjs',
+      'openai.d.mts',
+      'openai.d.ts',
+      'openai.js',
+      'openai.mjs',
       'package.json',
       // npm adds these by itself when they exist.
       ...fs.readdirSync(REPO).filter((f) => /^(README|LICEN[CS]E)(\.|$)/i.test(f)),
@@ -95,7 +106,7 @@ test('the tarball holds the entry points, types, the bin and this platform\'s ad
   )
   const manifest = JSON.parse(fs.readFileSync(path.join(consumer, 'node_modules/@clarvis/agent-tools/package.json'), 'utf8'))
   assert.equal(manifest.dependencies, undefined, 'no runtime dependencies to fetch')
-  assert.deepEqual(Object.keys(manifest.peerDependenciesMeta).sort(), ['@modelcontextprotocol/sdk', 'ai'])
+  assert.deepEqual(Object.keys(manifest.peerDependenciesMeta).sort(), ['@anthropic-ai/sdk', '@modelcontextprotocol/sdk', 'ai', 'openai'])
   assert.equal(fs.existsSync(path.join(consumer, 'node_modules/ai')), false, 'optional peers are not installed')
 })
 
@@ -190,4 +201,36 @@ test('with the optional peers installed, /ai and /mcp load (ESM and CJS) and typ
   // @types/json-schema, which a consumer without them cannot check. integrations.mts holds
   // @ts-expect-error lines that fail if our declarations silently degraded to `any`.
   tsc(['integrations.mts', 'integrations.cts'], ['--skipLibCheck'])
+})
+
+test('/openai and /anthropic load without their SDKs (ESM and CJS), and type-check with them installed', () => {
+  const esm = node(['--input-type=module', '-e', `
+    import { createAgentTools } from '@clarvis/agent-tools'
+    import { toOpenAITools, runOpenAIToolCalls } from '@clarvis/agent-tools/openai'
+    import { toAnthropicTools, runAnthropicToolUses } from '@clarvis/agent-tools/anthropic'
+    const agent = createAgentTools({ workspaceRoot: process.cwd() })
+    const [m] = await runOpenAIToolCalls(agent, [{ id: 'a', type: 'function', function: { name: 'read_file', arguments: '{"path":"hello.txt"}' } }])
+    const [b] = await runAnthropicToolUses(agent, [{ type: 'tool_use', id: 'b', name: 'read_file', input: { path: 'nope' } }])
+    console.log(JSON.stringify({ n: toOpenAITools(agent).length, a: toAnthropicTools(agent).length, m, b: JSON.parse(b.content).error, e: b.is_error }))
+  `])
+  assert.deepEqual(JSON.parse(esm), {
+    n: allTools.length,
+    a: allTools.length,
+    m: { role: 'tool', tool_call_id: 'a', content: '     1\thello' },
+    b: 'not_found',
+    e: true,
+  })
+  const cjs = node(['-e', `
+    const { toOpenAIResponsesTools } = require('@clarvis/agent-tools/openai')
+    const { toAnthropicTools } = require('@clarvis/agent-tools/anthropic')
+    const agent = require('@clarvis/agent-tools').createAgentTools({ workspaceRoot: '.', readOnly: true })
+    console.log(toOpenAIResponsesTools(agent).map((t) => t.name).join(',') === toAnthropicTools(agent).map((t) => t.name).join(','))
+  `])
+  assert.equal(cjs.trim(), 'true')
+  for (const dep of ['openai', '@anthropic-ai/sdk']) {
+    const target = path.join(consumer, 'node_modules', dep)
+    fs.mkdirSync(path.dirname(target), { recursive: true })
+    if (!fs.existsSync(target)) fs.symlinkSync(path.join(REPO, 'node_modules', dep), target, 'dir')
+  }
+  tsc(['providers.mts', 'providers.cts'], ['--skipLibCheck'])
 })
