@@ -91,6 +91,7 @@ test('the tarball holds the entry points, types, the bin and this platform\'s ad
       'index.mjs',
       'lib/ai-adapter.js',
       'lib/anthropic-adapter.js',
+      'lib/mcp-http.mjs',
       'lib/openai-adapter.js',
       'lib/tool-calls.js',
       'mcp.d.mts',
