@@ -14,6 +14,8 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { serveHttp as serveHttpWith } from './lib/mcp-http.mjs'
 
+export { parseListen } from './lib/mcp-http.mjs'
+
 const require = createRequire(import.meta.url)
 const pkg = require('./package.json')
 

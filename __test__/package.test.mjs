@@ -10,7 +10,9 @@ import path from 'node:path'
 import { execFileSync, spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { scratch } from './helpers.mjs'
-import { readOnlyTools, tools as allTools } from '../index.mjs'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { createAgentTools, readOnlyTools, tools as allTools } from '../index.mjs'
 
 const REPO = fileURLToPath(new URL('..', import.meta.url))
 const FIXTURES = path.join(REPO, '__test__', 'consumer')
@@ -94,6 +96,7 @@ test('the tarball holds the entry points, types, the bin and this platform\'s ad
       'lib/mcp-http.mjs',
       'lib/openai-adapter.js',
       'lib/tool-calls.js',
+      'mcp-standalone.mjs',
       'mcp.d.mts',
       'mcp.mjs',
       'openai.d.mts',
@@ -150,12 +153,45 @@ test('CommonJS require works in the consumer project', () => {
   assert.deepEqual(defaults, [131072, 20000000, 120000, 600000])
 })
 
-test('the bin is installed; without the MCP SDK the mcp command says what to install', () => {
+test('the bin is installed; without the MCP SDK installed, mcp serves with the bundled copy', () => {
   const bin = path.join(consumer, 'node_modules', '.bin', 'clarvis-agent-tools')
   assert.equal(execFileSync(bin, ['--version'], { encoding: 'utf8' }), `${packed.version}\n`)
-  const r = spawnSync(bin, ['mcp', '--workspace', '.'], { cwd: consumer, encoding: 'utf8', input: '' })
-  assert.equal(r.status, 1)
-  assert.equal(r.stderr, 'clarvis-agent-tools: the mcp command needs the MCP SDK: npm install @modelcontextprotocol/sdk@1\n')
+  assert.equal(fs.existsSync(path.join(consumer, 'node_modules/@modelcontextprotocol')), false)
+  const init = '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}\n'
+  const r = spawnSync(bin, ['mcp', '--workspace', '.'], { cwd: consumer, encoding: 'utf8', input: init, timeout: 30_000 })
+  assert.equal(r.status, 0, r.stderr)
+  assert.deepEqual(JSON.parse(r.stdout).result.serverInfo, { name: 'clarvis-agent-tools', version: packed.version })
+})
+
+test('npx one-liner: `npm exec --package=<tarball> clarvis-agent-tools mcp --workspace .` in an empty directory', async (t) => {
+  const empty = path.join(tmp, 'empty')
+  fs.mkdirSync(empty)
+  const transport = new StdioClientTransport({
+    command: NPM,
+    args: ['exec', '-y', `--package=${path.join(tmp, packed.filename)}`, '--', 'clarvis-agent-tools', 'mcp', '--workspace', '.'],
+    cwd: empty,
+    env: {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: process.env.HOME ?? tmp,
+      npm_config_registry: 'http://127.0.0.1:9/',
+      npm_config_cache: path.join(tmp, 'npx-cache'),
+      npm_config_offline: 'true',
+      npm_config_update_notifier: 'false',
+    },
+    stderr: 'pipe',
+  })
+  const client = new Client({ name: 'npx-test', version: '1.0.0' })
+  await client.connect(transport)
+  t.after(() => client.close())
+  assert.equal(client.getServerVersion().name, 'clarvis-agent-tools')
+  const names = (await client.listTools()).tools.map((x) => x.name)
+  assert.deepEqual(names, createAgentTools({ workspaceRoot: empty }).listTools().map((x) => x.name))
+  const w = await client.callTool({ name: 'write_file', arguments: { path: 'hello.txt', content: 'from npx\n' } })
+  assert.equal(w.isError, false)
+  assert.equal(fs.readFileSync(path.join(empty, 'hello.txt'), 'utf8'), 'from npx\n')
+  // Nothing was installed into the directory itself.
+  assert.equal(fs.existsSync(path.join(empty, 'node_modules')), false)
+  assert.equal(fs.existsSync(path.join(empty, 'package.json')), false)
 })
 
 test('tsc --noEmit --strict accepts a consumer using the whole root API (ESM and CommonJS)', () => {

@@ -14,7 +14,8 @@ const USAGE = `Usage: clarvis-agent-tools mcp --workspace <dir> [--read-only] [-
                                 [--http [HOST:]PORT [--token <token>]]
 
 Serves the tools to a Model Context Protocol client over stdio, or with --http over the
-Streamable HTTP transport at http://HOST:PORT/mcp (needs @modelcontextprotocol/sdk installed).
+Streamable HTTP transport at http://HOST:PORT/mcp. Uses @modelcontextprotocol/sdk when it is
+installed, else the copy bundled in this package.
 
 Options (each flag wins over its environment variable):
   --workspace <dir>           the workspace root              WORKSPACE_ROOT
@@ -44,6 +45,27 @@ function takeOption(argv, name) {
   return undefined
 }
 
+/**
+ * The MCP entry: mcp.mjs over the @modelcontextprotocol/sdk the user installed, else
+ * mcp-standalone.mjs (the same code with the SDK bundled in, for `npx`).
+ */
+async function loadMcp() {
+  const sdkMissing = (e) => e && e.code === 'ERR_MODULE_NOT_FOUND' && String(e.message).includes('@modelcontextprotocol/sdk')
+  try {
+    return await import('../mcp.mjs')
+  } catch (e) {
+    if (!sdkMissing(e)) throw e
+  }
+  try {
+    return await import('../mcp-standalone.mjs')
+  } catch (e) {
+    if (e && e.code === 'ERR_MODULE_NOT_FOUND' && String(e.message).includes('mcp-standalone')) {
+      fail('the mcp command needs the MCP SDK: npm install @modelcontextprotocol/sdk@1', 1)
+    }
+    throw e
+  }
+}
+
 async function mcp(argv) {
   const http = takeOption(argv, '--http')
   const token = takeOption(argv, '--token') ?? process.env.CLARVIS_MCP_TOKEN
@@ -54,24 +76,16 @@ async function mcp(argv) {
     if (e instanceof StartupError) fail(e.message, 2)
     throw e
   }
-  let mcpModule
-  try {
-    mcpModule = await import('../mcp.mjs')
-  } catch (e) {
-    if (e && e.code === 'ERR_MODULE_NOT_FOUND' && String(e.message).includes('@modelcontextprotocol/sdk')) {
-      fail('the mcp command needs the MCP SDK: npm install @modelcontextprotocol/sdk@1', 1)
-    }
-    throw e
-  }
+  const mcpModule = await loadMcp()
   const options = { checkpoints: argv.includes('--checkpoints') }
   if (http === undefined) {
     await mcpModule.serveStdio(agentToolsFor(config), options)
     return
   }
-  const { parseListen } = await import('../lib/mcp-http.mjs')
   let served
   try {
-    served = await mcpModule.serveHttp(agentToolsFor(config), { ...parseListen(http), token, ...options })
+    const listen = mcpModule.parseListen(http)
+    served = await mcpModule.serveHttp(agentToolsFor(config), { ...listen, token, ...options })
   } catch (e) {
     if (e instanceof TypeError || (e && typeof e.code === 'string' && e.syscall === 'listen')) fail(e.message, 2)
     throw e
