@@ -7,11 +7,12 @@ import test, { before } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
-import { execFileSync, spawnSync } from 'node:child_process'
+import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { scratch } from './helpers.mjs'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { createAgentTools, readOnlyTools, tools as allTools } from '../index.mjs'
 
 const REPO = fileURLToPath(new URL('..', import.meta.url))
@@ -161,6 +162,28 @@ test('the bin is installed; without the MCP SDK installed, mcp serves with the b
   const r = spawnSync(bin, ['mcp', '--workspace', '.'], { cwd: consumer, encoding: 'utf8', input: init, timeout: 30_000 })
   assert.equal(r.status, 0, r.stderr)
   assert.deepEqual(JSON.parse(r.stdout).result.serverInfo, { name: 'clarvis-agent-tools', version: packed.version })
+})
+
+test('without the MCP SDK installed, mcp --http serves with the bundled copy (Bearer token)', async (t) => {
+  const bin = path.join(consumer, 'node_modules', '.bin', 'clarvis-agent-tools')
+  const proc = spawn(bin, ['mcp', '--workspace', '.', '--http', '127.0.0.1:0', '--token', 'tk'], { cwd: consumer, stdio: ['ignore', 'ignore', 'pipe'] })
+  t.after(() => proc.kill())
+  const url = await new Promise((resolve, reject) => {
+    let err = ''
+    proc.stderr.on('data', (d) => {
+      err += d
+      const m = /serving MCP at (\S+)/.exec(err)
+      if (m) resolve(m[1])
+    })
+    proc.on('exit', (code) => reject(new Error(`exited ${code}: ${err}`)))
+  })
+  const denied = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+  assert.equal(denied.status, 401)
+  const client = new Client({ name: 'http', version: '1' })
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: 'Bearer tk' } } }))
+  t.after(() => client.close())
+  const r = await client.callTool({ name: 'read_file', arguments: { path: 'hello.txt' } })
+  assert.deepEqual(r.content, [{ type: 'text', text: '     1\thello' }])
 })
 
 test('npx one-liner: `npm exec --package=<tarball> clarvis-agent-tools mcp --workspace .` in an empty directory', async (t) => {
