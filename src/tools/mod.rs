@@ -30,6 +30,7 @@ pub mod read_file;
 pub mod read_files;
 pub mod read_image;
 pub mod remove;
+pub mod replace;
 pub mod tree;
 pub mod write_file;
 
@@ -266,6 +267,7 @@ pub fn all() -> &'static [ToolDef] {
             edit_file::def(),
             multi_edit::def(),
             apply_patch::def(),
+            replace::def(),
             list_dir::def(),
             glob::def(),
             grep::def(),
