@@ -52,3 +52,9 @@ test('actionlint accepts the workflows', (t) => {
   const r = spawnSync('actionlint', ['-no-color'], { cwd: ROOT, encoding: 'utf8' })
   assert.equal(r.status, 0, r.stdout + r.stderr)
 })
+
+test('mcp-standalone.mjs was bundled from the current mcp.mjs and lib/mcp-http.mjs', async () => {
+  const { sourcesDigest } = await import('../scripts/mcp-sources.mjs')
+  const head = fs.readFileSync(`${ROOT}mcp-standalone.mjs`, 'utf8').slice(0, 400)
+  assert.match(head, new RegExp(`// sources: ${sourcesDigest()}\\n`), 'stale bundle: run `npm run bundle:mcp`')
+})
