@@ -154,6 +154,34 @@ impl NativeTools {
         self.config.compat == config::Compat::V01
     }
 
+    /// Dispatch steps 1–2 for a host's guard: `{"ok":true,"args":{…}}` with the validated,
+    /// default-filled arguments, or `{"ok":false,"text":<envelope>}`.
+    #[napi]
+    pub fn validate(
+        &self,
+        name: String,
+        args_json: Option<String>,
+        args_error: Option<String>,
+    ) -> String {
+        let args = match args_error {
+            Some(why) => dispatch::Args::NotJson(why),
+            None => dispatch::parse_args(args_json.as_deref()),
+        };
+        match dispatch::validate(&name, args, &self.config) {
+            Ok((_, args)) => serde_json::json!({ "ok": true, "args": args }).to_string(),
+            Err(e) => serde_json::json!({ "ok": false, "text": e.envelope() }).to_string(),
+        }
+    }
+
+    /// A guard path fact: `raw` made absolute against `base` (the workspace root when empty;
+    /// with `shell`, `~` and `~/` expand to `$HOME`), and whether its real location is inside
+    /// the workspace (computed even when confinement is off). JSON `{resolved, within}`.
+    #[napi]
+    pub fn path_fact(&self, raw: String, base: String, shell: bool) -> String {
+        let (resolved, within) = crate::workspace::path_fact(&self.config, &raw, &base, shell);
+        serde_json::json!({ "resolved": resolved, "within": within }).to_string()
+    }
+
     /// `listTools()` for this configuration's surface, as JSON.
     #[napi]
     pub fn list_tools_json(&self) -> String {
