@@ -16,7 +16,7 @@ import { snapshot, makeSentinel, stubbedTools } from './sentinel.mjs'
 
 export const BASH_MAX_MS = 2000
 export const CODES = new Set(['invalid_input', 'not_found', 'not_a_file', 'is_binary', 'not_an_image', 'no_match', 'ambiguous_match', 'patch_failed', 'io_error', 'timeout', 'aborted', 'output_limit', 'too_large', 'path_escape', 'denied', 'monitor_not_found', 'too_many_monitors', 'internal'])
-export const TOOLS = ['read_file', 'list_dir', 'glob', 'grep', 'write_file', 'edit_file', 'multi_edit', 'apply_patch', 'bash']
+export const TOOLS = ['read_file', 'list_dir', 'glob', 'grep', 'write_file', 'edit_file', 'multi_edit', 'apply_patch', 'bash', 'outline', 'check_syntax']
 
 /** mulberry32: tiny, fast, and the same sequence on every platform for a given seed. */
 export function prng(seed) {
@@ -121,6 +121,8 @@ const GOOD_DIRS = ['', '.', 'dir', 'dir/', './dir/..']
 // Half the time a path that exists, so calls get past the path checks into the tool itself.
 const file = (r) => (r.chance(0.5) ? r.pick(GOOD_FILES) : r.pick(PATHS))
 const dir = (r) => (r.chance(0.5) ? r.pick(GOOD_DIRS) : r.pick(PATHS))
+const SOURCES = ['src/a.ts', 'src/broken.py', 'src/deep.js', 'src/nul.rs', 'src/bad8.go', 'src/a.rb', 'src/x.TSX', 'a.txt', 'dir']
+const source = (r) => (r.chance(0.6) ? r.pick(SOURCES) : file(r))
 
 /** Valid-looking arguments per tool, before mutation. */
 const TEMPLATES = {
@@ -133,6 +135,8 @@ const TEMPLATES = {
   multi_edit: (r) => ({ path: file(r), edits: Array.from({ length: r.int(4) }, () => ({ old_string: advString(r), new_string: advString(r), replace_all: r.chance(0.3) })) }),
   apply_patch: (r) => ({ patch: fuzzPatch(r) }),
   bash: (r) => ({ command: safeCommand(r), cwd: dir(r), timeout_ms: 1 + r.int(BASH_MAX_MS) }),
+  outline: (r) => (r.chance(0.2) ? { path: source(r), paths: Array.from({ length: r.int(3) }, () => (r.chance(0.5) ? source(r) : dir(r))) } : { path: source(r) }),
+  check_syntax: (r) => ({ path: source(r) }),
 }
 const EXTRA_KEYS = ['extra', '', 'PATH', '__proto__', 'constructor', 'toString', 'paths', 'Path', 'path ', '\0', '😀', 'edits[0]']
 
@@ -200,6 +204,13 @@ export function fuzzWorkspace(options = {}) {
     'bomb.txt': 'a'.repeat(5000) + '!\n',
     '.gitignore': 'ignored/\n',
     'ignored/x.txt': 'x\n',
+    'src/a.ts': 'export class A {\n  m(): void {}\n}\n',
+    'src/broken.py': 'def f(:\n  pass\n',
+    'src/deep.js': '('.repeat(5000) + ')'.repeat(5000),
+    'src/nul.rs': Buffer.alloc(512),
+    'src/bad8.go': Buffer.from([0x70, 0x61, 0x63, 0x6b, 0xff, 0xfe, 0x0a]),
+    'src/a.rb': 'def f\nend\n',
+    'src/x.TSX': 'const A = () => <div/>;\n',
   }
   for (const [rel, content] of Object.entries(files)) {
     fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true })

@@ -17,6 +17,7 @@ import { ensureCorpus, CORPUS } from './corpus.mjs'
 import { captureWarnings, printTable } from './lib.mjs'
 import { memoryRows } from './memory.mjs'
 import { globRows, grepRows } from './search.mjs'
+import { syntaxRows } from './syntax.mjs'
 
 const require = createRequire(import.meta.url)
 
@@ -95,7 +96,7 @@ async function main() {
 
   const rows = []
   try {
-    for (const group of [grepRows, globRows, callRows, checkpointRows, memoryRows]) {
+    for (const group of [grepRows, globRows, callRows, checkpointRows, syntaxRows, memoryRows]) {
       const got = await group(ctx, want)
       rows.push(...got)
       for (const r of got) process.stderr.write(`  done: ${r.name} (${r.status})\n`)

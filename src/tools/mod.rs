@@ -15,6 +15,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 pub mod apply_patch;
 pub mod bash;
+pub mod check_syntax;
 pub mod diff;
 pub mod edit_file;
 pub mod file_stat;
@@ -22,6 +23,7 @@ pub mod glob;
 pub mod grep;
 pub mod list_dir;
 pub mod multi_edit;
+pub mod outline;
 pub mod read_file;
 pub mod read_files;
 pub mod read_image;
@@ -268,6 +270,8 @@ pub fn all() -> &'static [ToolDef] {
             bash::def(),
             file_stat::def(),
             tree::def(),
+            outline::def(),
+            check_syntax::def(),
         ]
     })
 }
