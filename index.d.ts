@@ -29,6 +29,10 @@ export interface AgentToolsOptions {
   probeTreeSitter?: () => boolean
   /** Largest image read_image returns, in bytes (>= 1024). Default 5000000. */
   maxImageBytes?: number
+  /** How long monitor_start waits for ready_when by default, in ms (>= 1). Default 30000. */
+  monitorReadyTimeoutMs?: number
+  /** The most live monitors at once (>= 1). Default 32. */
+  maxMonitors?: number
   /** Budget for checkpointed prior contents, in bytes (>= 0; 0 turns checkpoints off). Default 268435456. */
   checkpointBytes?: number
   /** Record what `bash` commands change while a checkpoint is live (walks the workspace around each command). Default false. */
@@ -49,6 +53,10 @@ export interface ServerConfig {
   readonly treeSitterAvailable?: boolean
   /** Largest image read_image returns (absent under compat "0.1"). */
   readonly maxImageBytes?: number
+  /** monitor_start's default ready wait (absent under compat "0.1"). */
+  readonly monitorReadyTimeoutMs?: number
+  /** The live monitor cap (absent under compat "0.1"). */
+  readonly maxMonitors?: number
   /** The checkpoint budget in bytes (absent under compat "0.1"). */
   readonly checkpointBytes?: number
   /** Whether bash commands are checkpointed (absent under compat "0.1"). */
@@ -307,3 +315,7 @@ export declare const DEFAULT_MAX_FILE_BYTES: 20000000
 export declare const DEFAULT_BASH_TIMEOUT_MS: 120000
 export declare const DEFAULT_BASH_TIMEOUT_MAX_MS: 600000
 export declare const DEFAULT_MAX_IMAGE_BYTES: 5000000
+export declare const DEFAULT_MONITOR_READY_TIMEOUT_MS: 30000
+export declare const DEFAULT_MAX_MONITORS: 32
+/** Deletes the state files of every monitor that is not running. Never rejects. */
+export declare function sweepMonitors(workspaceRoot: string): Promise<void>

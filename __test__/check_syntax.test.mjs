@@ -118,3 +118,13 @@ test('warnings: off with probeTreeSitter false and under compat 0.1; big files s
   const big = 'let x = (1;\n' + ' '.repeat(1_000_001)
   assert.equal((await call('write_file', { path: 'a.ts', content: big })).text, `Wrote ${big.length} bytes to a.ts (created).`)
 })
+
+test('warnings: replace (apply only)', async () => {
+  const { call } = latest({ 'a.ts': 'let x = (1);\n', 'b.txt': '(1)\n' })
+  const dry = await call('replace', { pattern: '\\(1\\)', replacement: '(1', path: '.' })
+  assert.ok(!dry.text.includes('warning:'), dry.text)
+  const r = await call('replace', { pattern: '\\(1\\)', replacement: '(1', path: '.', dry_run: false })
+  assert.equal(r.isError, false, r.text)
+  assert.ok(r.text.endsWith(WARN), r.text)
+  assert.equal(r.text.split('warning:').length, 2)
+})

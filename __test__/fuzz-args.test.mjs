@@ -1,4 +1,4 @@
-// Seeded argument fuzzing across all nine tools: malformed and adversarial argument objects
+// Seeded argument fuzzing across the 0.1 tools and the 0.5 read tools: malformed and adversarial argument objects
 // (wrong types, nulls, missing and extra keys, huge strings, deep nesting, lone surrogates,
 // control characters and NUL bytes, pathological regexes and globs, odd numbers, odd abort
 // signals). Every call must resolve to `{ isError, text }` with a documented envelope or a

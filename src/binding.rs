@@ -322,6 +322,15 @@ pub fn tool_defs_json() -> String {
     serde_json::Value::Array(defs).to_string()
 }
 
+/// Deletes the files of every monitor of `<root>` that is not running. Never fails.
+#[napi]
+pub async fn sweep_monitors(root: String) {
+    let _ = tokio::task::spawn_blocking(move || {
+        crate::process::monitor::sweep(std::path::Path::new(&root))
+    })
+    .await;
+}
+
 /// Removes bash spill files older than 24 hours from `<root>/.clarvis/`. Never fails.
 #[napi]
 pub async fn sweep_spill_dir(root: String) {

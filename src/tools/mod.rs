@@ -16,17 +16,27 @@ use std::sync::{Arc, Mutex, OnceLock};
 pub mod apply_patch;
 pub mod bash;
 pub mod check_syntax;
+pub mod copy_file;
 pub mod diff;
 pub mod edit_file;
+pub mod endpoints;
 pub mod file_stat;
 pub mod glob;
 pub mod grep;
 pub mod list_dir;
+pub mod mkdir;
+pub mod monitor_list;
+pub mod monitor_poll;
+pub mod monitor_start;
+pub mod monitor_stop;
+pub mod move_file;
 pub mod multi_edit;
 pub mod outline;
 pub mod read_file;
 pub mod read_files;
 pub mod read_image;
+pub mod remove;
+pub mod replace;
 pub mod tree;
 pub mod write_file;
 
@@ -263,11 +273,20 @@ pub fn all() -> &'static [ToolDef] {
             edit_file::def(),
             multi_edit::def(),
             apply_patch::def(),
+            replace::def(),
             list_dir::def(),
             glob::def(),
             grep::def(),
             diff::def(),
             bash::def(),
+            monitor_start::def(),
+            monitor_poll::def(),
+            monitor_stop::def(),
+            monitor_list::def(),
+            move_file::def(),
+            copy_file::def(),
+            mkdir::def(),
+            remove::def(),
             file_stat::def(),
             tree::def(),
             outline::def(),
@@ -292,6 +311,17 @@ pub const V01_TOOLS: [&str; 9] = [
 /// The annotations every read tool shares.
 pub const fn read_annotations() -> Annotations {
     READ
+}
+
+/// The annotations of a tool that changes or deletes files and is not idempotent (a second
+/// identical call sees the changed workspace).
+pub const fn change_annotations() -> Annotations {
+    Annotations {
+        read_only: false,
+        destructive: true,
+        idempotent: false,
+        open_world: false,
+    }
 }
 
 /// Whether `def` is on the surface `config` selects.

@@ -1,0 +1,80 @@
+//! `copy`: copy one file, streamed through a temp file beside the destination (constant
+//! memory, no size limit), mode carried over, renamed into place atomically.
+
+use super::endpoints::{remove_created, via, Endpoints};
+use super::{change_annotations, Call, Handler, Output, ToolDef};
+use crate::atomic;
+use crate::error::{ToolError, ToolResult};
+use serde_json::Value;
+use std::io::Read;
+use std::os::unix::fs::PermissionsExt;
+
+const DESCRIPTION: &str = "Copy one file inside the workspace, byte for byte (any size, binary included), with its permissions; missing parent directories of the destination are created. The copy appears atomically: readers see the old destination or the whole new file, never a partial one. Refuses to replace an existing file unless overwrite is true. Files only: to copy a directory use bash (cp -r). Use move to rename instead. Errors: not_found (no such source), not_a_file (the source is a directory, or the destination is one), invalid_input (same path, destination exists without overwrite, or a symlink at either end), path_escape (stay inside the workspace), io_error.";
+
+/// Bytes copied between two cancellation checks.
+const CHUNK: u64 = 64 << 20;
+
+/// The `copy` tool definition.
+pub fn def() -> ToolDef {
+    ToolDef {
+        name: "copy",
+        description: DESCRIPTION,
+        schema,
+        bounded: false,
+        annotations: change_annotations(),
+        handler: Handler::Blocking(run),
+        aborted: ToolError::aborted,
+        syntax: false,
+    }
+}
+
+fn schema() -> Value {
+    super::move_file::transfer_schema()
+}
+
+fn run(call: &Call) -> ToolResult<Output> {
+    let ends = Endpoints::check(call)?;
+    let (from_dir, to_dir, created) = ends.dirs(call)?;
+    let result = copy_into(call, &ends, &from_dir, &to_dir);
+    if result.is_err() {
+        remove_created(&created);
+    }
+    result.map(|()| Output::text(ends.message("Copied")))
+}
+
+fn copy_into(
+    call: &Call,
+    ends: &Endpoints,
+    from_dir: &std::fs::File,
+    to_dir: &std::fs::File,
+) -> ToolResult<()> {
+    let fail = |e: std::io::Error| ToolError::fs(&e, &ends.dst_shown);
+    let from = via(from_dir, &ends.src);
+    let source = std::fs::File::open(&from).map_err(|e| ToolError::fs(&e, &ends.src_shown))?;
+    let to = via(to_dir, &ends.dst);
+    let dst_dir = to.parent().map(|p| p.to_path_buf()).unwrap_or_default();
+    let (temp, mut out) = atomic::create_temp(&dst_dir).map_err(fail)?;
+    // std's copy uses copy_file_range/sendfile between files: the kernel moves the bytes.
+    loop {
+        if call.cancel.is_cancelled() {
+            return Err(ToolError::aborted());
+        }
+        let n = std::io::copy(&mut (&source).take(CHUNK), &mut out).map_err(fail)?;
+        if n == 0 {
+            break;
+        }
+    }
+    let mode = ends.src_meta.permissions().mode() & 0o777;
+    out.set_permissions(std::fs::Permissions::from_mode(mode))
+        .map_err(fail)?;
+    out.sync_all().map_err(fail)?;
+    if call.cancel.is_cancelled() {
+        return Err(ToolError::aborted());
+    }
+    call.before_write(std::slice::from_ref(&ends.dst));
+    std::fs::rename(temp.path(), &to).map_err(fail)?;
+    temp.keep();
+    let _ = atomic::fsync_dir(&dst_dir);
+    call.after_write(std::slice::from_ref(&ends.dst));
+    Ok(())
+}

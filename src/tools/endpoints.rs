@@ -1,0 +1,129 @@
+//! The checks `move` and `copy` share (LATER §4), in the original's order, and the verified
+//! directory handles their renames go through.
+
+use super::Call;
+use crate::atomic;
+use crate::error::{Code, ToolError, ToolResult};
+use crate::schema::{bool_arg, str_arg};
+use crate::workspace;
+use std::fs::{File, Metadata};
+use std::path::{Path, PathBuf};
+
+/// Both ends of a move or copy, checked, with their locks held.
+pub struct Endpoints {
+    /// The source's absolute path.
+    pub src: PathBuf,
+    /// The destination's absolute path.
+    pub dst: PathBuf,
+    /// Display paths of both.
+    pub src_shown: String,
+    /// See `src_shown`.
+    pub dst_shown: String,
+    /// The source's metadata (a regular file).
+    pub src_meta: Metadata,
+    /// Whether a file is replaced at the destination.
+    pub overwrite: bool,
+    _locks: atomic::PathGuard,
+}
+
+impl Endpoints {
+    /// Resolves and checks `source` and `destination`, in this order:
+    ///
+    /// 1. the same absolute path → `invalid_input`;
+    /// 2. a symlink at either end → `invalid_input` (absolute path);
+    /// 3. a missing source → `not_found`, a directory → `not_a_file`;
+    /// 4. a directory at the destination → `not_a_file`;
+    /// 5. an existing destination without `overwrite` → `invalid_input`.
+    pub fn check(call: &Call) -> ToolResult<Endpoints> {
+        let src_in = str_arg(&call.args, "source").unwrap_or_default();
+        let dst_in = str_arg(&call.args, "destination").unwrap_or_default();
+        let overwrite = bool_arg(&call.args, "overwrite").unwrap_or(false);
+        let src = workspace::resolve(&call.config, src_in)?;
+        let dst = workspace::resolve(&call.config, dst_in)?;
+        let src_shown = workspace::display(&call.config, &src);
+        let dst_shown = workspace::display(&call.config, &dst);
+        if src == dst {
+            return Err(ToolError::invalid(format!(
+                "Source and destination are the same: {src_shown}"
+            )));
+        }
+        let locks = atomic::lock_paths(&[src.clone(), dst.clone()]);
+        let src_meta = atomic::refuse_symlink(&src, &src_shown)?;
+        let dst_meta = atomic::refuse_symlink(&dst, &dst_shown)?;
+        let Some(src_meta) = src_meta else {
+            return Err(
+                ToolError::new(Code::NotFound, format!("No such file: {src_shown}"))
+                    .with("path", src_shown.as_str()),
+            );
+        };
+        if src_meta.is_dir() {
+            return Err(ToolError::new(
+                Code::NotAFile,
+                format!("Source is a directory (files only): {src_shown}"),
+            )
+            .with("path", src_shown.as_str()));
+        }
+        if let Some(m) = &dst_meta {
+            if m.is_dir() {
+                return Err(ToolError::new(
+                    Code::NotAFile,
+                    format!("Destination is a directory: {dst_shown}"),
+                )
+                .with("path", dst_shown.as_str()));
+            }
+            if !overwrite {
+                return Err(ToolError::invalid(format!(
+                    "Destination already exists: {dst_shown} (pass overwrite: true to replace it)"
+                ))
+                .with("path", dst_shown.as_str()));
+            }
+        }
+        Ok(Endpoints {
+            overwrite: dst_meta.is_some(),
+            src,
+            dst,
+            src_shown,
+            dst_shown,
+            src_meta,
+            _locks: locks,
+        })
+    }
+
+    /// Verified handles on the source's directory and the destination's (made, with any
+    /// missing ancestors, when absent), and the directories that were created.
+    pub fn dirs(&self, call: &Call) -> ToolResult<(File, File, Vec<PathBuf>)> {
+        let src_dir = self.src.parent().unwrap_or(Path::new("/"));
+        let dst_dir = self.dst.parent().unwrap_or(Path::new("/"));
+        let from = workspace::open_dir_confined(&call.config, src_dir, &self.src_shown)?;
+        let (to, created) =
+            workspace::open_dir_for_write(&call.config, dst_dir, &self.dst_shown, true)?;
+        Ok((from, to, created))
+    }
+
+    /// `<verb> <from> → <to>.` or `… (overwritten).`
+    pub fn message(&self, verb: &str) -> String {
+        let tail = if self.overwrite { " (overwritten)" } else { "" };
+        format!(
+            "{verb} {} \u{2192} {}{tail}.",
+            self.src_shown, self.dst_shown
+        )
+    }
+}
+
+/// Removes directories a failed call created, deepest first.
+pub fn remove_created(created: &[PathBuf]) {
+    for d in created.iter().rev() {
+        let _ = std::fs::remove_dir(d);
+    }
+}
+
+/// `abs` reached through `dir`, a verified handle on its parent (see
+/// [`workspace::io_path`]): a parent swapped for a symlink cannot redirect the operation.
+pub fn via(dir: &File, abs: &Path) -> PathBuf {
+    let parent = abs.parent().unwrap_or(Path::new("/"));
+    let base = workspace::io_path(dir, parent);
+    match abs.file_name() {
+        Some(name) => base.join(name),
+        None => base,
+    }
+}

@@ -1,0 +1,78 @@
+//! `mkdir`: create a directory and its missing parents (`mkdir -p`); idempotent.
+
+use super::{object_schema, Annotations, Call, Handler, Output, ToolDef};
+use crate::error::{Code, ToolError, ToolResult};
+use crate::schema::str_arg;
+use crate::workspace;
+use serde_json::{json, Value};
+
+const DESCRIPTION: &str = "Create a directory, with any missing parent directories (like mkdir -p). Creating one that already exists is fine (the result says so). You rarely need it before writing: write_file, copy and move create parent directories themselves. Errors: not_a_file (a file is in the way: at the path itself or at one of its parents), path_escape (stay inside the workspace), io_error (e.g. no permission).";
+
+/// The `mkdir` tool definition.
+pub fn def() -> ToolDef {
+    ToolDef {
+        name: "mkdir",
+        description: DESCRIPTION,
+        schema,
+        bounded: false,
+        annotations: Annotations {
+            read_only: false,
+            destructive: false,
+            idempotent: true,
+            open_world: false,
+        },
+        handler: Handler::Blocking(run),
+        aborted: ToolError::aborted,
+        syntax: false,
+    }
+}
+
+fn schema() -> Value {
+    object_schema(
+        json!({
+            "path": { "type": "string", "description": "The directory to create, relative to the workspace root or absolute." }
+        }),
+        &["path"],
+    )
+}
+
+fn run(call: &Call) -> ToolResult<Output> {
+    let input = str_arg(&call.args, "path").unwrap_or_default();
+    let abs = workspace::resolve(&call.config, input)?;
+    let shown = workspace::display(&call.config, &abs);
+    let _lock = crate::atomic::lock_paths(std::slice::from_ref(&abs));
+    match std::fs::metadata(&abs) {
+        Ok(m) if m.is_dir() => {
+            // Confined by descriptor like any other use of the path.
+            drop(workspace::open_dir_confined(&call.config, &abs, &shown)?);
+            return Ok(Output::text(format!("Directory already exists: {shown}.")));
+        }
+        Ok(_) => {
+            return Err(ToolError::new(
+                Code::NotAFile,
+                format!("Path exists and is not a directory: {shown}"),
+            )
+            .with("path", shown.as_str()))
+        }
+        Err(_) => {}
+    }
+    if call.cancel.is_cancelled() {
+        return Err(ToolError::aborted());
+    }
+    call.before_write(std::slice::from_ref(&abs));
+    let (_dir, created) =
+        workspace::open_dir_for_write(&call.config, &abs, &shown, true).map_err(|e| {
+            if e.code == Code::NotAFile {
+                ToolError::new(Code::NotAFile, format!("Not a directory: {shown}"))
+                    .with("path", shown.as_str())
+            } else {
+                e
+            }
+        })?;
+    call.after_write(std::slice::from_ref(&abs));
+    Ok(Output::text(if created.is_empty() {
+        format!("Directory already exists: {shown}.")
+    } else {
+        format!("Created directory {shown}.")
+    }))
+}
