@@ -229,6 +229,47 @@ export interface AgentTools {
   restore(id: string, options?: { paths?: string[]; force?: boolean }): Promise<RestoreReport>
   /** Frees a checkpoint. Throws ToolError `not_found` for an unknown id. */
   dropCheckpoint(id: string): void
+  /** The outline of one source file as data (the parse `outline` uses). Rejects with ToolError (the tool's codes). */
+  outlineOf(path: string): Promise<OutlineData>
+  /** check_syntax's result for one file as an object. Rejects with ToolError (the tool's codes). */
+  checkSyntax(path: string): Promise<SyntaxCheck>
+}
+
+/** One symbol of {@link AgentTools.outlineOf}. */
+export interface OutlineSymbol {
+  /** The symbol's header: its first source line, trimmed, without a trailing `{` or `:` (≤ 150 chars + `...`). */
+  name: string
+  /** The grammar's node type, e.g. `class_declaration`, `function_item`. */
+  kind: string
+  /** Nesting depth, 0 = top level. */
+  depth: number
+  /** 1-based first and last line. */
+  startLine: number
+  endLine: number
+}
+
+/** What {@link AgentTools.outlineOf} resolves. */
+export interface OutlineData {
+  path: string
+  language: string
+  /** Number of `\n` + 1. */
+  lines: number
+  /** Every symbol in document order (not capped at 2000 like the tool's text). */
+  symbols: OutlineSymbol[]
+  /** Syntax issues found (at most 50; `truncated` when there are more). */
+  errorCount: number
+  truncated: boolean
+}
+
+/** What {@link AgentTools.checkSyntax} resolves: check_syntax's JSON. */
+export interface SyntaxCheck {
+  path: string
+  language: string
+  ok: boolean
+  /** `column` counts UTF-16 code units; `near` is the source line (error) or the expected token (missing). */
+  errors: { kind: 'error' | 'missing'; line: number; column: number; near: string }[]
+  error_count: number
+  truncated: boolean
 }
 
 /** A bad configuration; thrown synchronously. `name === "StartupError"`. */

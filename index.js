@@ -362,6 +362,10 @@ function agentToolsFor(config) {
       const paths = opts && Array.isArray(opts.paths) ? opts.paths.map(String) : undefined
       return checkpointResult(await handle.restore(String(id), paths, Boolean(opts && opts.force)))
     },
+    /** The symbols of one source file, structured: `{ path, language, lines, symbols, errorCount, truncated }`. Rejects with ToolError. */
+    outlineOf: async (path) => checkpointResult(await handle.outlineOf(String(path))),
+    /** check_syntax's result for one file as an object. Rejects with ToolError. */
+    checkSyntax: async (path) => checkpointResult(await handle.checkSyntax(String(path))),
     /** Frees checkpoint `id`. */
     dropCheckpoint: (id) => {
       checkpointResult(handle.dropCheckpoint(String(id)))

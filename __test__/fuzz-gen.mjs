@@ -17,7 +17,7 @@ import { snapshot, makeSentinel, stubbedTools } from './sentinel.mjs'
 
 export const BASH_MAX_MS = 2000
 export const CODES = new Set(['invalid_input', 'not_found', 'not_a_file', 'is_binary', 'not_an_image', 'no_match', 'ambiguous_match', 'patch_failed', 'io_error', 'timeout', 'aborted', 'output_limit', 'too_large', 'path_escape', 'denied', 'monitor_not_found', 'too_many_monitors', 'internal'])
-export const TOOLS = ['read_file', 'list_dir', 'glob', 'grep', 'write_file', 'edit_file', 'multi_edit', 'apply_patch', 'bash', 'read_files', 'read_image', 'diff', 'file_stat', 'tree']
+export const TOOLS = ['read_file', 'list_dir', 'glob', 'grep', 'write_file', 'edit_file', 'multi_edit', 'apply_patch', 'bash', 'read_files', 'read_image', 'diff', 'file_stat', 'tree', 'outline', 'check_syntax']
 
 /** mulberry32: tiny, fast, and the same sequence on every platform for a given seed. */
 export function prng(seed) {
@@ -122,6 +122,8 @@ const GOOD_DIRS = ['', '.', 'dir', 'dir/', './dir/..']
 // Half the time a path that exists, so calls get past the path checks into the tool itself.
 const file = (r) => (r.chance(0.5) ? r.pick(GOOD_FILES) : r.pick(PATHS))
 const dir = (r) => (r.chance(0.5) ? r.pick(GOOD_DIRS) : r.pick(PATHS))
+const SOURCES = ['src/a.ts', 'src/broken.py', 'src/deep.js', 'src/nul.rs', 'src/bad8.go', 'src/a.rb', 'src/x.TSX', 'a.txt', 'dir']
+const source = (r) => (r.chance(0.6) ? r.pick(SOURCES) : file(r))
 
 /** Valid-looking arguments per tool, before mutation. */
 const TEMPLATES = {
@@ -140,6 +142,8 @@ const TEMPLATES = {
   diff: (r) => ({ from: file(r), to: file(r) }),
   file_stat: (r) => ({ path: r.chance(0.5) ? file(r) : dir(r) }),
   tree: (r) => ({ path: dir(r), depth: r.int(25), respect_gitignore: r.chance(0.5) }),
+  outline: (r) => (r.chance(0.2) ? { path: source(r), paths: Array.from({ length: r.int(3) }, () => (r.chance(0.5) ? source(r) : dir(r))) } : { path: source(r) }),
+  check_syntax: (r) => ({ path: source(r) }),
 }
 const EXTRA_KEYS = ['extra', '', 'PATH', '__proto__', 'constructor', 'toString', 'paths', 'Path', 'path ', '\0', '😀', 'edits[0]']
 
@@ -210,6 +214,13 @@ export function fuzzWorkspace(options = {}) {
     // A real (1×1) PNG, and a GIF signature with nothing after it.
     'img.png': Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c63000100000500010d0a2db40000000049454e44ae426082', 'hex'),
     'trunc.gif': 'GIF89a',
+    'src/a.ts': 'export class A {\n  m(): void {}\n}\n',
+    'src/broken.py': 'def f(:\n  pass\n',
+    'src/deep.js': '('.repeat(5000) + ')'.repeat(5000),
+    'src/nul.rs': Buffer.alloc(512),
+    'src/bad8.go': Buffer.from([0x70, 0x61, 0x63, 0x6b, 0xff, 0xfe, 0x0a]),
+    'src/a.rb': 'def f\nend\n',
+    'src/x.TSX': 'const A = () => <div/>;\n',
   }
   for (const [rel, content] of Object.entries(files)) {
     fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true })

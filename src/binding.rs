@@ -273,6 +273,19 @@ impl NativeTools {
         })
     }
 
+    /// `outlineOf(path)`: the structured outline of one file as JSON, or `{"error"}`.
+    #[napi]
+    pub async fn outline_of(&self, path: String) -> String {
+        self.syntax_call(path, crate::syntax::Purpose::Outline)
+            .await
+    }
+
+    /// `checkSyntax(path)`: check_syntax's result object as JSON, or `{"error"}`.
+    #[napi]
+    pub async fn check_syntax(&self, path: String) -> String {
+        self.syntax_call(path, crate::syntax::Purpose::Check).await
+    }
+
     /// Restores a checkpoint, as JSON (on the blocking pool).
     #[napi]
     pub async fn restore(&self, id: String, paths: Option<Vec<String>>, force: bool) -> String {
@@ -284,6 +297,22 @@ impl NativeTools {
                 paths.as_deref(),
                 force,
             ))
+        })
+        .await
+        .unwrap_or_else(|e| {
+            envelope_or(Err(crate::error::ToolError::new(
+                crate::error::Code::Internal,
+                e.to_string(),
+            )))
+        })
+    }
+}
+
+impl NativeTools {
+    async fn syntax_call(&self, path: String, purpose: crate::syntax::Purpose) -> String {
+        let config = self.config.clone();
+        tokio::task::spawn_blocking(move || {
+            envelope_or(crate::syntax::library_call(&config, &path, purpose))
         })
         .await
         .unwrap_or_else(|e| {

@@ -15,6 +15,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 pub mod apply_patch;
 pub mod bash;
+pub mod check_syntax;
 pub mod copy_file;
 pub mod diff;
 pub mod edit_file;
@@ -30,6 +31,7 @@ pub mod monitor_start;
 pub mod monitor_stop;
 pub mod move_file;
 pub mod multi_edit;
+pub mod outline;
 pub mod read_file;
 pub mod read_files;
 pub mod read_image;
@@ -287,6 +289,8 @@ pub fn all() -> &'static [ToolDef] {
             remove::def(),
             file_stat::def(),
             tree::def(),
+            outline::def(),
+            check_syntax::def(),
         ]
     })
 }
