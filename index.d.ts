@@ -29,6 +29,10 @@ export interface AgentToolsOptions {
   probeTreeSitter?: () => boolean
   /** Largest image read_image returns, in bytes (>= 1024). Default 5000000. */
   maxImageBytes?: number
+  /** How long monitor_start waits for ready_when by default, in ms (>= 1). Default 30000. */
+  monitorReadyTimeoutMs?: number
+  /** The most live monitors at once (>= 1). Default 32. */
+  maxMonitors?: number
   /** Budget for checkpointed prior contents, in bytes (>= 0; 0 turns checkpoints off). Default 268435456. */
   checkpointBytes?: number
   /** Record what `bash` commands change while a checkpoint is live (walks the workspace around each command). Default false. */
@@ -49,6 +53,10 @@ export interface ServerConfig {
   readonly treeSitterAvailable?: boolean
   /** Largest image read_image returns (absent under compat "0.1"). */
   readonly maxImageBytes?: number
+  /** monitor_start's default ready wait (absent under compat "0.1"). */
+  readonly monitorReadyTimeoutMs?: number
+  /** The live monitor cap (absent under compat "0.1"). */
+  readonly maxMonitors?: number
   /** The checkpoint budget in bytes (absent under compat "0.1"). */
   readonly checkpointBytes?: number
   /** Whether bash commands are checkpointed (absent under compat "0.1"). */
@@ -221,6 +229,47 @@ export interface AgentTools {
   restore(id: string, options?: { paths?: string[]; force?: boolean }): Promise<RestoreReport>
   /** Frees a checkpoint. Throws ToolError `not_found` for an unknown id. */
   dropCheckpoint(id: string): void
+  /** The outline of one source file as data (the parse `outline` uses). Rejects with ToolError (the tool's codes). */
+  outlineOf(path: string): Promise<OutlineData>
+  /** check_syntax's result for one file as an object. Rejects with ToolError (the tool's codes). */
+  checkSyntax(path: string): Promise<SyntaxCheck>
+}
+
+/** One symbol of {@link AgentTools.outlineOf}. */
+export interface OutlineSymbol {
+  /** The symbol's header: its first source line, trimmed, without a trailing `{` or `:` (≤ 150 chars + `...`). */
+  name: string
+  /** The grammar's node type, e.g. `class_declaration`, `function_item`. */
+  kind: string
+  /** Nesting depth, 0 = top level. */
+  depth: number
+  /** 1-based first and last line. */
+  startLine: number
+  endLine: number
+}
+
+/** What {@link AgentTools.outlineOf} resolves. */
+export interface OutlineData {
+  path: string
+  language: string
+  /** Number of `\n` + 1. */
+  lines: number
+  /** Every symbol in document order (not capped at 2000 like the tool's text). */
+  symbols: OutlineSymbol[]
+  /** Syntax issues found (at most 50; `truncated` when there are more). */
+  errorCount: number
+  truncated: boolean
+}
+
+/** What {@link AgentTools.checkSyntax} resolves: check_syntax's JSON. */
+export interface SyntaxCheck {
+  path: string
+  language: string
+  ok: boolean
+  /** `column` counts UTF-16 code units; `near` is the source line (error) or the expected token (missing). */
+  errors: { kind: 'error' | 'missing'; line: number; column: number; near: string }[]
+  error_count: number
+  truncated: boolean
 }
 
 /** A bad configuration; thrown synchronously. `name === "StartupError"`. */
@@ -266,3 +315,7 @@ export declare const DEFAULT_MAX_FILE_BYTES: 20000000
 export declare const DEFAULT_BASH_TIMEOUT_MS: 120000
 export declare const DEFAULT_BASH_TIMEOUT_MAX_MS: 600000
 export declare const DEFAULT_MAX_IMAGE_BYTES: 5000000
+export declare const DEFAULT_MONITOR_READY_TIMEOUT_MS: 30000
+export declare const DEFAULT_MAX_MONITORS: 32
+/** Deletes the state files of every monitor that is not running. Never rejects. */
+export declare function sweepMonitors(workspaceRoot: string): Promise<void>

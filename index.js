@@ -10,6 +10,8 @@ const DEFAULT_MAX_FILE_BYTES = 20000000
 const DEFAULT_BASH_TIMEOUT_MS = 120000
 const DEFAULT_BASH_TIMEOUT_MAX_MS = 600000
 const DEFAULT_MAX_IMAGE_BYTES = 5000000
+const DEFAULT_MONITOR_READY_TIMEOUT_MS = 30000
+const DEFAULT_MAX_MONITORS = 32
 
 /** A configuration that cannot be used. Thrown synchronously by createAgentTools & co. */
 class StartupError extends Error {
@@ -328,6 +330,15 @@ function checkpointResult(json) {
   return v
 }
 
+/** Deletes the state files of every monitor in `<root>/.clarvis/` that is not running; live ones are left alone. Never rejects. */
+async function sweepMonitors(workspaceRoot) {
+  try {
+    if (typeof native.sweepMonitors === 'function') await native.sweepMonitors(String(workspaceRoot))
+  } catch {
+    // Best effort, like sweepSpillDir.
+  }
+}
+
 /** Builds the tools for one workspace. Throws StartupError on a bad configuration. */
 function createAgentTools(options) {
   return agentToolsFor(resolveConfig(options))
@@ -351,6 +362,10 @@ function agentToolsFor(config) {
       const paths = opts && Array.isArray(opts.paths) ? opts.paths.map(String) : undefined
       return checkpointResult(await handle.restore(String(id), paths, Boolean(opts && opts.force)))
     },
+    /** The symbols of one source file, structured: `{ path, language, lines, symbols, errorCount, truncated }`. Rejects with ToolError. */
+    outlineOf: async (path) => checkpointResult(await handle.outlineOf(String(path))),
+    /** check_syntax's result for one file as an object. Rejects with ToolError. */
+    checkSyntax: async (path) => checkpointResult(await handle.checkSyntax(String(path))),
     /** Frees checkpoint `id`. */
     dropCheckpoint: (id) => {
       checkpointResult(handle.dropCheckpoint(String(id)))
@@ -371,6 +386,7 @@ module.exports = {
   serializeError,
   fsError,
   sweepSpillDir,
+  sweepMonitors,
   setWarnSink,
   tools,
   readOnlyTools,
@@ -381,4 +397,6 @@ module.exports = {
   DEFAULT_BASH_TIMEOUT_MS,
   DEFAULT_BASH_TIMEOUT_MAX_MS,
   DEFAULT_MAX_IMAGE_BYTES,
+  DEFAULT_MONITOR_READY_TIMEOUT_MS,
+  DEFAULT_MAX_MONITORS,
 }

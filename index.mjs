@@ -17,6 +17,7 @@ export const {
   serializeError,
   fsError,
   sweepSpillDir,
+  sweepMonitors,
   setWarnSink,
   tools,
   readOnlyTools,
@@ -27,5 +28,7 @@ export const {
   DEFAULT_BASH_TIMEOUT_MS,
   DEFAULT_BASH_TIMEOUT_MAX_MS,
   DEFAULT_MAX_IMAGE_BYTES,
+  DEFAULT_MONITOR_READY_TIMEOUT_MS,
+  DEFAULT_MAX_MONITORS,
 } = m
 export default m

@@ -12,6 +12,9 @@ import { createRequire } from 'node:module'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
+import { serveHttp as serveHttpWith } from './lib/mcp-http.mjs'
+
+export { parseListen } from './lib/mcp-http.mjs'
 
 const require = createRequire(import.meta.url)
 const pkg = require('./package.json')
@@ -122,4 +125,17 @@ export async function serveStdio(agentTools, options = {}) {
   const server = createMcpServer(agentTools, options)
   await server.connect(new StdioServerTransport())
   return server
+}
+
+/**
+ * Serves `agentTools` over MCP Streamable HTTP at `/mcp` (`host` default 127.0.0.1, `port`
+ * default 0 = any free port, `token` for `Authorization: Bearer`; a non-loopback host needs a
+ * token). One MCP session per client. Resolves once listening to `{ url, httpServer,
+ * sessionCount(), close() }`.
+ */
+export function serveHttp(agentTools, options = {}) {
+  if (!agentTools || typeof agentTools.listTools !== 'function' || typeof agentTools.callTool !== 'function') {
+    return Promise.reject(new TypeError('serveHttp expects the object createAgentTools() returns'))
+  }
+  return serveHttpWith(agentTools, createMcpServer, options)
 }

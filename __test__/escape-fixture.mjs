@@ -7,6 +7,14 @@ import { createAgentTools, setWarnSink } from '../index.mjs'
 import { scratch } from './helpers.mjs'
 import { snapshot, makeSentinel, stubbedTools } from './sentinel.mjs'
 
+export const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
+
+/** Everything a result shows: its text and its image parts' decoded bytes (latin1). */
+export function shown(r) {
+  const images = (r.content || []).filter((p) => p.type === 'image').map((p) => Buffer.from(p.data, 'base64').toString('latin1'))
+  return [r.text, ...images].join('\n')
+}
+
 /** base/ws (the workspace, full of links) beside base/outside (the sentinel). */
 export function setup() {
   const base = scratch('cat-escape-')
@@ -17,8 +25,11 @@ export function setup() {
   fs.writeFileSync(path.join(root, 'dir', 'a.txt'), 'a\n')
   const sentinel = makeSentinel(outside)
   fs.writeFileSync(path.join(outside, 'hard-src.txt'), 'HARDLINKED\n')
+  // An outside image carrying the secret: read_image must refuse it, not return its bytes.
+  fs.writeFileSync(path.join(outside, 'secret.png'), Buffer.concat([PNG_MAGIC, Buffer.from(sentinel.secret)]))
   const link = (target, name) => fs.symlinkSync(target, path.join(root, name))
   link(path.join(outside, 'secret.txt'), 'file-link')
+  link(path.join(outside, 'secret.png'), 'image-link')
   link('file-link', 'file-chain')
   link(outside, 'dir-link')
   link('chain-b', 'chain-a')
@@ -61,6 +72,8 @@ export async function runRace(ms, log = () => {}, sink = null) {
   const stubs = await stubbedTools(tools, setWarnSink, sink)
   fs.mkdirSync(path.join(root, 'flip-real'))
   fs.writeFileSync(path.join(root, 'flip-real', 'inner.txt'), 'INSIDE\ntick tock\n')
+  fs.writeFileSync(path.join(root, 'flip-real', 'inner.png'), Buffer.concat([PNG_MAGIC, Buffer.from('INSIDE')]))
+  fs.writeFileSync(path.join(outside, 'inner.png'), Buffer.concat([PNG_MAGIC, Buffer.from(sentinel.secret)]))
   fs.symlinkSync(outside, path.join(root, 'flip-link'))
   const before = outsideSnap()
   const child = spawn(process.execPath, ['-e', FLIPPER, root, outside, String(ms)], { stdio: ['ignore', 'pipe', 'inherit'] })
@@ -84,6 +97,7 @@ export async function runRace(ms, log = () => {}, sink = null) {
       case 5: return ['edit_file', { path: 'flip/inner.txt', old_string: i % 2 ? 'tick' : 'tock', new_string: i % 2 ? 'tock' : 'tick', replace_all: true }]
       case 6: return ['multi_edit', { path: 'flip/inner.txt', edits: [{ old_string: 'tock', new_string: 'tick' }] }]
       case 7: return ['apply_patch', { patch: `--- /dev/null\n+++ b/flip/p-${i}.txt\n@@ -0,0 +1 @@\n+patched\n` }]
+      case 9: return [['read_files', { paths: ['flip/inner.txt', 'in.txt'] }], ['diff', { from: 'in.txt', to: 'flip/inner.txt' }], ['tree', { path: 'flip' }], ['file_stat', { path: 'flip/inner.txt' }], ['read_image', { path: 'flip/inner.png' }], ['read_file', { path: 'flip/inner.txt', offset: -1 }]][(i / 10 | 0) % 6]
       default: return ['read_file', { path: 'flip/inner.txt', offset: -1 }]
     }
   }
@@ -97,7 +111,8 @@ export async function runRace(ms, log = () => {}, sink = null) {
         const code = JSON.parse(r.text).error
         stats.errors[code] = (stats.errors[code] || 0) + 1
       } else stats.ok++
-      if (r.text.includes(sentinel.secret) || r.text.includes(sentinel.onlyName)) leaks.push(`${tool} ${JSON.stringify(args)} -> ${r.text.slice(0, 200)}`)
+      const out = shown(r)
+      if (out.includes(sentinel.secret) || out.includes(sentinel.onlyName)) leaks.push(`${tool} ${JSON.stringify(args)} -> ${out.slice(0, 200)}`)
     }
   }
   await Promise.all(Array.from({ length: 6 }, worker))

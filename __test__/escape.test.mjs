@@ -11,7 +11,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { setWarnSink } from '../index.mjs'
 import { stubbedTools } from './sentinel.mjs'
-import { setup, runRace } from './escape-fixture.mjs'
+import { setup, runRace, shown } from './escape-fixture.mjs'
 
 const RACE_MS = Number(process.env.RACE_MS || 2500)
 
@@ -75,6 +75,19 @@ function attempts() {
     list.push(['read_file', { path: p }, 'escape'])
     list.push(['grep', { pattern: 'SECRET', path: p }, 'escape'])
   }
+  for (const p of READ_PATHS) {
+    list.push(['file_stat', { path: p }, 'escape'])
+    list.push(['read_image', { path: p }, 'escape'])
+    list.push(['diff', { from: p, to: 'in.txt' }, 'escape'])
+    list.push(['diff', { from: 'in.txt', to: p }, 'escape'])
+    // read_files reports an escaping entry inline and still reads the others.
+    list.push(['read_files', { paths: ['in.txt', p, 'dir/a.txt'] }, 'inline-escape'])
+  }
+  for (const p of ['image-link', 'dir-link/secret.png', '../outside/secret.png', `${O}/secret.png`, `root-link${O}/secret.png`]) {
+    list.push(['read_image', { path: p }, 'escape'])
+    list.push(['file_stat', { path: p }, 'escape'])
+  }
+  list.push(['read_files', { paths: READ_PATHS }, 'inline-escape'])
   for (const p of READ_PATHS.slice(0, 8)) {
     list.push(['edit_file', { path: p, old_string: 'tick', new_string: 'TOCK' }, 'escape'])
     list.push(['multi_edit', { path: p, edits: [{ old_string: 'tick', new_string: 'TOCK' }] }, 'escape'])
@@ -84,6 +97,9 @@ function attempts() {
     list.push(['glob', { pattern: '**/*', path: p }, 'escape'])
     list.push(['grep', { pattern: 'SECRET', path: p }, 'escape'])
     list.push(['bash', { command: 'cat secret.txt; ls', cwd: p, timeout_ms: 5000 }, 'escape'])
+    list.push(['tree', { path: p }, 'escape'])
+    list.push(['tree', { path: p, respect_gitignore: false, depth: 20 }, 'escape'])
+    list.push(['file_stat', { path: p }, 'escape'])
   }
   for (const p of WRITE_PATHS) {
     list.push(['write_file', { path: p, content: 'PWNED\n' }, 'escape'])
@@ -100,7 +116,7 @@ function attempts() {
   return list
 }
 
-const CODES = new Set(['invalid_input', 'not_found', 'not_a_file', 'is_binary', 'no_match', 'ambiguous_match', 'patch_failed', 'io_error', 'timeout', 'aborted', 'output_limit', 'too_large', 'path_escape'])
+const CODES = new Set(['invalid_input', 'not_found', 'not_a_file', 'is_binary', 'not_an_image', 'no_match', 'ambiguous_match', 'patch_failed', 'io_error', 'timeout', 'aborted', 'output_limit', 'too_large', 'path_escape'])
 
 test('the escape battery: every path-taking tool refuses every way out, and nothing leaks', async (t) => {
   const { outside, sentinel, tools, outsideSnap } = setup()
@@ -112,9 +128,19 @@ test('the escape battery: every path-taking tool refuses every way out, and noth
   for (const [tool, args, want] of list) {
     const what = `${tool} ${JSON.stringify(args)}`
     const r = await tools.callTool(tool, args)
-    assert.ok(!r.text.includes(sentinel.secret), `secret leaked: ${what}`)
+    assert.ok(!shown(r).includes(sentinel.secret), `secret leaked: ${what}`)
     if (stubs.has(tool)) continue
     tried++
+    if (want === 'inline-escape') {
+      // Every escaping entry is its own inline path_escape line; the inside files are read.
+      assert.equal(r.isError, false, `${what} -> ${r.text}`)
+      for (const p of args.paths) {
+        if (p === 'in.txt' || p === 'dir/a.txt') assert.ok(r.text.includes(`==> ${p} <==\n`), `${what}: ${p} not read`)
+        else assert.ok(r.text.includes(`==> ${p} \u2014 path_escape: `), `${what}: ${p} not refused -> ${r.text}`)
+      }
+      refused++
+      continue
+    }
     assert.equal(r.isError, true, `succeeded: ${what} -> ${r.text}`)
     const env = JSON.parse(r.text)
     assert.ok(CODES.has(env.error), `bad code ${env.error}: ${what}`)
@@ -127,7 +153,7 @@ test('the escape battery: every path-taking tool refuses every way out, and noth
   t.diagnostic(`escape attempts: ${list.length} generated, ${tried} against implemented tools, ${refused} refused, 0 escaped; stubbed: ${[...stubs].join(',') || 'none'}`)
 })
 
-test('walking tools never follow a link out: grep, glob and list_dir over the root', async () => {
+test('walking tools never follow a link out: grep, glob, list_dir and tree over the root', async () => {
   const { sentinel, tools, outsideSnap } = setup()
   const stubs = await stubbedTools(tools, setWarnSink, sink)
   const before = outsideSnap()
@@ -140,6 +166,9 @@ test('walking tools never follow a link out: grep, glob and list_dir over the ro
     ['glob', { pattern: '../**/*' }],
     ['list_dir', {}],
     ['list_dir', { path: 'dir' }],
+    ['tree', {}],
+    ['tree', { depth: 20, respect_gitignore: false }],
+    ['read_files', { paths: ['in.txt', 'dir-link', 'chain-a', 'root-link', 'rel-up'] }],
   ]
   for (const [tool, args] of calls) {
     if (stubs.has(tool)) continue

@@ -1,11 +1,12 @@
-// Seeded argument fuzzing across all nine tools: malformed and adversarial argument objects
+// Seeded argument fuzzing across the 0.1 tools and the 0.5 read tools: malformed and adversarial argument objects
 // (wrong types, nulls, missing and extra keys, huge strings, deep nesting, lone surrogates,
 // control characters and NUL bytes, pathological regexes and globs, odd numbers, odd abort
 // signals). Every call must resolve to `{ isError, text }` with a documented envelope or a
 // success; no rejection, no `internal`, no "internal error" on the warn sink, no hang, and
 // nothing outside the workspace read or changed.
 //
-// FUZZ_COUNT (default 3000) and FUZZ_SEED (default: random, printed) reproduce a run:
+// FUZZ_COUNT (default 3000) and FUZZ_SEED (default: random, printed; fixed under CI=true so a
+// CI run is reproducible — explore new seeds locally) reproduce a run:
 //   FUZZ_SEED=1234 FUZZ_COUNT=20000 node --test __test__/fuzz-args.test.mjs
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
@@ -15,7 +16,7 @@ import { runFuzz, fuzzWorkspace } from './fuzz-gen.mjs'
 process.env.CLARVIS_AGENT_TOOLS_TEST_HOOKS = '1'
 
 const COUNT = Number(process.env.FUZZ_COUNT || 3000)
-const SEED = Number(process.env.FUZZ_SEED || Math.floor(Math.random() * 2 ** 32))
+const SEED = Number(process.env.FUZZ_SEED || (process.env.CI ? 20261124 : Math.floor(Math.random() * 2 ** 32)))
 
 test(`fuzzed arguments never break the call contract (seed ${SEED}, ${COUNT} calls)`, async (t) => {
   console.log(`fuzz seed: ${SEED} (rerun with FUZZ_SEED=${SEED} FUZZ_COUNT=${COUNT})`)

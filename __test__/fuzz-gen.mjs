@@ -1,7 +1,8 @@
 // The seeded argument fuzzer shared by fuzz-args.test.mjs and `npm run soak`: a deterministic
 // PRNG (mulberry32, seed printed) produces malformed and adversarial argument objects for all
-// nine tools, runs them against a scratch workspace that sits beside a sentinel directory, and
-// collects every contract violation. Not a test file itself.
+// the 0.1 tools and the 0.5 read tools (read_files, read_image, diff, file_stat, tree), runs
+// them against a scratch workspace that sits beside a sentinel directory, and collects every
+// contract violation. Not a test file itself.
 //
 // Safety: mutating tools only ever run confined to the scratch workspace; `bash` commands are
 // drawn from harmless forms only (`echo`, `printf` of a single-quoted string, `true`, `:`,
@@ -16,7 +17,7 @@ import { snapshot, makeSentinel, stubbedTools } from './sentinel.mjs'
 
 export const BASH_MAX_MS = 2000
 export const CODES = new Set(['invalid_input', 'not_found', 'not_a_file', 'is_binary', 'not_an_image', 'no_match', 'ambiguous_match', 'patch_failed', 'io_error', 'timeout', 'aborted', 'output_limit', 'too_large', 'path_escape', 'denied', 'monitor_not_found', 'too_many_monitors', 'internal'])
-export const TOOLS = ['read_file', 'list_dir', 'glob', 'grep', 'write_file', 'edit_file', 'multi_edit', 'apply_patch', 'bash']
+export const TOOLS = ['read_file', 'list_dir', 'glob', 'grep', 'write_file', 'edit_file', 'multi_edit', 'apply_patch', 'bash', 'read_files', 'read_image', 'diff', 'file_stat', 'tree', 'outline', 'check_syntax']
 
 /** mulberry32: tiny, fast, and the same sequence on every platform for a given seed. */
 export function prng(seed) {
@@ -116,11 +117,13 @@ function fuzzPatch(r) {
   }
 }
 
-const GOOD_FILES = ['a.txt', 'dir/b.txt', 'crlf.txt', 'bomb.txt', 'utf16.txt', 'fifo']
+const GOOD_FILES = ['a.txt', 'dir/b.txt', 'crlf.txt', 'bomb.txt', 'utf16.txt', 'fifo', 'img.png', 'trunc.gif', 'out-link']
 const GOOD_DIRS = ['', '.', 'dir', 'dir/', './dir/..']
 // Half the time a path that exists, so calls get past the path checks into the tool itself.
 const file = (r) => (r.chance(0.5) ? r.pick(GOOD_FILES) : r.pick(PATHS))
 const dir = (r) => (r.chance(0.5) ? r.pick(GOOD_DIRS) : r.pick(PATHS))
+const SOURCES = ['src/a.ts', 'src/broken.py', 'src/deep.js', 'src/nul.rs', 'src/bad8.go', 'src/a.rb', 'src/x.TSX', 'a.txt', 'dir']
+const source = (r) => (r.chance(0.6) ? r.pick(SOURCES) : file(r))
 
 /** Valid-looking arguments per tool, before mutation. */
 const TEMPLATES = {
@@ -133,6 +136,14 @@ const TEMPLATES = {
   multi_edit: (r) => ({ path: file(r), edits: Array.from({ length: r.int(4) }, () => ({ old_string: advString(r), new_string: advString(r), replace_all: r.chance(0.3) })) }),
   apply_patch: (r) => ({ patch: fuzzPatch(r) }),
   bash: (r) => ({ command: safeCommand(r), cwd: dir(r), timeout_ms: 1 + r.int(BASH_MAX_MS) }),
+  // Up to 70 entries: past the 64-path cap now and then; entries mix files, dirs and junk.
+  read_files: (r) => ({ paths: Array.from({ length: r.chance(0.1) ? 60 + r.int(11) : 1 + r.int(6) }, () => (r.chance(0.15) ? advString(r) : r.chance(0.3) ? dir(r) : file(r))) }),
+  read_image: (r) => ({ path: file(r) }),
+  diff: (r) => ({ from: file(r), to: file(r) }),
+  file_stat: (r) => ({ path: r.chance(0.5) ? file(r) : dir(r) }),
+  tree: (r) => ({ path: dir(r), depth: r.int(25), respect_gitignore: r.chance(0.5) }),
+  outline: (r) => (r.chance(0.2) ? { path: source(r), paths: Array.from({ length: r.int(3) }, () => (r.chance(0.5) ? source(r) : dir(r))) } : { path: source(r) }),
+  check_syntax: (r) => ({ path: source(r) }),
 }
 const EXTRA_KEYS = ['extra', '', 'PATH', '__proto__', 'constructor', 'toString', 'paths', 'Path', 'path ', '\0', '😀', 'edits[0]']
 
@@ -200,6 +211,16 @@ export function fuzzWorkspace(options = {}) {
     'bomb.txt': 'a'.repeat(5000) + '!\n',
     '.gitignore': 'ignored/\n',
     'ignored/x.txt': 'x\n',
+    // A real (1×1) PNG, and a GIF signature with nothing after it.
+    'img.png': Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c63000100000500010d0a2db40000000049454e44ae426082', 'hex'),
+    'trunc.gif': 'GIF89a',
+    'src/a.ts': 'export class A {\n  m(): void {}\n}\n',
+    'src/broken.py': 'def f(:\n  pass\n',
+    'src/deep.js': '('.repeat(5000) + ')'.repeat(5000),
+    'src/nul.rs': Buffer.alloc(512),
+    'src/bad8.go': Buffer.from([0x70, 0x61, 0x63, 0x6b, 0xff, 0xfe, 0x0a]),
+    'src/a.rb': 'def f\nend\n',
+    'src/x.TSX': 'const A = () => <div/>;\n',
   }
   for (const [rel, content] of Object.entries(files)) {
     fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true })
@@ -212,6 +233,12 @@ export function fuzzWorkspace(options = {}) {
   const tools = createAgentTools({ workspaceRoot: root, bashTimeoutMs: BASH_MAX_MS, bashTimeoutMaxMs: BASH_MAX_MS, ...options })
   const outsideSnap = () => snapshot(base, (p) => p === root || p.startsWith(root + path.sep))
   return { base, root, sentinel, tools, outsideSnap }
+}
+
+/** The decoded bytes of a result's image parts, as latin1 text (for leak checks). */
+export function imageData(res) {
+  if (!res || !Array.isArray(res.content)) return ''
+  return res.content.filter((p) => p && p.type === 'image').map((p) => Buffer.from(p.data, 'base64').toString('latin1')).join('')
 }
 
 const PART_KEYS = { text: ['type', 'text'], image: ['type', 'data', 'mimeType'] }
@@ -270,7 +297,7 @@ export async function runFuzz({ count, seed, concurrency = 4, hangMs = 30000, lo
     stats.byTool[key] = (stats.byTool[key] || 0) + 1
     if (res === 'hang') return failures.push(`hung for ${hangMs} ms: ${what}`)
     if (!wellFormed(res)) return failures.push(`malformed result ${describe(res)}: ${what}`)
-    if (res.text.includes(sentinel.secret)) failures.push(`outside secret in output: ${what}`)
+    if (res.text.includes(sentinel.secret) || imageData(res).includes(sentinel.secret)) failures.push(`outside secret in output: ${what}`)
     if (!res.isError) return stats.ok++
     let env
     try {

@@ -7,10 +7,13 @@ import test, { before } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
-import { execFileSync, spawnSync } from 'node:child_process'
+import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { scratch } from './helpers.mjs'
-import { readOnlyTools, tools as allTools } from '../index.mjs'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { createAgentTools, readOnlyTools, tools as allTools } from '../index.mjs'
 
 const REPO = fileURLToPath(new URL('..', import.meta.url))
 const FIXTURES = path.join(REPO, '__test__', 'consumer')
@@ -62,7 +65,7 @@ before(() => {
   fs.mkdirSync(consumer)
   fs.writeFileSync(path.join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }))
   fs.writeFileSync(path.join(consumer, 'hello.txt'), 'hello\n')
-  for (const f of ['usage.mts', 'usage.cts', 'integrations.mts', 'integrations.cts']) fs.copyFileSync(path.join(FIXTURES, f), path.join(consumer, f))
+  for (const f of ['usage.mts', 'usage.cts', 'integrations.mts', 'integrations.cts', 'providers.mts', 'providers.cts']) fs.copyFileSync(path.join(FIXTURES, f), path.join(consumer, f))
   npm(['install', '--ignore-scripts', '--no-package-lock', path.join(tmp, packed.filename)], consumer)
 })
 
@@ -79,6 +82,10 @@ test('the tarball holds the entry points, types, the bin and this platform\'s ad
       'ai.d.ts',
       'ai.js',
       'ai.mjs',
+      'anthropic.d.mts',
+      'anthropic.d.ts',
+      'anthropic.js',
+      'anthropic.mjs',
       'bin/clarvis-agent-tools.mjs',
       'binding.d.ts',
       'binding.js',
@@ -86,8 +93,17 @@ test('the tarball holds the entry points, types, the bin and this platform\'s ad
       'index.js',
       'index.mjs',
       'lib/ai-adapter.js',
+      'lib/anthropic-adapter.js',
+      'lib/mcp-http.mjs',
+      'lib/openai-adapter.js',
+      'lib/tool-calls.js',
+      'mcp-standalone.mjs',
       'mcp.d.mts',
       'mcp.mjs',
+      'openai.d.mts',
+      'openai.d.ts',
+      'openai.js',
+      'openai.mjs',
       'package.json',
       // npm adds these by itself when they exist.
       ...fs.readdirSync(REPO).filter((f) => /^(README|LICEN[CS]E)(\.|$)/i.test(f)),
@@ -95,7 +111,7 @@ test('the tarball holds the entry points, types, the bin and this platform\'s ad
   )
   const manifest = JSON.parse(fs.readFileSync(path.join(consumer, 'node_modules/@clarvis/agent-tools/package.json'), 'utf8'))
   assert.equal(manifest.dependencies, undefined, 'no runtime dependencies to fetch')
-  assert.deepEqual(Object.keys(manifest.peerDependenciesMeta).sort(), ['@modelcontextprotocol/sdk', 'ai'])
+  assert.deepEqual(Object.keys(manifest.peerDependenciesMeta).sort(), ['@anthropic-ai/sdk', '@modelcontextprotocol/sdk', 'ai', 'openai'])
   assert.equal(fs.existsSync(path.join(consumer, 'node_modules/ai')), false, 'optional peers are not installed')
 })
 
@@ -138,12 +154,67 @@ test('CommonJS require works in the consumer project', () => {
   assert.deepEqual(defaults, [131072, 20000000, 120000, 600000])
 })
 
-test('the bin is installed; without the MCP SDK the mcp command says what to install', () => {
+test('the bin is installed; without the MCP SDK installed, mcp serves with the bundled copy', () => {
   const bin = path.join(consumer, 'node_modules', '.bin', 'clarvis-agent-tools')
   assert.equal(execFileSync(bin, ['--version'], { encoding: 'utf8' }), `${packed.version}\n`)
-  const r = spawnSync(bin, ['mcp', '--workspace', '.'], { cwd: consumer, encoding: 'utf8', input: '' })
-  assert.equal(r.status, 1)
-  assert.equal(r.stderr, 'clarvis-agent-tools: the mcp command needs the MCP SDK: npm install @modelcontextprotocol/sdk@1\n')
+  assert.equal(fs.existsSync(path.join(consumer, 'node_modules/@modelcontextprotocol')), false)
+  const init = '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}\n'
+  const r = spawnSync(bin, ['mcp', '--workspace', '.'], { cwd: consumer, encoding: 'utf8', input: init, timeout: 30_000 })
+  assert.equal(r.status, 0, r.stderr)
+  assert.deepEqual(JSON.parse(r.stdout).result.serverInfo, { name: 'clarvis-agent-tools', version: packed.version })
+})
+
+test('without the MCP SDK installed, mcp --http serves with the bundled copy (Bearer token)', async (t) => {
+  const bin = path.join(consumer, 'node_modules', '.bin', 'clarvis-agent-tools')
+  const proc = spawn(bin, ['mcp', '--workspace', '.', '--http', '127.0.0.1:0', '--token', 'tk'], { cwd: consumer, stdio: ['ignore', 'ignore', 'pipe'] })
+  t.after(() => proc.kill())
+  const url = await new Promise((resolve, reject) => {
+    let err = ''
+    proc.stderr.on('data', (d) => {
+      err += d
+      const m = /serving MCP at (\S+)/.exec(err)
+      if (m) resolve(m[1])
+    })
+    proc.on('exit', (code) => reject(new Error(`exited ${code}: ${err}`)))
+  })
+  const denied = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+  assert.equal(denied.status, 401)
+  const client = new Client({ name: 'http', version: '1' })
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: 'Bearer tk' } } }))
+  t.after(() => client.close())
+  const r = await client.callTool({ name: 'read_file', arguments: { path: 'hello.txt' } })
+  assert.deepEqual(r.content, [{ type: 'text', text: '     1\thello' }])
+})
+
+test('npx one-liner: `npm exec --package=<tarball> clarvis-agent-tools mcp --workspace .` in an empty directory', async (t) => {
+  const empty = path.join(tmp, 'empty')
+  fs.mkdirSync(empty)
+  const transport = new StdioClientTransport({
+    command: NPM,
+    args: ['exec', '-y', `--package=${path.join(tmp, packed.filename)}`, '--', 'clarvis-agent-tools', 'mcp', '--workspace', '.'],
+    cwd: empty,
+    env: {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: process.env.HOME ?? tmp,
+      npm_config_registry: 'http://127.0.0.1:9/',
+      npm_config_cache: path.join(tmp, 'npx-cache'),
+      npm_config_offline: 'true',
+      npm_config_update_notifier: 'false',
+    },
+    stderr: 'pipe',
+  })
+  const client = new Client({ name: 'npx-test', version: '1.0.0' })
+  await client.connect(transport)
+  t.after(() => client.close())
+  assert.equal(client.getServerVersion().name, 'clarvis-agent-tools')
+  const names = (await client.listTools()).tools.map((x) => x.name)
+  assert.deepEqual(names, createAgentTools({ workspaceRoot: empty }).listTools().map((x) => x.name))
+  const w = await client.callTool({ name: 'write_file', arguments: { path: 'hello.txt', content: 'from npx\n' } })
+  assert.equal(w.isError, false)
+  assert.equal(fs.readFileSync(path.join(empty, 'hello.txt'), 'utf8'), 'from npx\n')
+  // Nothing was installed into the directory itself.
+  assert.equal(fs.existsSync(path.join(empty, 'node_modules')), false)
+  assert.equal(fs.existsSync(path.join(empty, 'package.json')), false)
 })
 
 test('tsc --noEmit --strict accepts a consumer using the whole root API (ESM and CommonJS)', () => {
@@ -190,4 +261,36 @@ test('with the optional peers installed, /ai and /mcp load (ESM and CJS) and typ
   // @types/json-schema, which a consumer without them cannot check. integrations.mts holds
   // @ts-expect-error lines that fail if our declarations silently degraded to `any`.
   tsc(['integrations.mts', 'integrations.cts'], ['--skipLibCheck'])
+})
+
+test('/openai and /anthropic load without their SDKs (ESM and CJS), and type-check with them installed', () => {
+  const esm = node(['--input-type=module', '-e', `
+    import { createAgentTools } from '@clarvis/agent-tools'
+    import { toOpenAITools, runOpenAIToolCalls } from '@clarvis/agent-tools/openai'
+    import { toAnthropicTools, runAnthropicToolUses } from '@clarvis/agent-tools/anthropic'
+    const agent = createAgentTools({ workspaceRoot: process.cwd() })
+    const [m] = await runOpenAIToolCalls(agent, [{ id: 'a', type: 'function', function: { name: 'read_file', arguments: '{"path":"hello.txt"}' } }])
+    const [b] = await runAnthropicToolUses(agent, [{ type: 'tool_use', id: 'b', name: 'read_file', input: { path: 'nope' } }])
+    console.log(JSON.stringify({ n: toOpenAITools(agent).length, a: toAnthropicTools(agent).length, m, b: JSON.parse(b.content).error, e: b.is_error }))
+  `])
+  assert.deepEqual(JSON.parse(esm), {
+    n: allTools.length,
+    a: allTools.length,
+    m: { role: 'tool', tool_call_id: 'a', content: '     1\thello' },
+    b: 'not_found',
+    e: true,
+  })
+  const cjs = node(['-e', `
+    const { toOpenAIResponsesTools } = require('@clarvis/agent-tools/openai')
+    const { toAnthropicTools } = require('@clarvis/agent-tools/anthropic')
+    const agent = require('@clarvis/agent-tools').createAgentTools({ workspaceRoot: '.', readOnly: true })
+    console.log(toOpenAIResponsesTools(agent).map((t) => t.name).join(',') === toAnthropicTools(agent).map((t) => t.name).join(','))
+  `])
+  assert.equal(cjs.trim(), 'true')
+  for (const dep of ['openai', '@anthropic-ai/sdk']) {
+    const target = path.join(consumer, 'node_modules', dep)
+    fs.mkdirSync(path.dirname(target), { recursive: true })
+    if (!fs.existsSync(target)) fs.symlinkSync(path.join(REPO, 'node_modules', dep), target, 'dir')
+  }
+  tsc(['providers.mts', 'providers.cts'], ['--skipLibCheck'])
 })

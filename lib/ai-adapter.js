@@ -16,6 +16,8 @@
 //   all mark as an error; a `toModelOutput` returning `error-text` would reach the model but
 //   leave the SDK reporting a successful `tool-result`.
 
+const { pick } = require('./tool-calls.js')
+
 /** A tool call that failed: `message` is the JSON error envelope the model receives. */
 class ToolCallError extends Error {
   constructor(toolName, envelope) {
@@ -33,17 +35,6 @@ class ToolCallError extends Error {
     this.toolMessage = typeof message === 'string' ? message : envelope
     this.fields = fields
   }
-}
-
-function pick(list, include) {
-  if (include === undefined) return list
-  const wanted = new Set(include)
-  for (const name of wanted) {
-    if (!list.some((t) => t.name === name)) {
-      throw new TypeError(`Unknown or hidden tool: ${name} (available: ${list.map((t) => t.name).join(', ')})`)
-    }
-  }
-  return list.filter((t) => wanted.has(t.name))
 }
 
 function toModelPart(p) {

@@ -154,6 +154,34 @@ impl NativeTools {
         self.config.compat == config::Compat::V01
     }
 
+    /// Dispatch steps 1–2 for a host's guard: `{"ok":true,"args":{…}}` with the validated,
+    /// default-filled arguments, or `{"ok":false,"text":<envelope>}`.
+    #[napi]
+    pub fn validate(
+        &self,
+        name: String,
+        args_json: Option<String>,
+        args_error: Option<String>,
+    ) -> String {
+        let args = match args_error {
+            Some(why) => dispatch::Args::NotJson(why),
+            None => dispatch::parse_args(args_json.as_deref()),
+        };
+        match dispatch::validate(&name, args, &self.config) {
+            Ok((_, args)) => serde_json::json!({ "ok": true, "args": args }).to_string(),
+            Err(e) => serde_json::json!({ "ok": false, "text": e.envelope() }).to_string(),
+        }
+    }
+
+    /// A guard path fact: `raw` made absolute against `base` (the workspace root when empty;
+    /// with `shell`, `~` and `~/` expand to `$HOME`), and whether its real location is inside
+    /// the workspace (computed even when confinement is off). JSON `{resolved, within}`.
+    #[napi]
+    pub fn path_fact(&self, raw: String, base: String, shell: bool) -> String {
+        let (resolved, within) = crate::workspace::path_fact(&self.config, &raw, &base, shell);
+        serde_json::json!({ "resolved": resolved, "within": within }).to_string()
+    }
+
     /// `listTools()` for this configuration's surface, as JSON.
     #[napi]
     pub fn list_tools_json(&self) -> String {
@@ -245,6 +273,19 @@ impl NativeTools {
         })
     }
 
+    /// `outlineOf(path)`: the structured outline of one file as JSON, or `{"error"}`.
+    #[napi]
+    pub async fn outline_of(&self, path: String) -> String {
+        self.syntax_call(path, crate::syntax::Purpose::Outline)
+            .await
+    }
+
+    /// `checkSyntax(path)`: check_syntax's result object as JSON, or `{"error"}`.
+    #[napi]
+    pub async fn check_syntax(&self, path: String) -> String {
+        self.syntax_call(path, crate::syntax::Purpose::Check).await
+    }
+
     /// Restores a checkpoint, as JSON (on the blocking pool).
     #[napi]
     pub async fn restore(&self, id: String, paths: Option<Vec<String>>, force: bool) -> String {
@@ -256,6 +297,22 @@ impl NativeTools {
                 paths.as_deref(),
                 force,
             ))
+        })
+        .await
+        .unwrap_or_else(|e| {
+            envelope_or(Err(crate::error::ToolError::new(
+                crate::error::Code::Internal,
+                e.to_string(),
+            )))
+        })
+    }
+}
+
+impl NativeTools {
+    async fn syntax_call(&self, path: String, purpose: crate::syntax::Purpose) -> String {
+        let config = self.config.clone();
+        tokio::task::spawn_blocking(move || {
+            envelope_or(crate::syntax::library_call(&config, &path, purpose))
         })
         .await
         .unwrap_or_else(|e| {
@@ -291,6 +348,15 @@ pub fn tool_defs_json() -> String {
         })
         .collect();
     serde_json::Value::Array(defs).to_string()
+}
+
+/// Deletes the files of every monitor of `<root>` that is not running. Never fails.
+#[napi]
+pub async fn sweep_monitors(root: String) {
+    let _ = tokio::task::spawn_blocking(move || {
+        crate::process::monitor::sweep(std::path::Path::new(&root))
+    })
+    .await;
 }
 
 /// Removes bash spill files older than 24 hours from `<root>/.clarvis/`. Never fails.

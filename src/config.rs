@@ -17,6 +17,10 @@ pub const DEFAULT_MAX_FILE_BYTES: u64 = 20_000_000;
 pub const DEFAULT_BASH_TIMEOUT_MS: u64 = 120_000;
 /// Default `maxImageBytes`.
 pub const DEFAULT_MAX_IMAGE_BYTES: u64 = 5_000_000;
+/// Default `monitorReadyTimeoutMs`.
+pub const DEFAULT_MONITOR_READY_TIMEOUT_MS: u64 = 30_000;
+/// Default `maxMonitors`.
+pub const DEFAULT_MAX_MONITORS: u64 = 32;
 /// Default `bashTimeoutMaxMs`.
 pub const DEFAULT_BASH_TIMEOUT_MAX_MS: u64 = 600_000;
 
@@ -90,6 +94,10 @@ pub struct Config {
     pub max_file_bytes: u64,
     /// Largest image `read_image` returns.
     pub max_image_bytes: u64,
+    /// How long `monitor_start` waits for `ready_when` by default.
+    pub monitor_ready_timeout_ms: u64,
+    /// The most live monitors at once.
+    pub max_monitors: u64,
     /// Default `bash` timeout.
     pub bash_timeout_ms: u64,
     /// Ceiling a `bash` call's `timeout_ms` is clamped to.
@@ -124,6 +132,8 @@ impl Config {
             max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES,
             max_file_bytes: DEFAULT_MAX_FILE_BYTES,
             max_image_bytes: DEFAULT_MAX_IMAGE_BYTES,
+            monitor_ready_timeout_ms: DEFAULT_MONITOR_READY_TIMEOUT_MS,
+            max_monitors: DEFAULT_MAX_MONITORS,
             bash_timeout_ms: DEFAULT_BASH_TIMEOUT_MS,
             bash_timeout_max_ms: DEFAULT_BASH_TIMEOUT_MAX_MS,
             ripgrep_available: false,
@@ -157,6 +167,11 @@ impl Config {
         if self.compat == Compat::Latest {
             if let Some(o) = v.as_object_mut() {
                 o.insert("maxImageBytes".into(), Value::from(self.max_image_bytes));
+                o.insert(
+                    "monitorReadyTimeoutMs".into(),
+                    Value::from(self.monitor_ready_timeout_ms),
+                );
+                o.insert("maxMonitors".into(), Value::from(self.max_monitors));
                 o.insert(
                     "treeSitterAvailable".into(),
                     Value::Bool(self.tree_sitter_available),
@@ -355,6 +370,13 @@ pub fn resolve_config_with(options: &Value, probes: Probes) -> Result<Config, St
     let max_output_bytes = integer_option(opts, "maxOutputBytes", DEFAULT_MAX_OUTPUT_BYTES, 1024)?;
     let max_file_bytes = integer_option(opts, "maxFileBytes", DEFAULT_MAX_FILE_BYTES, 1024)?;
     let max_image_bytes = integer_option(opts, "maxImageBytes", DEFAULT_MAX_IMAGE_BYTES, 1024)?;
+    let monitor_ready_timeout_ms = integer_option(
+        opts,
+        "monitorReadyTimeoutMs",
+        DEFAULT_MONITOR_READY_TIMEOUT_MS,
+        1,
+    )?;
+    let max_monitors = integer_option(opts, "maxMonitors", DEFAULT_MAX_MONITORS, 1)?;
     let bash_timeout_ms = integer_option(opts, "bashTimeoutMs", DEFAULT_BASH_TIMEOUT_MS, 1)?;
     let bash_timeout_max_ms =
         integer_option(opts, "bashTimeoutMaxMs", DEFAULT_BASH_TIMEOUT_MAX_MS, 1)?;
@@ -388,6 +410,8 @@ pub fn resolve_config_with(options: &Value, probes: Probes) -> Result<Config, St
         max_output_bytes,
         max_file_bytes,
         max_image_bytes,
+        monitor_ready_timeout_ms,
+        max_monitors,
         bash_timeout_ms,
         bash_timeout_max_ms,
         ripgrep_available: ripgrep.unwrap_or_else(probe_ripgrep),
@@ -512,6 +536,8 @@ pub fn build_config_with(
     let max_output = parse_int_env(env, "MAX_OUTPUT_BYTES", 1024)?;
     let max_file = parse_int_env(env, "MAX_FILE_BYTES", 1024)?;
     let max_image = parse_int_env(env, "MAX_IMAGE_BYTES", 1024)?;
+    let ready_timeout = parse_int_env(env, "MONITOR_READY_TIMEOUT_MS", 1)?;
+    let max_monitors = parse_int_env(env, "MAX_MONITORS", 1)?;
     let timeout = parse_int_env(env, "BASH_TIMEOUT_MS", 1)?;
     let timeout_max = parse_int_env(env, "BASH_TIMEOUT_MAX_MS", 1)?;
     let t = timeout.unwrap_or(DEFAULT_BASH_TIMEOUT_MS);
@@ -528,6 +554,8 @@ pub fn build_config_with(
         "maxOutputBytes": max_output.unwrap_or(DEFAULT_MAX_OUTPUT_BYTES),
         "maxFileBytes": max_file.unwrap_or(DEFAULT_MAX_FILE_BYTES),
         "maxImageBytes": max_image.unwrap_or(DEFAULT_MAX_IMAGE_BYTES),
+        "monitorReadyTimeoutMs": ready_timeout.unwrap_or(DEFAULT_MONITOR_READY_TIMEOUT_MS),
+        "maxMonitors": max_monitors.unwrap_or(DEFAULT_MAX_MONITORS),
         "bashTimeoutMs": t,
         "bashTimeoutMaxMs": tm,
         "compat": compat.or_else(|| env.get("AGENT_TOOLS_COMPAT").filter(|s| !s.is_empty()).cloned()),

@@ -97,17 +97,23 @@ pub enum Args {
     NotJson(String),
 }
 
-/// Runs one tool call through the pipeline.
-pub async fn dispatch(name: &str, args: Args, config: Arc<Config>, cancel: Cancel) -> Outcome {
-    // 1. Look up in the active surface.
-    let Some(def) = tools::get_tool(name, &config) else {
-        let e = ToolError::new(Code::NotFound, format!("Unknown tool: {name}"));
-        return Outcome::error(&e, vec![]);
+/// Steps 1 and 2 of the pipeline: the tool in the active surface (`not_found` otherwise) and
+/// a validated copy of the arguments with defaults filled (and, in the latest mode, scalars
+/// coerced). What a host's guard sees.
+pub fn validate(
+    name: &str,
+    args: Args,
+    config: &Config,
+) -> Result<(&'static tools::ToolDef, Map<String, Value>), ToolError> {
+    let Some(def) = tools::get_tool(name, config) else {
+        return Err(ToolError::new(
+            Code::NotFound,
+            format!("Unknown tool: {name}"),
+        ));
     };
-    // 2. Validate a copy, filling defaults.
     let mut value = match args {
         Args::Json(v) => v,
-        Args::NotJson(why) => return Outcome::error(&ToolError::invalid(why), vec![]),
+        Args::NotJson(why) => return Err(ToolError::invalid(why)),
     };
     let failures = schema::validate_with(
         tools::schema_of(def, config.compat),
@@ -115,10 +121,20 @@ pub async fn dispatch(name: &str, args: Args, config: Arc<Config>, cancel: Cance
         config.compat == Compat::Latest,
     );
     if !failures.is_empty() {
-        return Outcome::error(&ToolError::invalid(schema::message(&failures)), vec![]);
+        return Err(ToolError::invalid(schema::message(&failures)));
     }
-    let Value::Object(args) = value else {
-        return Outcome::error(&ToolError::invalid("data must be object"), vec![]);
+    match value {
+        Value::Object(args) => Ok((def, args)),
+        _ => Err(ToolError::invalid("data must be object")),
+    }
+}
+
+/// Runs one tool call through the pipeline.
+pub async fn dispatch(name: &str, args: Args, config: Arc<Config>, cancel: Cancel) -> Outcome {
+    // 1–2. Look up in the active surface; validate a copy, filling defaults.
+    let (def, args) = match validate(name, args, &config) {
+        Ok(v) => v,
+        Err(e) => return Outcome::error(&e, vec![]),
     };
     if cancel.is_cancelled() {
         return Outcome::error(&(def.aborted)(), vec![]);

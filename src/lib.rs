@@ -35,6 +35,7 @@ pub mod patch;
 pub mod process;
 pub mod schema;
 pub mod search;
+pub mod syntax;
 pub mod text;
 pub mod textdiff;
 pub mod tools;

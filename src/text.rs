@@ -138,8 +138,8 @@ pub fn load(config: &Config, abs: &Path, input: &str) -> ToolResult<Vec<u8>> {
 /// U+FFFD. Line endings are left alone (see [`normalize_eol`]).
 pub fn decode_lossy(bytes: &[u8]) -> Cow<'_, str> {
     match detect_bom(bytes) {
-        Encoding::Utf8 => String::from_utf8_lossy(bytes),
-        Encoding::Utf8Bom => String::from_utf8_lossy(&bytes[3..]),
+        Encoding::Utf8 => utf8_lossy(bytes),
+        Encoding::Utf8Bom => utf8_lossy(&bytes[3..]),
         Encoding::Utf16Le => Cow::Owned(
             encoding_rs::UTF_16LE
                 .decode_without_bom_handling(&bytes[2..])
@@ -152,6 +152,16 @@ pub fn decode_lossy(bytes: &[u8]) -> Cow<'_, str> {
                 .0
                 .into_owned(),
         ),
+    }
+}
+
+/// `String::from_utf8_lossy`, but valid UTF-8 (nearly every file) is checked by
+/// `str::from_utf8`, whose word-at-a-time ASCII path is several times faster than the
+/// lossy iterator's byte loop.
+fn utf8_lossy(bytes: &[u8]) -> Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => Cow::Borrowed(s),
+        Err(_) => String::from_utf8_lossy(bytes),
     }
 }
 

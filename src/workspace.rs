@@ -61,6 +61,23 @@ pub fn escape_error(input: &str) -> ToolError {
     .with("path", input)
 }
 
+/// A guard's path fact for `raw`: lexically absolute against `base` (relative to the root;
+/// the root itself when empty) — with `shell`, a leading `~` or `~/` is `$HOME` as a shell
+/// expands it — and whether its real location is inside the workspace ([`is_inside`],
+/// whatever `confineToWorkspace` says).
+pub fn path_fact(config: &Config, raw: &str, base: &str, shell: bool) -> (String, bool) {
+    let home = std::env::var("HOME").unwrap_or_default();
+    let expanded = match raw {
+        "~" if shell => home,
+        r if shell && r.starts_with("~/") => format!("{home}{}", &r[1..]),
+        r => r.to_string(),
+    };
+    let base = config.workspace_root.join(base);
+    let abs = crate::config::normalize(&base.join(expanded));
+    let within = is_inside(config, &abs);
+    (abs.to_string_lossy().into_owned(), within)
+}
+
 /// Whether the real location of `abs` is the real root or lies under it.
 pub fn is_inside(config: &Config, abs: &Path) -> bool {
     let Ok(root) = std::fs::canonicalize(&config.workspace_root) else {

@@ -1,7 +1,7 @@
 // A consumer of the /ai and /mcp entries, with `ai` and `@modelcontextprotocol/sdk` installed.
 import { createAgentTools } from '@clarvis/agent-tools'
 import { toAiSdkTools, ToolCallError, type AgentToolSet } from '@clarvis/agent-tools/ai'
-import { createMcpServer, type McpServerOptions } from '@clarvis/agent-tools/mcp'
+import { createMcpServer, serveHttp, type McpServerOptions, type McpHttpServer } from '@clarvis/agent-tools/mcp'
 import { generateText, stepCountIs, type ToolSet } from 'ai'
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 
@@ -27,5 +27,10 @@ export async function main(workspaceRoot: string, model: Parameters<typeof gener
   toAiSdkTools(agent, { include: ['rm_rf'] })
   void notADescription
   await server.close()
+  const overHttp: McpHttpServer = await serveHttp(agent, { host: '127.0.0.1', port: 0, token: 'secret', checkpoints: true })
+  // @ts-expect-error the url is a string
+  const notAUrl: number = overHttp.url
+  void notAUrl
+  await overHttp.close()
   return result.text
 }

@@ -16,6 +16,7 @@
 
 pub mod capture;
 pub mod group;
+pub mod monitor;
 pub mod spill;
 pub mod view;
 

@@ -23,16 +23,9 @@ pub fn spill_path(root: &Path, id: &str, stream: &str) -> PathBuf {
     root.join(SPILL_DIR).join(format!("bash-{id}.{stream}.log"))
 }
 
-/// Creates the spill file at `path` (never over an existing file), after making sure its
-/// directory exists, is a real directory (not a symlink that could lead elsewhere), and has
-/// a `.gitignore`.
-///
-/// Synchronous on purpose, like the writes that follow: page-cache writes of a 64 KiB chunk
-/// cost microseconds, less than a hop to a blocking pool per chunk.
-pub fn create(path: &Path) -> io::Result<File> {
-    let dir = path
-        .parent()
-        .ok_or_else(|| io::Error::from_raw_os_error(libc::ENOENT))?;
+/// Makes the state directory `dir` (`.clarvis/`) when missing, checks it is a real
+/// directory (not a symlink that could lead elsewhere) and gives it a `.gitignore` of `*`.
+pub fn create_dir(dir: &Path) -> io::Result<()> {
     match std::fs::create_dir(dir) {
         Ok(()) => {}
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
@@ -50,6 +43,20 @@ pub fn create(path: &Path) -> io::Result<File> {
         // Best effort: a missing ignore file must not cost the user their output.
         let _ = f.write_all(b"*\n");
     }
+    Ok(())
+}
+
+/// Creates the spill file at `path` (never over an existing file), after making sure its
+/// directory exists, is a real directory (not a symlink that could lead elsewhere), and has
+/// a `.gitignore`.
+///
+/// Synchronous on purpose, like the writes that follow: page-cache writes of a 64 KiB chunk
+/// cost microseconds, less than a hop to a blocking pool per chunk.
+pub fn create(path: &Path) -> io::Result<File> {
+    let dir = path
+        .parent()
+        .ok_or_else(|| io::Error::from_raw_os_error(libc::ENOENT))?;
+    create_dir(dir)?;
     std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)

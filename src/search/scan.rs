@@ -287,6 +287,9 @@ fn scan_multiline<M: Matcher>(m: &M, buf: &[u8], before: u64, after: u64, sink: 
     let mut run: Option<Run> = None;
     let (mut pos, mut line) = (0usize, 1u64);
     let mut at = 0usize;
+    // The bounds of the line the last match sat on: many matches on one long line (`.` over
+    // a minified file) must not each scan the whole line again (that was quadratic).
+    let mut bounds: Option<(usize, usize)> = None;
     while at <= buf.len() {
         let Ok(Some(found)) = m.find_at(buf, at) else {
             break;
@@ -296,15 +299,25 @@ fn scan_multiline<M: Matcher>(m: &M, buf: &[u8], before: u64, after: u64, sink: 
             at = found.end() + buf.get(found.end()).map_or(1, |&b| utf8_len(b));
             continue;
         }
-        line += count_nl(&buf[pos..found.start()]);
+        let newlines = count_nl(&buf[pos..found.start()]);
+        if newlines > 0 {
+            bounds = None;
+        }
+        line += newlines;
         pos = found.start();
         let last_byte = found.end() - 1;
         let end_line = line + count_nl(&buf[found.start()..last_byte]);
+        let start = bounds.map_or_else(|| line_start(buf, found.start()), |(s, _)| s);
+        let end = match bounds {
+            Some((_, e)) if end_line == line && last_byte < e => e,
+            _ => line_end(buf, last_byte),
+        };
+        bounds = (end_line == line).then_some((start, end));
         let next = Run {
             line,
             end_line,
-            start: line_start(buf, found.start()),
-            end: line_end(buf, last_byte),
+            start,
+            end,
             spans: end_line > line,
         };
         run = match run {

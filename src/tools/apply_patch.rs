@@ -71,6 +71,22 @@ fn run(call: &Call) -> ToolResult<String> {
     if call.cancel.is_cancelled() {
         return Err(ToolError::aborted());
     }
+    // What the syntax warnings check after the commit: created, modified and moved-and-edited
+    // files under their (new) display paths; deletes and pure renames are not checked.
+    let written: Vec<(String, Vec<u8>)> = ops
+        .iter()
+        .filter_map(|op| match op {
+            Op::Modify { path, bytes } | Op::Create { path, bytes } => Some((path, bytes)),
+            Op::Move {
+                to,
+                bytes: Some(bytes),
+                ..
+            } => Some((to, bytes)),
+            _ => None,
+        })
+        .filter(|(path, _)| crate::syntax::grammar_for(&path.to_string_lossy()).is_some())
+        .map(|(path, bytes)| (workspace::display(config, path), bytes.clone()))
+        .collect();
     call.before_write(&paths);
     for op in &ops {
         if let Op::Move { from, to, .. } = op {
@@ -101,7 +117,9 @@ fn run(call: &Call) -> ToolResult<String> {
     })
     .inspect_err(|_| pins.remove_created())?;
     call.after_write(&paths);
-    Ok(summary(&changes))
+    let mut out = summary(&changes);
+    out.push_str(&crate::syntax::write_warnings(config, &written));
+    Ok(out)
 }
 
 fn pin(config: &Config, pins: &mut workspace::Pins, op: Op) -> ToolResult<Op> {

@@ -97,7 +97,13 @@ fn run(call: &Call) -> ToolResult<Output> {
     let done = edit::apply(&opened.file.text, old, new, replace_all)?;
     save(call, &opened.abs, input, &opened.file, &done.text)?;
     let shown = workspace::display(&call.config, &opened.abs);
-    let out = Output::text(edit::report::edit_file_success(&shown, &done));
+    let mut msg = edit::report::edit_file_success(&shown, &done);
+    msg.push_str(&crate::syntax::write_warning(
+        &call.config,
+        &shown,
+        done.text.as_bytes(),
+    ));
+    let out = Output::text(msg);
     Ok(with_diff(out, &shown, &opened.file.text, &done.text))
 }
 

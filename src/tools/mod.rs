@@ -15,6 +15,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 pub mod apply_patch;
 pub mod bash;
+pub mod check_syntax;
 pub mod copy_file;
 pub mod diff;
 pub mod edit_file;
@@ -24,8 +25,13 @@ pub mod glob;
 pub mod grep;
 pub mod list_dir;
 pub mod mkdir;
+pub mod monitor_list;
+pub mod monitor_poll;
+pub mod monitor_start;
+pub mod monitor_stop;
 pub mod move_file;
 pub mod multi_edit;
+pub mod outline;
 pub mod read_file;
 pub mod read_files;
 pub mod read_image;
@@ -273,12 +279,18 @@ pub fn all() -> &'static [ToolDef] {
             grep::def(),
             diff::def(),
             bash::def(),
+            monitor_start::def(),
+            monitor_poll::def(),
+            monitor_stop::def(),
+            monitor_list::def(),
             move_file::def(),
             copy_file::def(),
             mkdir::def(),
             remove::def(),
             file_stat::def(),
             tree::def(),
+            outline::def(),
+            check_syntax::def(),
         ]
     })
 }

@@ -103,6 +103,11 @@ fn run(call: &Call) -> ToolResult<Output> {
         format!("Applied {n} edits to {shown}.")
     };
     msg.push_str(&edit::report::multi_edit_suffix(&tolerant));
+    msg.push_str(&crate::syntax::write_warning(
+        &call.config,
+        &shown,
+        text.as_bytes(),
+    ));
     Ok(super::edit_file::with_diff(
         Output::text(msg),
         &shown,

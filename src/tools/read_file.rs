@@ -96,15 +96,16 @@ pub fn render(
     let mut used = 0usize;
     let mut shown = 0u64;
     for ln in start..=end {
-        let row = row(ln, lines[(ln - 1) as usize], max);
-        if shown > 0 && used + row.len() + 1 > max {
-            break;
-        }
-        used += row.len() + 1;
+        let mark = out.len();
         if shown > 0 {
             out.push('\n');
         }
-        out.push_str(&row);
+        let len = push_row(&mut out, ln, lines[(ln - 1) as usize], max);
+        if shown > 0 && used + len + 1 > max {
+            out.truncate(mark);
+            break;
+        }
+        used += len + 1;
         shown += 1;
     }
     let last = start + shown - 1;
@@ -117,10 +118,20 @@ pub fn render(
     Ok(out)
 }
 
-/// One numbered row: `<n right-aligned in 6>\t<line>`, cut at 2,000 UTF-16 units and at `max`
-/// bytes (UTF-8 safe) with ` [... line truncated ...]`.
-pub(crate) fn row(ln: u64, line: &str, max: usize) -> String {
-    let mut text = if utf16_len(line) > MAX_LINE_UNITS {
+/// Appends one numbered row to `out`: `<n right-aligned in 6>\t<line>`, cut at 2,000 UTF-16
+/// units and at `max` bytes (UTF-8 safe) with ` [... line truncated ...]`. No allocation of
+/// its own for the common row (at most 2,000 bytes, copied once). Returns the bytes appended.
+pub(crate) fn push_row(out: &mut String, ln: u64, line: &str, max: usize) -> usize {
+    let start = out.len();
+    push_number(out, ln);
+    let prefix = out.len() - start;
+    // A line of at most 2,000 bytes has at most 2,000 UTF-16 units: no counting needed.
+    let cut_units = line.len() > MAX_LINE_UNITS && utf16_len(line) > MAX_LINE_UNITS;
+    if !cut_units && prefix + line.len() <= max {
+        out.push_str(line);
+        return out.len() - start;
+    }
+    let text: std::borrow::Cow<'_, str> = if cut_units {
         let mut units = 0;
         let mut cut = line.len();
         for (i, c) in line.char_indices() {
@@ -130,16 +141,41 @@ pub(crate) fn row(ln: u64, line: &str, max: usize) -> String {
             }
             units += c.len_utf16();
         }
-        format!("{}{LINE_MARKER}", &line[..cut])
+        format!("{}{LINE_MARKER}", &line[..cut]).into()
     } else {
-        line.to_string()
+        line.into()
     };
-    let prefix = format!("{ln:>6}\t");
-    if prefix.len() + text.len() > max {
-        let room = max.saturating_sub(prefix.len() + LINE_MARKER.len());
-        text = format!("{}{LINE_MARKER}", utf8_prefix(&text, room));
+    if prefix + text.len() > max {
+        let room = max.saturating_sub(prefix + LINE_MARKER.len());
+        out.push_str(utf8_prefix(&text, room));
+        out.push_str(LINE_MARKER);
+    } else {
+        out.push_str(&text);
     }
-    prefix + &text
+    out.len() - start
+}
+
+/// `format!("{n:>6}\t")` without the formatting machinery (it showed in profiles of
+/// read_files, which numbers every line of 64 files).
+fn push_number(out: &mut String, n: u64) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    let mut v = n;
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    let digits = buf.len() - i;
+    for _ in digits..6 {
+        out.push(' ');
+    }
+    // The buffer holds ASCII digits only.
+    out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or_default());
+    out.push('\t');
 }
 
 #[cfg(test)]

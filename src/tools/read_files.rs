@@ -1,7 +1,7 @@
 //! `read_files`: up to 64 text files in one call, each shown like `read_file`, under one
 //! output budget; a file that fails is reported inline and the batch goes on.
 
-use super::read_file::row;
+use super::read_file::push_row;
 use super::{object_schema, read_annotations, Call, Handler, Output, ToolDef};
 use crate::error::{Code, ToolError, ToolResult};
 use crate::{text, workspace};
@@ -64,18 +64,20 @@ fn section(raw: &str, content: &str, budget: i64) -> String {
     }
     let total = lines.len();
     let max = usize::try_from(budget.max(1)).unwrap_or(usize::MAX);
+    out.reserve(content.len() + 8 * total);
     let mut used = out.len();
     let mut shown = 0usize;
     for (i, line) in lines.iter().enumerate() {
-        let r = row(i as u64 + 1, line, max);
-        if shown > 0 && used + r.len() + 1 > max {
-            break;
-        }
+        let mark = out.len();
         if shown > 0 {
             out.push('\n');
         }
-        used += r.len() + 1;
-        out.push_str(&r);
+        let len = push_row(&mut out, i as u64 + 1, line, max);
+        if shown > 0 && used + len + 1 > max {
+            out.truncate(mark);
+            break;
+        }
+        used += len + 1;
         shown += 1;
     }
     if shown < total {
@@ -86,10 +88,66 @@ fn section(raw: &str, content: &str, budget: i64) -> String {
     out
 }
 
+/// One path read and decoded (line endings normalised).
 fn read_one(call: &Call, raw: &str) -> ToolResult<String> {
     let abs = workspace::resolve(&call.config, raw)?;
     let bytes = text::load(&call.config, &abs, raw)?;
     Ok(text::normalize_eol(&text::decode_lossy(&bytes)).into_owned())
+}
+
+/// What one path shows with the budget left, or the error that fails the call.
+fn show(raw: &str, read: ToolResult<String>, budget: i64) -> ToolResult<String> {
+    match read {
+        Ok(content) => Ok(section(raw, &content, budget)),
+        Err(e) if INLINE.contains(&e.code) => Ok(format!(
+            "==> {raw} \u{2014} {}: {} <==",
+            e.code.as_str(),
+            e.message
+        )),
+        Err(e) => Err(e),
+    }
+}
+
+/// Below this many paths the files are read on the calling thread.
+const PARALLEL_FROM: usize = 8;
+
+/// Reads and renders every path, on a few threads when there are many: each file is
+/// rendered as if the whole budget were left (the common case: it fits). Results are in
+/// path order; `None` for a path a worker skipped because the call was cancelled.
+fn prepare(call: &Call, paths: &[&str], budget: i64) -> Vec<Option<ToolResult<String>>> {
+    let one = |raw: &str| {
+        if call.cancel.is_cancelled() {
+            return None;
+        }
+        Some(show(raw, read_one(call, raw), budget))
+    };
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(4);
+    if paths.len() < PARALLEL_FROM || threads < 2 {
+        return paths.iter().map(|raw| one(raw)).collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let slots: Vec<std::sync::Mutex<Option<ToolResult<String>>>> =
+        paths.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    let work = || loop {
+        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let Some(raw) = paths.get(i) else { break };
+        let got = one(raw);
+        if let Ok(mut slot) = slots[i].lock() {
+            *slot = got;
+        }
+    };
+    std::thread::scope(|s| {
+        for _ in 1..threads {
+            s.spawn(work);
+        }
+        work();
+    });
+    slots
+        .into_iter()
+        .map(|m| m.into_inner().ok().flatten())
+        .collect()
 }
 
 fn run(call: &Call) -> ToolResult<Output> {
@@ -100,25 +158,28 @@ fn run(call: &Call) -> ToolResult<Output> {
         .map(|a| a.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
     let mut budget = i64::try_from(call.config.max_output_bytes).unwrap_or(i64::MAX);
+    let prepared = prepare(call, &paths, budget);
     let mut sections: Vec<String> = Vec::new();
     let mut done = 0;
-    for raw in &paths {
+    for (raw, got) in paths.iter().zip(prepared) {
         if budget <= 0 {
             break;
         }
-        if call.cancel.is_cancelled() {
+        let Some(got) = got else {
             return Err(ToolError::aborted());
-        }
-        let s = match read_one(call, raw) {
-            Ok(content) => section(raw, &content, budget),
-            Err(e) if INLINE.contains(&e.code) => {
-                format!("==> {raw} \u{2014} {}: {} <==", e.code.as_str(), e.message)
-            }
-            Err(e) => return Err(e),
         };
+        let mut s = got?;
+        // Rendered against the whole budget (which counts a newline after the last row): cut
+        // it to what is left (rare, so read again).
+        if s.len() as i64 >= budget {
+            s = show(raw, read_one(call, raw), budget)?;
+        }
         budget -= s.len() as i64 + 2;
         sections.push(s);
         done += 1;
+    }
+    if call.cancel.is_cancelled() {
+        return Err(ToolError::aborted());
     }
     if done < paths.len() {
         sections.push(format!(
@@ -127,4 +188,47 @@ fn run(call: &Call) -> ToolResult<Output> {
         ));
     }
     Ok(Output::text(sections.join("\n\n")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `run` keeps a section rendered against the whole budget only when it is shorter than
+    /// what is left: a section exactly as long as the budget is cut (its last row's newline
+    /// counts), so it must be rendered again.
+    #[test]
+    fn a_section_fits_only_below_the_budget() {
+        let content = "alpha\nbeta\ngamma\n";
+        let full = section("f.txt", content, i64::MAX);
+        assert_eq!(
+            full,
+            "==> f.txt <==\n     1\talpha\n     2\tbeta\n     3\tgamma"
+        );
+        let n = full.len() as i64;
+        assert_eq!(section("f.txt", content, n + 1), full);
+        assert_ne!(section("f.txt", content, n), full);
+        assert!(section("f.txt", content, n)
+            .ends_with("[... 2 of 3 lines shown; use read_file for the rest ...]"));
+    }
+
+    #[test]
+    fn rows_match_the_formatting_machinery() {
+        let mut out = String::new();
+        for ln in [1u64, 9, 10, 99_999, 999_999, 1_000_000, 12_345_678] {
+            out.clear();
+            push_row(&mut out, ln, "x", usize::MAX);
+            assert_eq!(out, format!("{ln:>6}\tx"));
+        }
+        out.clear();
+        let long = "é".repeat(2001);
+        push_row(&mut out, 1, &long, usize::MAX);
+        assert_eq!(
+            out,
+            format!("     1\t{} [... line truncated ...]", "é".repeat(2000))
+        );
+        out.clear();
+        push_row(&mut out, 1, "abcdefghijklmnopqrstuvwxyz0123456789", 40);
+        assert_eq!(out, "     1\tabcdefgh [... line truncated ...]");
+    }
 }

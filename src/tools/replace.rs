@@ -201,6 +201,13 @@ fn run(call: &Call) -> ToolResult<Output> {
         };
         text.push_str(&format!("\n  M {} ({} {noun})", c.shown, c.count));
     }
+    // LATER §2.6: the applied files' syntax warnings (only source files are copied).
+    let written: Vec<(String, Vec<u8>)> = changed
+        .iter()
+        .filter(|c| crate::syntax::grammar_for(&c.shown).is_some())
+        .map(|c| (c.shown.clone(), c.after.as_bytes().to_vec()))
+        .collect();
+    text.push_str(&crate::syntax::write_warnings(&call.config, &written));
     Ok(Output::text(text).with_meta("diff", Value::String(patches.join("\n"))))
 }
 

@@ -7,6 +7,8 @@ use crate::search::policy::Policy;
 use crate::text::js_cmp;
 use crate::workspace;
 use serde_json::{json, Value};
+use std::fs::File;
+use std::io;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -45,6 +47,8 @@ fn schema() -> Value {
 /// One entry: its label and, for a directory to descend into, its path.
 struct Entry {
     name: String,
+    /// The name as the directory holds it (`name` is its lossy UTF-8 form).
+    raw: std::ffi::OsString,
     is_dir: bool,
     label: String,
 }
@@ -56,15 +60,19 @@ struct Walk<'a> {
 }
 
 impl Walk<'_> {
-    fn entries(&self, dir: &Path) -> ToolResult<Vec<Entry>> {
+    /// The entries of the open directory `handle` (whose workspace path is `dir`), listed
+    /// through the handle so a swapped path component cannot redirect the listing.
+    fn entries(&self, handle: &File, dir: &Path) -> ToolResult<Vec<Entry>> {
         let shown = workspace::display(&self.call.config, dir);
-        let rd = std::fs::read_dir(dir).map_err(|e| ToolError::fs(&e, &shown))?;
+        let rd = std::fs::read_dir(workspace::io_path(handle, dir))
+            .map_err(|e| ToolError::fs(&e, &shown))?;
         let mut out = Vec::new();
         for item in rd {
             let item = item.map_err(|e| ToolError::fs(&e, &shown))?;
             let Ok(ft) = item.file_type() else { continue };
-            let name = item.file_name().to_string_lossy().into_owned();
-            let path = item.path();
+            let raw = item.file_name();
+            let name = raw.to_string_lossy().into_owned();
+            let path = dir.join(&raw);
             let is_dir = ft.is_dir();
             if self.policy.hides(&path, is_dir) {
                 continue;
@@ -79,6 +87,7 @@ impl Walk<'_> {
             };
             out.push(Entry {
                 name,
+                raw,
                 is_dir,
                 label,
             });
@@ -91,11 +100,11 @@ impl Walk<'_> {
         Ok(out)
     }
 
-    fn render(&mut self, dir: &Path, prefix: &str, levels: u64) -> ToolResult<()> {
+    fn render(&mut self, handle: &File, dir: &Path, prefix: &str, levels: u64) -> ToolResult<()> {
         if self.call.cancel.is_cancelled() {
             return Err(ToolError::aborted());
         }
-        let entries = self.entries(dir)?;
+        let entries = self.entries(handle, dir)?;
         let n = entries.len();
         for (i, e) in entries.into_iter().enumerate() {
             let last = i + 1 == n;
@@ -108,12 +117,31 @@ impl Walk<'_> {
             });
             self.out.push_str(&e.label);
             if e.is_dir && levels > 1 {
+                let path = dir.join(&e.raw);
+                let sub = match workspace::open_subdir(handle, &e.raw) {
+                    Ok(sub) => sub,
+                    // Gone or no longer a directory since it was listed (a symlink now, say):
+                    // it stays listed as it was, and is not descended.
+                    Err(err) if vanished(&err) => continue,
+                    Err(err) => {
+                        let shown = workspace::display(&self.call.config, &path);
+                        return Err(ToolError::fs(&err, &shown));
+                    }
+                };
                 let child = format!("{prefix}{}", if last { "    " } else { "\u{2502}   " });
-                self.render(&dir.join(&e.name), &child, levels - 1)?;
+                self.render(&sub, &path, &child, levels - 1)?;
             }
         }
         Ok(())
     }
+}
+
+/// An entry that changed between the listing and the descent.
+fn vanished(err: &io::Error) -> bool {
+    matches!(
+        err.raw_os_error(),
+        Some(libc::ENOENT | libc::ENOTDIR | libc::ELOOP)
+    )
 }
 
 fn run(call: &Call) -> ToolResult<Output> {
@@ -126,8 +154,9 @@ fn run(call: &Call) -> ToolResult<Output> {
             ToolError::new(Code::NotAFile, format!("Not a directory: {input}")).with("path", input),
         );
     }
-    // Confine the directory itself by descriptor, as list_dir does.
-    drop(workspace::open_dir_confined(&call.config, &abs, input)?);
+    // Confine the directory itself by descriptor, as list_dir does; the walk descends from
+    // this handle with `openat(O_NOFOLLOW)`, never by path.
+    let handle = workspace::open_dir_confined(&call.config, &abs, input)?;
     let depth = match int_arg(&call.args, "depth") {
         None | Some(0) => DEFAULT_DEPTH,
         Some(d) => u64::try_from(d).unwrap_or(DEFAULT_DEPTH).min(MAX_DEPTH),
@@ -145,7 +174,7 @@ fn run(call: &Call) -> ToolResult<Output> {
         policy,
         out: root.clone(),
     };
-    walk.render(&abs, "", depth)?;
+    walk.render(&handle, &abs, "", depth)?;
     if walk.out == root {
         walk.out.push_str("\n(no entries)");
     }

@@ -91,12 +91,18 @@ fn run(call: &Call) -> ToolResult<Output> {
         })?;
     call.after_write(std::slice::from_ref(&abs));
     let shown = workspace::display(&call.config, &abs);
-    let out = Output::text(format!(
+    let mut msg = format!(
         "Wrote {} bytes to {} ({}).",
         content.len(),
         shown,
         if created { "created" } else { "overwritten" }
+    );
+    msg.push_str(&crate::syntax::write_warning(
+        &call.config,
+        &shown,
+        content.as_bytes(),
     ));
+    let out = Output::text(msg);
     Ok(match prior.filter(|_| !created) {
         Some(before) => super::edit_file::with_diff(out, &shown, &before, content),
         None => out,

@@ -146,6 +146,31 @@ pub fn open_dir_for_write(
     Ok((handle, created))
 }
 
+/// Opens the subdirectory `name` of the open directory `parent` without following a symlink
+/// (`openat` with `O_NOFOLLOW`): a walk that descends this way stays in the tree it verified
+/// at its root, even if an entry is swapped for a symlink to the outside after it was listed
+/// (then this fails with `ELOOP` or `ENOTDIR`). The handle is like [`open_dir_confined`]'s.
+pub fn open_subdir(parent: &File, name: &std::ffi::OsStr) -> io::Result<File> {
+    use std::os::fd::{AsRawFd, FromRawFd};
+    use std::os::unix::ffi::OsStrExt;
+    let c_name = std::ffi::CString::new(name.as_bytes())
+        .map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))?;
+    // SAFETY: `parent` is an open descriptor and `c_name` a NUL-terminated string, both
+    // alive for the call; a non-negative result is a new descriptor we then own.
+    let fd = unsafe {
+        libc::openat(
+            parent.as_raw_fd(),
+            c_name.as_ptr(),
+            dir_flags() | libc::O_NOFOLLOW,
+        )
+    };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: `fd` was just returned by openat and is owned by nobody else.
+    Ok(unsafe { File::from_raw_fd(fd) })
+}
+
 fn dir_flags() -> i32 {
     #[cfg(target_os = "linux")]
     return libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC;

@@ -1,0 +1,130 @@
+// check_syntax (LATER §3) and the syntax warnings of the writers (LATER §2.6).
+import test from 'node:test'
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import path from 'node:path'
+import { latest, workspace, envelope } from './helpers.mjs'
+import * as ref from '../bench/syntax-ref.mjs'
+
+const CASES = {
+  'ok.ts': 'export const a: number = 1;\n',
+  'missing.ts': 'let s = "é😀"; let x = (1;\n',
+  'err.go': 'package m\nfunc f() { @@ }\n',
+  'bad.py': 'def f(:\n  pass\n',
+  'x.c': 'int main(void) { return 0 }\n',
+  'k.cpp': 'class A { int x; };\n',
+  'r.rb': 'def f\n  1 +\nend\n',
+  'p.php': '<?php function f() { echo 1 }\n',
+  's.sh': 'if [ 1 ]; then echo; fi\n',
+  'c.css': 'a { color: red; }\n}\n',
+  'i.ini': '[a]\nb = c\n',
+  'w.ps1': 'function F { Write-Host "hi" }\n',
+  'j.java': 'class A { void f() { int x = ; } }\n',
+  'cs.cs': 'class A { void M() { var x = ; } }\n',
+  'rs.rs': 'fn main() { let x = ; }\n',
+  'v.jsx': 'const a = <div>;\n',
+  'long.js': `let x = [${'1, '.repeat(60)} ;\n`,
+}
+
+for (const [name, src] of Object.entries(CASES)) {
+  test(`check_syntax ${name}${ref.available ? ' matches the wasm grammars' : ''}`, async (t) => {
+    const { call } = latest({ [name]: src })
+    const r = await call('check_syntax', { path: name })
+    assert.equal(r.isError, false, r.text)
+    const v = JSON.parse(r.text)
+    assert.deepEqual(Object.keys(v), ['path', 'language', 'ok', 'errors', 'error_count', 'truncated'])
+    assert.equal(v.ok, v.errors.length === 0)
+    if (!ref.available) return t.skip('@vscode/tree-sitter-wasm not installed')
+    assert.equal(r.text, await ref.checkSyntax(name, v.language, src))
+  })
+}
+
+test('check_syntax: UTF-16 columns, 50-error cap, the example', async () => {
+  const { call } = latest({ 'a.ts': 'export const a = 1;\n', 'm.ts': 'let s = "é😀"; let x = (1;\n', 'many.py': 'def f(:\n'.repeat(80) })
+  assert.equal((await call('check_syntax', { path: 'a.ts' })).text, '{"path":"a.ts","language":"typescript","ok":true,"errors":[],"error_count":0,"truncated":false}')
+  assert.deepEqual(JSON.parse((await call('check_syntax', { path: 'm.ts' })).text).errors, [{ kind: 'missing', line: 1, column: 26, near: ')' }])
+  const many = JSON.parse((await call('check_syntax', { path: 'many.py' })).text)
+  assert.equal(many.errors.length, 50)
+  assert.equal(many.error_count, 50)
+  assert.equal(many.truncated, true)
+})
+
+test('check_syntax: bad input and pathological files', async () => {
+  const { call, root } = latest({
+    'a.txt': 'x',
+    'nul.rs': Buffer.alloc(4096),
+    'bad8.py': Buffer.concat([Buffer.from("x = '"), Buffer.from([0xff, 0xfe, 0x80]), Buffer.from("'\n")]),
+    'deep.js': '['.repeat(200_000) + ']'.repeat(200_000),
+    'line.ts': 'a'.repeat(10_000_000),
+  })
+  fs.mkdirSync(path.join(root, 'd.ts'))
+  const e = async (p) => envelope(await call('check_syntax', { path: p }))
+  const m = (await e('a.txt')).message
+  assert.equal(m, "check_syntax does not support '.txt' files; supported extensions: .bash, .c, .cc, .cjs, .cpp, .cs, .css, .cts, .cxx, .go, .h, .hh, .hpp, .ini, .java, .js, .jsx, .mjs, .mts, .php, .ps1, .psd1, .psm1, .py, .pyi, .rb, .rs, .sh, .ts, .tsx")
+  assert.equal((await e('nul.rs')).error, 'is_binary')
+  assert.equal((await e('d.ts')).error, 'not_a_file')
+  assert.equal((await e('line.ts')).error, 'too_large')
+  assert.equal(JSON.parse((await call('check_syntax', { path: 'bad8.py' })).text).ok, true)
+  const deep = await call('check_syntax', { path: 'deep.js' })
+  if (deep.isError) assert.ok(['timeout', 'too_large'].includes(JSON.parse(deep.text).error), deep.text)
+  else assert.equal(typeof JSON.parse(deep.text).ok, 'boolean')
+})
+
+test('checkSyntax library call', async () => {
+  const { tools } = latest({ 'a.rs': 'fn main() { let x = ; }\n' })
+  const v = await tools.checkSyntax('a.rs')
+  assert.equal(v.ok, false)
+  assert.equal(v.language, 'rust')
+  await assert.rejects(tools.checkSyntax('nope.rs'), (e) => e.code === 'not_found')
+})
+
+const WARN = '\nwarning: typescript syntax error in a.ts at line 1, column 11 (missing `)`); run check_syntax for details.'
+
+test('warnings: write_file, edit_file, multi_edit', async () => {
+  const { call, root } = latest({ 'a.ts': 'let x = (1);\n', 'n.txt': 'x' })
+  let r = await call('write_file', { path: 'a.ts', content: 'let x = (1;\n' })
+  assert.equal(r.text, 'Wrote 12 bytes to a.ts (overwritten).' + WARN)
+  r = await call('write_file', { path: 'n.txt', content: '((((' })
+  assert.equal(r.text, 'Wrote 4 bytes to n.txt (overwritten).')
+  r = await call('edit_file', { path: 'a.ts', old_string: '(1;', new_string: '(2;' })
+  assert.ok(r.text.endsWith(WARN), r.text)
+  r = await call('edit_file', { path: 'a.ts', old_string: '(2;', new_string: '(1);' })
+  assert.ok(!r.text.includes('warning:'), r.text)
+  r = await call('multi_edit', { path: 'a.ts', edits: [{ old_string: '(1);', new_string: '(1;' }] })
+  assert.equal(r.text, 'Applied 1 edit to a.ts.' + WARN)
+  assert.equal(fs.readFileSync(path.join(root, 'a.ts'), 'utf8'), 'let x = (1;\n')
+  r = await call('write_file', { path: 'b.py', content: 'def f(:\n' })
+  assert.equal(r.text, 'Wrote 8 bytes to b.py (created).\nwarning: python syntax error in b.py at line 1, column 7 (missing `)`); run check_syntax for details.')
+})
+
+test('warnings: apply_patch checks at most 5 eligible files, not deletes', async () => {
+  const files = Object.fromEntries(Array.from({ length: 7 }, (_, i) => [`f${i}.ts`, 'let a = 1;\n']))
+  const { call } = latest({ ...files, 'notes.txt': 'x\n', 'gone.ts': 'let (\n' })
+  let patch = '*** Begin Patch\n*** Update File: notes.txt\n@@\n-x\n+((\n'
+  for (let i = 0; i < 7; i++) patch += `*** Update File: f${i}.ts\n@@\n-let a = 1;\n+let a = (1;\n`
+  patch += '*** Delete File: gone.ts\n*** End Patch\n'
+  const r = await call('apply_patch', { patch })
+  assert.equal(r.isError, false, r.text)
+  const warnings = r.text.split('\n').filter((l) => l.startsWith('warning:'))
+  assert.deepEqual(warnings, [0, 1, 2, 3, 4].map((i) => `warning: typescript syntax error in f${i}.ts at line 1, column 11 (missing \`)\`); run check_syntax for details.`))
+})
+
+test('warnings: off with probeTreeSitter false and under compat 0.1; big files skipped', async () => {
+  const off = latest({}, { probeTreeSitter: () => false })
+  assert.equal((await off.call('write_file', { path: 'a.ts', content: 'let x = (1;\n' })).text, 'Wrote 12 bytes to a.ts (created).')
+  const old = workspace({})
+  assert.equal((await old.call('write_file', { path: 'a.ts', content: 'let x = (1;\n' })).text, 'Wrote 12 bytes to a.ts (created).')
+  const { call } = latest()
+  const big = 'let x = (1;\n' + ' '.repeat(1_000_001)
+  assert.equal((await call('write_file', { path: 'a.ts', content: big })).text, `Wrote ${big.length} bytes to a.ts (created).`)
+})
+
+test('warnings: replace (apply only)', async () => {
+  const { call } = latest({ 'a.ts': 'let x = (1);\n', 'b.txt': '(1)\n' })
+  const dry = await call('replace', { pattern: '\\(1\\)', replacement: '(1', path: '.' })
+  assert.ok(!dry.text.includes('warning:'), dry.text)
+  const r = await call('replace', { pattern: '\\(1\\)', replacement: '(1', path: '.', dry_run: false })
+  assert.equal(r.isError, false, r.text)
+  assert.ok(r.text.endsWith(WARN), r.text)
+  assert.equal(r.text.split('warning:').length, 2)
+})

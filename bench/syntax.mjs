@@ -1,0 +1,147 @@
+// Syntax tools (issue 13): our compiled-in tree-sitter against the original's grammars
+// (@vscode/tree-sitter-wasm 0.3.1) driven from Node in the same run, walked in JS the way the
+// original walks them (bench/syntax-ref.mjs); and what syntax warnings add to an edit.
+
+import fs from 'node:fs'
+import path from 'node:path'
+import { createRequire } from 'node:module'
+import { expectOk, interleaved, row, skipped } from './lib.mjs'
+import * as ref from './syntax-ref.mjs'
+
+const require = createRequire(import.meta.url)
+const WASM_HINT = 'install the devDependency @vscode/tree-sitter-wasm (npm install) for the peer'
+
+/** A TypeScript module of `n` lines: classes with methods, functions, interfaces, consts. */
+export function tsSource(n) {
+  const out = []
+  let i = 0
+  while (out.length < n) {
+    out.push(`export class Service${i} {`, `  private count = ${i};`, `  async handle(req: Request): Promise<number> {`, `    const x = await fetch(req.url);`, `    return x.status + this.count;`, `  }`, `}`)
+    out.push(`export interface Options${i} { port?: number; host: string }`)
+    out.push(`export function helper${i}(a: number, b: string): string {`, `  return b.repeat(a);`, `}`)
+    out.push(`export const arrow${i} = (s: string): number => Number(s);`, ``)
+    i++
+  }
+  return out.slice(0, n).join('\n') + '\n'
+}
+
+function walkFiles(root, exts) {
+  const out = []
+  const stack = [root]
+  while (stack.length) {
+    const d = stack.pop()
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      if (e.name === '.git' || e.name === 'node_modules') continue
+      const p = path.join(d, e.name)
+      if (e.isDirectory()) stack.push(p)
+      else if (e.isFile() && exts.includes(path.extname(e.name))) out.push(path.relative(root, p))
+    }
+  }
+  return out.sort()
+}
+
+const GRAMMAR = { '.ts': 'typescript', '.rs': 'rust', '.py': 'python' }
+
+export async function syntaxRows(ctx, want) {
+  const rows = []
+  const { createAgentTools } = require('../index.js')
+  const dir = path.join(ctx.scratch, 'syntax')
+  fs.mkdirSync(dir, { recursive: true })
+  const big = tsSource(10_000)
+  fs.writeFileSync(path.join(dir, 'big.ts'), big)
+  const tools = createAgentTools({ workspaceRoot: dir, maxOutputBytes: 1 << 24 })
+
+  let name = 'outline: 10,000-line TypeScript file'
+  let target = { op: '>=', value: 5 }
+  if (want(name)) {
+    if (!ref.available) rows.push(skipped(name, target, 'n/a', WASM_HINT))
+    else {
+      try {
+        const ours = async () => expectOk('outline', await tools.callTool('outline', { path: 'big.ts' }))
+        const peer = async () => ref.outline('big.ts', 'typescript', fs.readFileSync(path.join(dir, 'big.ts'), 'utf8'))
+        const a = (await tools.callTool('outline', { path: 'big.ts' })).text
+        if (a !== (await peer())) throw new Error('outline differs from the wasm reference')
+        const [o, p] = await interleaved([ours, peer], ctx.rounds.edits)
+        rows.push(row(name, o, p, target, 'peer: the same file parsed by the wasm grammar and walked in JS (same output, checked)', p / o))
+      } catch (e) {
+        rows.push(skipped(name, target, 'ERROR', e.message))
+      }
+    }
+  }
+
+  const files = walkFiles(ctx.corpus, ['.ts', '.rs', '.py'])
+  name = `check_syntax: ${files.length} .ts/.rs/.py files of the corpus`
+  if (want('check_syntax: corpus') || want(name)) {
+    if (!ref.available) rows.push(skipped(name, target, 'n/a', WASM_HINT))
+    else {
+      try {
+        const corpusTools = createAgentTools({ workspaceRoot: ctx.corpus })
+        // A host checks many files with concurrent calls; the wasm runtime is single-threaded.
+        const ours = async () => {
+          let next = 0
+          const worker = async () => {
+            while (next < files.length) {
+              const f = files[next++]
+              const r = await corpusTools.callTool('check_syntax', { path: f })
+              if (r.isError && !/too_large|is_binary/.test(r.text)) throw new Error(r.text)
+            }
+          }
+          await Promise.all(Array.from({ length: 8 }, worker))
+        }
+        const peer = async () => {
+          for (const f of files) {
+            const abs = path.join(ctx.corpus, f)
+            if (fs.statSync(abs).size > 2_000_000) continue
+            await ref.checkSyntax(f, GRAMMAR[path.extname(f)], fs.readFileSync(abs, 'utf8'))
+          }
+        }
+        const [o, p] = await interleaved([ours, peer], Math.max(3, Math.floor(ctx.rounds.corpus / 3)))
+        rows.push(row(name, o, p, target, 'ours: 8 concurrent check_syntax calls; peer: the wasm grammars, sequential', p / o))
+      } catch (e) {
+        rows.push(skipped(name, target, 'ERROR', e.message))
+      }
+    }
+  }
+
+  name = 'syntax warnings: edit_file of a 2,000-line .ts file'
+  target = { op: '<=', value: 1.1 }
+  if (want(name)) {
+    try {
+      const src = 'export const EDIT_MARKER = 1000;\n' + tsSource(1999)
+      fs.writeFileSync(path.join(dir, 'w-on.ts'), src)
+      fs.writeFileSync(path.join(dir, 'w-off.ts'), src)
+      const off = createAgentTools({ workspaceRoot: dir, probeTreeSitter: () => false })
+      const flipper = (t, file) => {
+        let flip = 0
+        return async () => {
+          const [a, b] = flip++ % 2 ? ['EDIT_MARKER = 1001;', 'EDIT_MARKER = 1000;'] : ['EDIT_MARKER = 1000;', 'EDIT_MARKER = 1001;']
+          expectOk('edit_file', await t.callTool('edit_file', { path: file, old_string: a, new_string: b }))
+        }
+      }
+      const [w, n] = await interleaved([flipper(tools, 'w-on.ts'), flipper(off, 'w-off.ts')], ctx.rounds.edits * 2)
+      rows.push(row(name, w, n, target, 'peer: the same edit_file with probeTreeSitter: () => false (no parse)'))
+    } catch (e) {
+      rows.push(skipped(name, target, 'ERROR', e.message))
+    }
+  }
+  return rows
+}
+
+// Standalone: `node bench/syntax.mjs [TREE] [--rounds N]` runs only these rows, with TREE
+// (default: the bench corpus) as the check_syntax tree.
+if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(new URL(import.meta.url).pathname)) {
+  const os = await import('node:os')
+  const { printTable } = await import('./lib.mjs')
+  const { CORPUS } = await import('./corpus.mjs')
+  const argv = process.argv.slice(2)
+  const ri = argv.indexOf('--rounds')
+  const rounds = ri >= 0 ? Number(argv.splice(ri, 2)[1]) : 9
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'clarvis-syntax-bench-'))
+  try {
+    const ctx = { scratch, corpus: argv[0] ? path.resolve(argv[0]) : CORPUS, rounds: { edits: rounds, corpus: rounds } }
+    process.stdout.write(`syntax bench — node ${process.version}; tree ${ctx.corpus}; rounds ${rounds}\n\n`)
+    printTable(await syntaxRows(ctx, () => true))
+  } finally {
+    fs.rmSync(scratch, { recursive: true, force: true })
+  }
+}

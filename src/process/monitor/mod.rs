@@ -1,0 +1,214 @@
+//! Monitors: long-running commands started in the background, whose state lives on disk so
+//! any tools instance — this one, or a new one after the host restarted — can list, poll and
+//! stop them (LATER §2.5, §6).
+//!
+//! Under `<root>/.clarvis/`, per monitor `mon_<8 hex>`: `monitor-<id>.json` (the sidecar,
+//! written atomically), `monitor-<id>.log` (stdout and stderr, appended by the process
+//! itself) and `monitor-<id>.exit` (its exit status, written by the shell's EXIT trap on a
+//! natural exit). Nothing is kept in memory: "running" means no exit file and a live pid.
+//!
+//! Stronger than the original: ids from the model are validated before they are joined into
+//! a path (`mon_` + 8 lowercase hex, nothing else), and stopping ends the whole process tree
+//! — the shell is a child subreaper and every process carries `CLARVIS_CALL_ID=<id>` — and
+//! checks it is gone (see [`stop`]).
+
+mod read;
+mod spawn;
+
+pub use read::{poll, ready_head, Polled};
+pub use spawn::{start, Started};
+
+use crate::atomic;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+
+/// The state directory under the workspace root.
+pub const STATE_DIR: &str = ".clarvis";
+
+/// One monitor's sidecar.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sidecar {
+    /// `mon_` + 8 hex.
+    pub id: String,
+    /// The command as given.
+    pub command: String,
+    /// The absolute working directory.
+    pub cwd: String,
+    /// The shell's pid (its process group id too).
+    pub pid: u32,
+    /// Epoch milliseconds.
+    pub started_at: u64,
+    /// The `ready_when` pattern.
+    pub ready_when: Option<String>,
+}
+
+impl Sidecar {
+    fn to_json(&self) -> Value {
+        json!({
+            "id": self.id, "command": self.command, "cwd": self.cwd, "pid": self.pid,
+            "startedAt": self.started_at, "readyWhen": self.ready_when,
+        })
+    }
+
+    fn from_json(v: &Value) -> Option<Sidecar> {
+        Some(Sidecar {
+            id: v.get("id")?.as_str()?.to_string(),
+            command: v.get("command")?.as_str()?.to_string(),
+            cwd: v.get("cwd")?.as_str()?.to_string(),
+            pid: u32::try_from(v.get("pid")?.as_u64()?).ok()?,
+            started_at: v.get("startedAt")?.as_u64()?,
+            ready_when: v
+                .get("readyWhen")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+        })
+    }
+}
+
+/// Whether `id` is a well-formed monitor id: `mon_` and 8 lowercase hex digits.
+pub fn valid_id(id: &str) -> bool {
+    id.strip_prefix("mon_").is_some_and(|h| {
+        h.len() == 8
+            && h.bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    })
+}
+
+/// A fresh id: `mon_` + 4 random bytes in hex.
+pub fn new_id() -> String {
+    format!("mon_{:08x}", rand::random::<u32>())
+}
+
+/// `<root>/.clarvis/monitor-<id>.<ext>`; `id` must be valid.
+pub fn file(root: &Path, id: &str, ext: &str) -> PathBuf {
+    root.join(STATE_DIR).join(format!("monitor-{id}.{ext}"))
+}
+
+/// Makes `.clarvis/` (a real directory, never a symlink) with its `.gitignore`.
+pub fn ensure_dir(root: &Path) -> std::io::Result<PathBuf> {
+    let dir = root.join(STATE_DIR);
+    crate::process::spill::create_dir(&dir)?;
+    Ok(dir)
+}
+
+/// Reads a monitor's sidecar; `None` when the id is malformed, or the file missing or corrupt.
+pub fn load(root: &Path, id: &str) -> Option<Sidecar> {
+    if !valid_id(id) {
+        return None;
+    }
+    let text = std::fs::read_to_string(file(root, id, "json")).ok()?;
+    let v: Value = serde_json::from_str(&text).ok()?;
+    Sidecar::from_json(&v).filter(|s| s.id == id)
+}
+
+/// Writes a sidecar atomically.
+pub fn save(root: &Path, s: &Sidecar) -> std::io::Result<()> {
+    atomic::replace(
+        &file(root, &s.id, "json"),
+        s.to_json().to_string().as_bytes(),
+        None,
+    )
+}
+
+/// The exit code from the exit file: `None` while running or after a kill; `Some(None)` for
+/// a natural exit whose file does not hold an integer.
+pub fn exit_status(root: &Path, id: &str) -> Option<Option<i64>> {
+    let text = std::fs::read_to_string(file(root, id, "exit")).ok()?;
+    Some(text.trim().parse::<i64>().ok())
+}
+
+/// Running = no exit file and the pid alive (the exit file beats a reused pid).
+pub fn running(root: &Path, s: &Sidecar) -> bool {
+    !file(root, &s.id, "exit").exists() && atomic::pid_alive(s.pid)
+}
+
+/// Every monitor with a readable sidecar, newest first.
+pub fn list(root: &Path) -> Vec<Sidecar> {
+    let Ok(entries) = std::fs::read_dir(root.join(STATE_DIR)) else {
+        return Vec::new();
+    };
+    let mut out: Vec<Sidecar> = entries
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().into_string().ok()?;
+            let id = name.strip_prefix("monitor-")?.strip_suffix(".json")?;
+            load(root, id)
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        b.started_at
+            .cmp(&a.started_at)
+            .then_with(|| a.id.cmp(&b.id))
+    });
+    out
+}
+
+/// Removes a monitor's three files.
+pub fn forget(root: &Path, id: &str) {
+    for ext in ["json", "log", "exit"] {
+        let _ = std::fs::remove_file(file(root, id, ext));
+    }
+}
+
+/// Ends a monitor's processes: SIGTERM to its group, up to `grace` for them to leave, then
+/// SIGKILL to what is left of its tree, its group and every process carrying its marker.
+/// Returns whether nothing of it is left running.
+pub fn stop(s: &Sidecar, grace: std::time::Duration) -> bool {
+    use crate::process::group;
+    let pid = s.pid;
+    #[cfg(unix)]
+    if let Ok(p) = libc::pid_t::try_from(pid) {
+        if p > 1 {
+            // SAFETY: plain syscalls; ESRCH (already gone) is fine.
+            unsafe {
+                if libc::killpg(p, libc::SIGTERM) != 0 {
+                    libc::kill(p, libc::SIGTERM);
+                }
+            }
+        }
+    }
+    let deadline = std::time::Instant::now() + grace;
+    while atomic::pid_alive(pid) && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    if atomic::pid_alive(pid) {
+        group::kill_tree(pid);
+    }
+    group::kill_group(pid);
+    group::sweep_marked(&s.id);
+    !atomic::pid_alive(pid)
+}
+
+/// Deletes the files of every monitor that is not running; live ones are left alone.
+/// Returns how many monitors were swept.
+pub fn sweep(root: &Path) -> usize {
+    let mut n = 0;
+    for s in list(root) {
+        if !running(root, &s) {
+            forget(root, &s.id);
+            n += 1;
+        }
+    }
+    n
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_validated_before_they_touch_a_path() {
+        assert!(valid_id("mon_0123abcd"));
+        for bad in [
+            "mon_0123ABCD",
+            "mon_123",
+            "../x",
+            "mon_0123abcd/..",
+            "mon_0123abcdx",
+            "",
+        ] {
+            assert!(!valid_id(bad), "{bad}");
+        }
+        assert!(valid_id(&new_id()));
+    }
+}

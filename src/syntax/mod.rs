@@ -1,0 +1,207 @@
+//! Native tree-sitter: the grammars compiled into the addon, parsing under the original's
+//! limits, the issue collector, the outline walker and the advisory warnings on writes.
+//!
+//! The tools `outline` and `check_syntax` and the writers' warnings all go through
+//! [`load_parsed`] / [`parse`], so the limits and error messages live in one place.
+
+pub mod issues;
+pub mod lang;
+pub mod outline;
+pub mod parse;
+
+use crate::cancel::Cancel;
+use crate::config::{Compat, Config};
+use crate::error::{Code, ToolError, ToolResult};
+use crate::{text, workspace};
+use serde_json::{json, Value};
+use std::time::Duration;
+
+pub use lang::{grammar_for, Grammar};
+pub use parse::{ParseFailure, Parsed, MAX_PARSE_BYTES};
+
+/// Writes over this many bytes get no syntax warning.
+pub const WARN_MAX_BYTES: usize = 1_000_000;
+/// A warning parse slower than this is dropped.
+pub const WARN_BUDGET: Duration = Duration::from_millis(1000);
+/// Multi-file writers check at most this many grammar-mapped files per call.
+pub const WARN_MAX_FILES: usize = 5;
+
+/// Which tool is asking: the unsupported-extension messages differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Purpose {
+    /// `outline` (eight grammars).
+    Outline,
+    /// `check_syntax` (every mapped extension).
+    Check,
+}
+
+/// The grammar for `input`, or the tool's `invalid_input`.
+pub fn grammar_or_error(input: &str, purpose: Purpose) -> ToolResult<Grammar> {
+    let ext = lang::extension(input);
+    let shown = ext
+        .as_deref()
+        .map_or_else(|| "extensionless".to_string(), |e| format!("'{e}'"));
+    match (grammar_for(input), purpose) {
+        (Some(g), Purpose::Check) => Ok(g),
+        (Some(g), Purpose::Outline) if g.has_outline() => Ok(g),
+        (Some(g), Purpose::Outline) => Err(ToolError::invalid(format!(
+            "outline does not support {} files (supported: {}); check_syntax does support them.",
+            g.name(),
+            lang::outline_names()
+        ))),
+        (None, Purpose::Outline) => Err(ToolError::invalid(format!(
+            "outline does not support {shown} files (supported: {}).",
+            lang::outline_names()
+        ))),
+        (None, Purpose::Check) => Err(ToolError::invalid(format!(
+            "check_syntax does not support {shown} files; supported extensions: {}",
+            lang::supported_extensions()
+        ))),
+    }
+}
+
+/// Maps a parse failure to the tools' error for `display`.
+pub fn failure_error(f: ParseFailure, display: &str) -> ToolError {
+    match f {
+        ParseFailure::TooLarge => ToolError::new(
+            Code::TooLarge,
+            format!("File exceeds the {MAX_PARSE_BYTES}-byte parse limit: {display}"),
+        )
+        .with("path", display)
+        .with("limit", MAX_PARSE_BYTES),
+        ParseFailure::Timeout => {
+            ToolError::new(Code::Timeout, format!("Parsing timed out: {display}"))
+        }
+        ParseFailure::Aborted => {
+            ToolError::new(Code::Aborted, format!("Parsing aborted: {display}"))
+        }
+        ParseFailure::Runtime => {
+            ToolError::new(Code::Internal, "tree-sitter runtime failed to load")
+        }
+    }
+}
+
+/// Resolves, loads (the text tools' checks: `not_found`, `not_a_file`, `too_large`,
+/// `is_binary`) and parses `input` within the tool budget. Returns the display path too.
+pub fn load_parsed(
+    config: &Config,
+    input: &str,
+    purpose: Purpose,
+    cancel: Option<&Cancel>,
+) -> ToolResult<(String, Parsed)> {
+    let abs = workspace::resolve(config, input)?;
+    let grammar = grammar_or_error(input, purpose)?;
+    let bytes = text::load(config, &abs, input)?;
+    let display = workspace::display(config, &abs);
+    let parsed = parse::parse(grammar, &bytes, parse::TOOL_BUDGET, cancel)
+        .map_err(|f| failure_error(f, &display))?;
+    Ok((display, parsed))
+}
+
+/// The check_syntax result object for a parsed file.
+pub fn check_json(display: &str, parsed: &Parsed) -> Value {
+    let found = issues::collect(parsed, issues::MAX_ISSUES);
+    let errors: Vec<Value> = found
+        .list
+        .iter()
+        .map(|i| json!({"kind": i.kind.as_str(), "line": i.line, "column": i.column, "near": i.near}))
+        .collect();
+    json!({
+        "path": display,
+        "language": parsed.grammar.name(),
+        "ok": found.list.is_empty(),
+        "errors": errors,
+        "error_count": found.list.len(),
+        "truncated": found.truncated,
+    })
+}
+
+/// The structured outline (the library call `outlineOf`): path, language, line count,
+/// symbols with kind/depth/lines, and the syntax-error count.
+pub fn outline_json(display: &str, parsed: &Parsed) -> Value {
+    let syms: Vec<Value> = outline::symbols(parsed)
+        .into_iter()
+        .map(|s| json!({"name": s.header, "kind": s.kind, "depth": s.depth, "startLine": s.start, "endLine": s.end}))
+        .collect();
+    let found = issues::collect(parsed, issues::MAX_ISSUES);
+    json!({
+        "path": display,
+        "language": parsed.grammar.name(),
+        "lines": parsed.text.bytes().filter(|&b| b == b'\n').count() + 1,
+        "symbols": syms,
+        "errorCount": found.list.len(),
+        "truncated": found.truncated,
+    })
+}
+
+/// The library call behind `outlineOf(path)` / `checkSyntax(path)`: the structured
+/// [`outline_json`] or the tool's [`check_json`] for one file, with the tools' errors.
+pub fn library_call(config: &Config, path: &str, purpose: Purpose) -> ToolResult<Value> {
+    if !config.tree_sitter_available {
+        return Err(ToolError::new(
+            Code::Internal,
+            "tree-sitter runtime failed to load",
+        ));
+    }
+    let (display, parsed) = load_parsed(config, path, purpose, None)?;
+    Ok(match purpose {
+        Purpose::Outline => outline_json(&display, &parsed),
+        Purpose::Check => check_json(&display, &parsed),
+    })
+}
+
+/// The LATER.md §2.6 warning lines for what a write left on disk: at most
+/// [`WARN_MAX_FILES`] grammar-mapped files (others take no slot), each checked for its first
+/// issue. Files over [`WARN_MAX_BYTES`] and parses over [`WARN_BUDGET`] are skipped; every
+/// failure is swallowed. `""` when nothing is wrong or tree-sitter is turned off. A file
+/// without a grammar costs one extension lookup: no read, no parse.
+pub fn write_warnings(config: &Config, files: &[(String, Vec<u8>)]) -> String {
+    warnings(
+        config,
+        files
+            .iter()
+            .map(|(rel, bytes)| (rel.as_str(), bytes.as_slice())),
+    )
+}
+
+/// [`write_warnings`] for one file, without copying its bytes (the single-file writers).
+pub fn write_warning(config: &Config, rel: &str, bytes: &[u8]) -> String {
+    warnings(config, std::iter::once((rel, bytes)))
+}
+
+fn warnings<'a>(config: &Config, files: impl Iterator<Item = (&'a str, &'a [u8])>) -> String {
+    // 0.1 had no syntax tools and no warnings: its exact texts stay as they were.
+    if !config.tree_sitter_available || config.compat == Compat::V01 {
+        return String::new();
+    }
+    let mut out = String::new();
+    let eligible = files
+        .filter_map(|(rel, bytes)| grammar_for(rel).map(|g| (rel, bytes, g)))
+        .take(WARN_MAX_FILES);
+    for (rel, bytes, grammar) in eligible {
+        if bytes.len() > WARN_MAX_BYTES {
+            continue;
+        }
+        let Ok(parsed) = parse::parse(grammar, bytes, WARN_BUDGET, None) else {
+            continue;
+        };
+        let found = issues::collect(&parsed, 1);
+        let Some(first) = found.list.first() else {
+            continue;
+        };
+        let what = match first.kind {
+            issues::Kind::Missing => format!("(missing `{}`)", first.near),
+            issues::Kind::Error => format!("(near `{}`)", first.near),
+        };
+        out.push_str(&format!(
+            "\nwarning: {} syntax error in {rel} at line {}, column {} {what}; run check_syntax for details.",
+            grammar.name(),
+            first.line,
+            first.column
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;

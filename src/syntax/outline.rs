@@ -1,0 +1,235 @@
+//! The outline walker: the original's captured and pass-through node types per language
+//! (LATER.md §3 outline), walked with an explicit stack so deep nesting cannot overflow.
+
+use super::issues::{self, cut};
+use super::lang::Grammar;
+use super::parse::Parsed;
+use tree_sitter::Node;
+
+/// At most this many symbol lines; the rest are counted in one line.
+pub const MAX_SYMBOLS: usize = 2000;
+
+/// One outline entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Symbol {
+    /// Nesting depth (0 = top level).
+    pub depth: usize,
+    /// The node's first source line, trimmed, without a trailing `{` or `:`, ≤ 150 chars.
+    pub header: String,
+    /// The grammar's node type (`class_declaration`…).
+    pub kind: &'static str,
+    /// 1-based first line.
+    pub start: usize,
+    /// 1-based last line.
+    pub end: usize,
+}
+
+struct Rules {
+    capture: &'static [&'static str],
+    pass: &'static [&'static str],
+    /// JS/TS: a top-level `const/let/var` whose value is a function counts.
+    top_level_fns: bool,
+}
+
+const TS: Rules = Rules {
+    capture: &[
+        "function_declaration",
+        "generator_function_declaration",
+        "class_declaration",
+        "abstract_class_declaration",
+        "interface_declaration",
+        "enum_declaration",
+        "type_alias_declaration",
+        "internal_module",
+        "module",
+        "function_signature",
+        "method_definition",
+        "method_signature",
+        "abstract_method_signature",
+        "public_field_definition",
+    ],
+    pass: &[
+        "program",
+        "export_statement",
+        "expression_statement",
+        "ambient_declaration",
+        "statement_block",
+        "class_body",
+        "interface_body",
+    ],
+    top_level_fns: true,
+};
+
+const PYTHON: Rules = Rules {
+    capture: &["function_definition", "class_definition"],
+    pass: &["module", "decorated_definition", "block"],
+    top_level_fns: false,
+};
+
+const GO: Rules = Rules {
+    capture: &["function_declaration", "method_declaration", "type_spec"],
+    pass: &["source_file", "type_declaration"],
+    top_level_fns: false,
+};
+
+const RUST: Rules = Rules {
+    capture: &[
+        "function_item",
+        "struct_item",
+        "enum_item",
+        "trait_item",
+        "impl_item",
+        "mod_item",
+        "macro_definition",
+    ],
+    pass: &["source_file", "declaration_list"],
+    top_level_fns: false,
+};
+
+const JAVA: Rules = Rules {
+    capture: &[
+        "class_declaration",
+        "interface_declaration",
+        "enum_declaration",
+        "record_declaration",
+        "method_declaration",
+        "constructor_declaration",
+    ],
+    pass: &["program", "class_body", "interface_body", "enum_body"],
+    top_level_fns: false,
+};
+
+const CSHARP: Rules = Rules {
+    capture: &[
+        "namespace_declaration",
+        "file_scoped_namespace_declaration",
+        "class_declaration",
+        "interface_declaration",
+        "struct_declaration",
+        "enum_declaration",
+        "record_declaration",
+        "method_declaration",
+        "constructor_declaration",
+        "property_declaration",
+    ],
+    pass: &["compilation_unit", "declaration_list"],
+    top_level_fns: false,
+};
+
+fn rules(g: Grammar) -> Option<&'static Rules> {
+    match g {
+        Grammar::TypeScript | Grammar::Tsx | Grammar::JavaScript => Some(&TS),
+        Grammar::Python => Some(&PYTHON),
+        Grammar::Go => Some(&GO),
+        Grammar::Rust => Some(&RUST),
+        Grammar::Java => Some(&JAVA),
+        Grammar::CSharp => Some(&CSHARP),
+        _ => None,
+    }
+}
+
+/// The symbols of a parsed file in document order (all of them; the caller caps the text).
+pub fn symbols(parsed: &Parsed) -> Vec<Symbol> {
+    let Some(rules) = rules(parsed.grammar) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    // (node, depth) in reverse document order, so popping visits in order.
+    let mut stack: Vec<(Node, usize)> = Vec::new();
+    push_children(&mut stack, parsed.tree.root_node(), 0);
+    while let Some((node, depth)) = stack.pop() {
+        let kind = node.kind();
+        if rules.capture.contains(&kind) || (rules.top_level_fns && depth == 0 && fn_binding(node))
+        {
+            out.push(Symbol {
+                depth,
+                header: header(&parsed.text, node),
+                kind,
+                start: node.start_position().row + 1,
+                end: node.end_position().row + 1,
+            });
+            push_children(&mut stack, node, depth + 1);
+        } else if rules.pass.contains(&kind) {
+            push_children(&mut stack, node, depth);
+        }
+    }
+    out
+}
+
+fn push_children<'t>(stack: &mut Vec<(Node<'t>, usize)>, node: Node<'t>, depth: usize) {
+    let at = stack.len();
+    let mut c = node.walk();
+    for child in node.named_children(&mut c) {
+        stack.push((child, depth));
+    }
+    stack[at..].reverse();
+}
+
+/// `const f = () => …` and friends: a declaration whose declarator value is a function.
+fn fn_binding(node: Node) -> bool {
+    if !matches!(node.kind(), "lexical_declaration" | "variable_declaration") {
+        return false;
+    }
+    let mut c = node.walk();
+    let found = node.named_children(&mut c).any(|d| {
+        d.kind() == "variable_declarator"
+            && d.child_by_field_name("value").is_some_and(|v| {
+                matches!(
+                    v.kind(),
+                    "arrow_function" | "function_expression" | "function" | "generator_function"
+                )
+            })
+    });
+    found
+}
+
+fn header(text: &str, node: Node) -> String {
+    let first = issues::line_at(text, node.start_byte());
+    // The node may end on its first line before the line does.
+    let first = if node.end_position().row == node.start_position().row {
+        text.get(node.start_byte()..node.end_byte())
+            .unwrap_or(first)
+    } else {
+        first
+    };
+    let t = first.trim();
+    let t = t
+        .strip_suffix('{')
+        .or_else(|| t.strip_suffix(':'))
+        .unwrap_or(t)
+        .trim_end();
+    cut(t, 150)
+}
+
+/// The outline text: header line, symbol lines (capped), `(no symbols found)`, and the
+/// syntax-error note.
+pub fn render(display: &str, parsed: &Parsed) -> String {
+    let syms = symbols(parsed);
+    let lines = parsed.text.bytes().filter(|&b| b == b'\n').count() + 1;
+    let mut out = format!("{display} — {}, {lines} lines", parsed.grammar.name());
+    if syms.is_empty() {
+        out.push_str("\n  (no symbols found)");
+    }
+    for s in syms.iter().take(MAX_SYMBOLS) {
+        out.push('\n');
+        for _ in 0..=s.depth {
+            out.push_str("  ");
+        }
+        out.push_str(&format!("{} ({}-{})", s.header, s.start, s.end));
+    }
+    if syms.len() > MAX_SYMBOLS {
+        out.push_str(&format!(
+            "\n  [... {} more symbols omitted ...]",
+            syms.len() - MAX_SYMBOLS
+        ));
+    }
+    if parsed.tree.root_node().has_error() {
+        let found = issues::collect(parsed, issues::MAX_ISSUES);
+        out.push_str(&format!(
+            "\nnote: file has syntax errors ({}{}); outline may be incomplete — run check_syntax.",
+            found.list.len(),
+            if found.truncated { "+" } else { "" }
+        ));
+    }
+    out
+}

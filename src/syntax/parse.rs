@@ -1,0 +1,81 @@
+//! Parsing under the original's limits: a byte cap, a time budget and the caller's abort,
+//! both enforced from inside the parser through tree-sitter's progress callback.
+
+use super::lang::Grammar;
+use crate::cancel::Cancel;
+use std::time::{Duration, Instant};
+use tree_sitter::{ParseOptions, ParseState, Parser, Tree};
+
+/// Files over this many bytes are not parsed (`too_large`).
+pub const MAX_PARSE_BYTES: usize = 2_000_000;
+
+/// The tools' parse budget.
+pub const TOOL_BUDGET: Duration = Duration::from_millis(2000);
+
+/// Why a parse produced no tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParseFailure {
+    /// The source is over [`MAX_PARSE_BYTES`].
+    TooLarge,
+    /// The budget ran out.
+    Timeout,
+    /// The caller aborted.
+    Aborted,
+    /// The grammar could not be loaded (an ABI mismatch; never expected).
+    Runtime,
+}
+
+/// A parsed source: the text as parsed (invalid UTF-8 shown as U+FFFD, as Node decodes it)
+/// and its tree.
+pub struct Parsed {
+    /// The decoded source.
+    pub text: String,
+    /// The syntax tree.
+    pub tree: Tree,
+    /// The grammar it was parsed with.
+    pub grammar: Grammar,
+}
+
+/// Parses `bytes` with `grammar`, giving up after `budget` or when `cancel` fires.
+pub fn parse(
+    grammar: Grammar,
+    bytes: &[u8],
+    budget: Duration,
+    cancel: Option<&Cancel>,
+) -> Result<Parsed, ParseFailure> {
+    if bytes.len() > MAX_PARSE_BYTES {
+        return Err(ParseFailure::TooLarge);
+    }
+    let text = String::from_utf8_lossy(bytes).into_owned();
+    let mut parser = Parser::new();
+    parser
+        .set_language(&grammar.language())
+        .map_err(|_| ParseFailure::Runtime)?;
+    let start = Instant::now();
+    let mut why = None;
+    let mut progress = |_: &ParseState| -> bool {
+        if cancel.is_some_and(Cancel::is_cancelled) {
+            why = Some(ParseFailure::Aborted);
+            return true;
+        }
+        if start.elapsed() > budget {
+            why = Some(ParseFailure::Timeout);
+            return true;
+        }
+        false
+    };
+    let src = text.as_bytes();
+    let tree = parser.parse_with_options(
+        &mut |i, _| src.get(i..).unwrap_or_default(),
+        None,
+        Some(ParseOptions::new().progress_callback(&mut progress)),
+    );
+    match tree {
+        Some(tree) => Ok(Parsed {
+            text,
+            tree,
+            grammar,
+        }),
+        None => Err(why.unwrap_or(ParseFailure::Timeout)),
+    }
+}

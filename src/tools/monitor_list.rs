@@ -1,0 +1,39 @@
+//! `monitor_list`: every monitor of the workspace, running or finished, newest first.
+
+use super::monitor_poll::LOOK;
+use super::{object_schema, Call, Handler, Output, ToolDef};
+use crate::error::{ToolError, ToolResult};
+use crate::process::monitor;
+use serde_json::{json, Value};
+
+const DESCRIPTION: &str = "List the background commands started with monitor_start, newest first: JSON {monitors: [{id, command, running, started_at (epoch ms), cwd}]}. Finished monitors stay listed until monitor_stop removes them. Use it to find a lost id or to see what is still running before starting another.";
+
+/// The `monitor_list` tool definition.
+pub fn def() -> ToolDef {
+    ToolDef {
+        name: "monitor_list",
+        description: DESCRIPTION,
+        schema,
+        bounded: true,
+        annotations: LOOK,
+        handler: Handler::Blocking(run),
+        aborted: ToolError::aborted,
+        syntax: false,
+    }
+}
+
+fn schema() -> Value {
+    object_schema(json!({}), &[])
+}
+
+fn run(call: &Call) -> ToolResult<Output> {
+    let root = &call.config.workspace_root;
+    let monitors: Vec<Value> = monitor::list(root)
+        .iter()
+        .map(|s| {
+            json!({"id": s.id, "command": s.command, "running": monitor::running(root, s),
+                "started_at": s.started_at, "cwd": s.cwd})
+        })
+        .collect();
+    Ok(Output::text(json!({ "monitors": monitors }).to_string()))
+}

@@ -1,0 +1,154 @@
+//! `monitor_start`: start a long-running command in the background (a dev server, a watcher,
+//! a long test run) and optionally wait until its output says it is ready.
+
+use super::{object_schema, Annotations, BoxFuture, Call, Handler, Output, ToolDef};
+use crate::error::{Code, ToolError, ToolResult};
+use crate::jsregex::JsRegex;
+use crate::process::monitor;
+use crate::schema::{int_arg, str_arg};
+use crate::workspace;
+use serde_json::{json, Value};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+const DESCRIPTION: &str = "Start a long-running command in the background — a dev server, a file watcher, a long build or test run — and get an id to follow it with monitor_poll and end it with monitor_stop. Runs `sh -c <command>` in `cwd` (default: the workspace root) with stdout and stderr going to one log. Do not background it yourself (no trailing `&`, no nohup): the monitor already runs in the background, and the id would track the wrong process. With `ready_when` (a JavaScript regex) the call waits until the output matches, the process exits, or ready_timeout_ms passes, and returns the output so far. Returns JSON {id, running, ready (null without ready_when), output, next_offset}. For a command that finishes on its own in a few minutes, bash is simpler. Errors: invalid_input (bad ready_when regex), too_many_monitors (stop some with monitor_stop, see monitor_list), not_found / not_a_file / path_escape (bad cwd), io_error.";
+
+/// How often `ready_when` is tested.
+const READY_POLL: Duration = Duration::from_millis(75);
+
+/// Serialises "count live monitors, then start one" so concurrent starts cannot pass the cap.
+static STARTING: Mutex<()> = Mutex::new(());
+
+/// The `monitor_start` tool definition.
+pub fn def() -> ToolDef {
+    ToolDef {
+        name: "monitor_start",
+        description: DESCRIPTION,
+        schema,
+        bounded: true,
+        annotations: Annotations {
+            read_only: false,
+            destructive: true,
+            idempotent: false,
+            open_world: true,
+        },
+        handler: Handler::Async(run),
+        aborted: ToolError::aborted,
+        syntax: false,
+    }
+}
+
+fn schema() -> Value {
+    object_schema(
+        json!({
+            "command": { "type": "string", "description": "The command, run with sh -c. Do not end it with `&`." },
+            "cwd": { "type": "string", "description": "Working directory (default: the workspace root)." },
+            "ready_when": { "type": "string", "description": "JavaScript regex; wait until the output matches it (e.g. `listening on|ready in`)." },
+            "ready_timeout_ms": { "type": "integer", "minimum": 0, "description": "How long to wait for ready_when (0 or omitted: the configured default, 30 s)." }
+        }),
+        &["command"],
+    )
+}
+
+fn run(call: Call) -> BoxFuture {
+    Box::pin(async move { execute(&call).await })
+}
+
+fn started(root: &std::path::Path, id: &str) -> ToolResult<monitor::Sidecar> {
+    monitor::load(root, id).ok_or_else(|| {
+        ToolError::new(
+            Code::IoError,
+            format!("Failed to spawn monitor: state for {id} was lost"),
+        )
+    })
+}
+
+async fn execute(call: &Call) -> ToolResult<Output> {
+    let config = &call.config;
+    let root = config.workspace_root.clone();
+    let command = str_arg(&call.args, "command")
+        .unwrap_or_default()
+        .to_string();
+    let cwd_in = str_arg(&call.args, "cwd").unwrap_or("");
+    let shown = if cwd_in.is_empty() { "." } else { cwd_in };
+    let cwd = workspace::resolve(config, cwd_in)?;
+    let meta = std::fs::metadata(&cwd).map_err(|e| ToolError::fs(&e, shown))?;
+    if !meta.is_dir() {
+        return Err(
+            ToolError::new(Code::NotAFile, format!("Not a directory: {shown}")).with("path", shown),
+        );
+    }
+    drop(workspace::open_dir_confined(config, &cwd, shown)?);
+    let ready_src = str_arg(&call.args, "ready_when");
+    let ready = match ready_src {
+        Some(p) => Some(JsRegex::new(p, "").map_err(|e| {
+            ToolError::invalid(format!("Invalid ready_when regex: {e}")).with("ready_when", p)
+        })?),
+        None => None,
+    };
+    if call.cancel.is_cancelled() {
+        return Err(ToolError::aborted());
+    }
+    let sidecar = {
+        let _one_at_a_time = STARTING.lock().unwrap_or_else(|p| p.into_inner());
+        let live = monitor::list(&root)
+            .iter()
+            .filter(|s| monitor::running(&root, s))
+            .count() as u64;
+        if live >= config.max_monitors {
+            return Err(ToolError::new(
+                Code::TooManyMonitors,
+                format!(
+                    "Too many live monitors ({live}/{}); stop some with monitor_stop first",
+                    config.max_monitors
+                ),
+            )
+            .with("limit", config.max_monitors));
+        }
+        monitor::start(&root, &cwd, &command, ready_src)
+            .map_err(|e| {
+                ToolError::new(
+                    Code::IoError,
+                    format!("Failed to spawn monitor: {}", crate::error::io_detail(&e)),
+                )
+            })?
+            .sidecar
+    };
+    let id = sidecar.id.clone();
+    let Some(ready) = ready else {
+        return Ok(Output::text(
+            json!({"id": id, "running": true, "ready": null, "output": "", "next_offset": 0})
+                .to_string(),
+        ));
+    };
+    let wait_ms = match int_arg(&call.args, "ready_timeout_ms") {
+        None | Some(0) => config.monitor_ready_timeout_ms,
+        Some(ms) => u64::try_from(ms).unwrap_or(1),
+    }
+    .min((1 << 31) - 1);
+    let deadline = Instant::now() + Duration::from_millis(wait_ms);
+    loop {
+        let s = started(&root, &id)?;
+        let head = monitor::ready_head(&root, &id, config.max_output_bytes);
+        let (ready_now, running, stop) = if ready.is_match(&head) {
+            (true, monitor::running(&root, &s), true)
+        } else if !monitor::running(&root, &s) {
+            (false, false, true)
+        } else if Instant::now() >= deadline || call.cancel.is_cancelled() {
+            (false, true, true)
+        } else {
+            (false, true, false)
+        };
+        if stop {
+            let next = head.len();
+            return Ok(Output::text(
+                json!({"id": id, "running": running, "ready": ready_now, "output": head, "next_offset": next})
+                    .to_string(),
+            ));
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(READY_POLL) => {}
+            _ = call.cancel.cancelled() => {}
+        }
+    }
+}

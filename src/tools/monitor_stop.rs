@@ -1,0 +1,58 @@
+//! `monitor_stop`: end a monitor's whole process tree and delete its state.
+
+use super::monitor_poll::not_found;
+use super::{object_schema, Annotations, Call, Handler, Output, ToolDef};
+use crate::error::{ToolError, ToolResult};
+use crate::process::monitor;
+use crate::schema::str_arg;
+use serde_json::{json, Value};
+use std::time::Duration;
+
+const DESCRIPTION: &str = "Stop a background command started with monitor_start: it gets SIGTERM, then SIGKILL if it has not exited shortly after, together with every process it started; its log and state are deleted (read what you need with monitor_poll first). Stopping a monitor that already exited just cleans up. Returns {\"stopped\":true,\"id\":...}. Errors: monitor_not_found (unknown id, or already stopped: see monitor_list).";
+
+/// How long SIGTERM gets before SIGKILL, as in the original.
+pub const STOP_GRACE: Duration = Duration::from_millis(400);
+
+/// The `monitor_stop` tool definition.
+pub fn def() -> ToolDef {
+    ToolDef {
+        name: "monitor_stop",
+        description: DESCRIPTION,
+        schema,
+        bounded: true,
+        annotations: Annotations {
+            read_only: false,
+            destructive: true,
+            idempotent: false,
+            open_world: true,
+        },
+        handler: Handler::Blocking(run),
+        aborted: ToolError::aborted,
+        syntax: false,
+    }
+}
+
+fn schema() -> Value {
+    object_schema(
+        json!({
+            "id": { "type": "string", "description": "The monitor id from monitor_start (mon_…)." }
+        }),
+        &["id"],
+    )
+}
+
+fn run(call: &Call) -> ToolResult<Output> {
+    let root = &call.config.workspace_root;
+    let id = str_arg(&call.args, "id").unwrap_or_default();
+    let s = monitor::load(root, id).ok_or_else(|| not_found(id))?;
+    if monitor::running(root, &s) {
+        monitor::stop(&s, STOP_GRACE);
+    } else {
+        // Exited on its own: its background children may still hold the marker.
+        crate::process::group::sweep_marked(&s.id);
+    }
+    monitor::forget(root, &s.id);
+    Ok(Output::text(
+        json!({"stopped": true, "id": s.id}).to_string(),
+    ))
+}
