@@ -116,6 +116,9 @@ pub struct Config {
     pub checkpoints: std::sync::Arc<crate::checkpoint::Store>,
     /// `checkpointBash`: `bash` commands are checkpointed too.
     pub checkpoint_bash: bool,
+    /// `killGraceMs`: how long a killed command gets between SIGTERM and SIGKILL. `None`
+    /// keeps the original's behaviour (immediate SIGKILL for `bash`, 400 ms for monitors).
+    pub kill_grace_ms: Option<u64>,
     /// Fault injection (tests only).
     pub hooks: TestHooks,
 }
@@ -143,6 +146,7 @@ impl Config {
                 crate::checkpoint::DEFAULT_CHECKPOINT_BYTES,
             )),
             checkpoint_bash: false,
+            kill_grace_ms: None,
             hooks: TestHooks::default(),
         }
     }
@@ -177,6 +181,9 @@ impl Config {
                     Value::from(self.checkpoints.budget()),
                 );
                 o.insert("checkpointBash".into(), Value::Bool(self.checkpoint_bash));
+                if let Some(ms) = self.kill_grace_ms {
+                    o.insert("killGraceMs".into(), Value::from(ms));
+                }
             }
         }
         v
@@ -378,6 +385,10 @@ pub fn resolve_config_with(options: &Value, probes: Probes) -> Result<Config, St
             "bashTimeoutMaxMs ({bash_timeout_max_ms}) must be >= bashTimeoutMs ({bash_timeout_ms})."
         )));
     }
+    let kill_grace_ms = match opts.get("killGraceMs") {
+        None | Some(Value::Null) => None,
+        Some(_) => Some(integer_option(opts, "killGraceMs", 0, 0)?),
+    };
     let root = absolutize(root_str);
     match std::fs::metadata(&root) {
         Err(_) => {
@@ -410,6 +421,7 @@ pub fn resolve_config_with(options: &Value, probes: Probes) -> Result<Config, St
         tree_sitter_available: probes.tree_sitter.unwrap_or(true),
         checkpoints: std::sync::Arc::new(crate::checkpoint::Store::new(&root, checkpoint_bytes)),
         checkpoint_bash: bool_option(opts, "checkpointBash", false),
+        kill_grace_ms,
         hooks: hooks_option(opts),
     })
 }

@@ -52,6 +52,8 @@ pub struct Request<'a> {
     pub root: &'a Path,
     /// The output budget shared by stdout and stderr.
     pub max_output_bytes: u64,
+    /// Time between SIGTERM and SIGKILL when the command is killed (zero: SIGKILL at once).
+    pub kill_grace: Duration,
 }
 
 /// How the command ended.
@@ -83,6 +85,9 @@ pub struct Outcome {
     pub stdout: String,
     /// The stderr view.
     pub stderr: String,
+    /// When the command was killed (timeout, abort, output limit): the signal that ended
+    /// the shell, `SIGTERM` when it exited within the grace, else `SIGKILL`.
+    pub killed_by: Option<&'static str>,
 }
 
 /// Runs a command. `Err` means the shell could not be started; everything after that is
@@ -122,11 +127,12 @@ pub async fn run(
         _ = limit.cancelled() => Event::Limit,
     };
     let timed_out = matches!(event, Event::Timeout);
+    let mut killed_by = None;
     let status = match event {
         Event::Exited(status) => Some(status),
         Event::Timeout | Event::Abort | Event::Limit => {
             // Kill before reaping: the shell's pid stays reserved, so the group id is ours.
-            kill_all(pgid, &id).await;
+            killed_by = Some(kill_all(pgid, &id, req.kill_grace).await);
             let _ = child.wait().await;
             None
         }
@@ -146,8 +152,8 @@ pub async fn run(
     let aborted = cancel.is_cancelled();
     let over = out.over_ceiling() || err.over_ceiling();
     if (aborted || over) && !killed {
-        // Fired during the drain, after the shell exited.
-        kill_all(pgid, &id).await;
+        // Fired during the drain, after the shell exited: its leftovers get no grace.
+        kill_all(pgid, &id, Duration::ZERO).await;
     }
     guard.disarm();
 
@@ -169,6 +175,7 @@ pub async fn run(
         ending,
         stdout: out.render(out_budget, &display),
         stderr: err.render(err_budget, &display),
+        killed_by,
     })
 }
 
@@ -189,17 +196,26 @@ fn exited(status: std::process::ExitStatus) -> Ending {
     }
 }
 
-/// SIGKILLs the shell's descendants, then the group (shell included), then sweeps marked
-/// processes that left both (off the runtime's threads: the walks read /proc). The shell
-/// is not reaped yet, so its pid — the group id — is still ours throughout.
-async fn kill_all(pgid: u32, id: &str) {
+/// With a grace, first SIGTERMs everything and waits up to `grace` for the shell to exit;
+/// then SIGKILLs the shell's descendants, the group (shell included), and sweeps marked
+/// processes that left both (off the runtime's threads: the waits and walks block). The
+/// shell is not reaped yet, so its pid — the group id — is still ours throughout. Returns
+/// the signal that ended the shell.
+async fn kill_all(pgid: u32, id: &str, grace: Duration) -> &'static str {
     let id = id.to_string();
-    let _ = tokio::task::spawn_blocking(move || {
+    tokio::task::spawn_blocking(move || {
+        let termed = !grace.is_zero() && group::terminate(pgid, &id, grace);
         group::kill_tree(pgid);
         group::kill_group(pgid);
         group::sweep_marked(&id);
+        if termed {
+            "SIGTERM"
+        } else {
+            "SIGKILL"
+        }
     })
-    .await;
+    .await
+    .unwrap_or("SIGKILL")
 }
 
 fn start_pump<R>(
@@ -240,8 +256,44 @@ mod tests {
             timeout,
             root,
             max_output_bytes: 1024,
+            kill_grace: Duration::ZERO,
         };
         run(req, cancel, |p| p.display().to_string()).await.unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_grace_lets_a_sigterm_trap_run() {
+        let root = tempfile::tempdir().unwrap();
+        let req = Request {
+            command: "trap 'echo trapped; exit 0' TERM; echo up; while :; do sleep 0.05; done",
+            cwd: root.path(),
+            timeout: Duration::from_millis(300),
+            root: root.path(),
+            max_output_bytes: 1024,
+            kill_grace: Duration::from_secs(5),
+        };
+        let out = run(req, &Cancel::new(), |p| p.display().to_string())
+            .await
+            .unwrap();
+        assert!(matches!(out.ending, Ending::TimedOut), "{:?}", out.ending);
+        assert_eq!(out.stdout, "up\ntrapped\n");
+        assert_eq!(out.killed_by, Some("SIGTERM"));
+    }
+
+    #[tokio::test]
+    async fn without_a_grace_the_kill_is_sigkill() {
+        let root = tempfile::tempdir().unwrap();
+        let command = "trap 'echo trapped; exit 0' TERM; echo up; while :; do sleep 0.05; done";
+        let out = run_in(
+            root.path(),
+            command,
+            Duration::from_millis(300),
+            &Cancel::new(),
+        )
+        .await;
+        assert!(matches!(out.ending, Ending::TimedOut), "{:?}", out.ending);
+        assert_eq!(out.stdout, "up\n");
+        assert_eq!(out.killed_by, Some("SIGKILL"));
     }
 
     #[tokio::test]

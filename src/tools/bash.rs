@@ -94,6 +94,7 @@ async fn execute(call: &Call) -> ToolResult<String> {
         timeout: Duration::from_millis(timeout_ms),
         root: &config.workspace_root,
         max_output_bytes: config.max_output_bytes,
+        kill_grace: Duration::from_millis(config.kill_grace_ms.unwrap_or(0)),
     };
     let recorded = call.bash_checkpoint_before().await;
     let outcome = process::run(request, &call.cancel, |p| workspace::display(config, p))
@@ -109,6 +110,13 @@ async fn execute(call: &Call) -> ToolResult<String> {
         })?;
     call.bash_checkpoint_after(recorded).await;
     let (stdout, stderr) = (outcome.stdout, outcome.stderr);
+    // Which signal ended a killed command; only with `killGraceMs` set (without it the
+    // errors keep the original's exact fields, and the signal is always SIGKILL).
+    let killed_by = outcome.killed_by.filter(|_| config.kill_grace_ms.is_some());
+    let with_signal = |e: ToolError| match killed_by {
+        Some(sig) => e.with("signal", sig),
+        None => e,
+    };
     match outcome.ending {
         Ending::Exited { code, signal } => Ok(json!({
             "exit_code": code,
@@ -118,25 +126,30 @@ async fn execute(call: &Call) -> ToolResult<String> {
             "timed_out": false,
         })
         .to_string()),
-        Ending::Aborted => Err(ToolError::new(Code::Aborted, ABORTED)
-            .with("stdout", stdout)
-            .with("stderr", stderr)),
-        Ending::TimedOut => Err(ToolError::new(
-            Code::Timeout,
-            format!("Command exceeded {timeout_ms}ms"),
-        )
-        .with("timeout_ms", timeout_ms)
-        .with("stdout", stdout)
-        .with("stderr", stderr)),
+        Ending::Aborted => Err(with_signal(
+            ToolError::new(Code::Aborted, ABORTED)
+                .with("stdout", stdout)
+                .with("stderr", stderr),
+        )),
+        Ending::TimedOut => Err(with_signal(
+            ToolError::new(Code::Timeout, format!("Command exceeded {timeout_ms}ms"))
+                .with("timeout_ms", timeout_ms)
+                .with("stdout", stdout)
+                .with("stderr", stderr),
+        )),
         Ending::OutputLimit => {
             let cap = process::capture_ceiling(config.max_output_bytes);
-            Err(ToolError::new(
-                Code::OutputLimit,
-                format!("Command output exceeded {cap} bytes on a single stream and was killed"),
-            )
-            .with("max_capture_bytes", cap)
-            .with("stdout", stdout)
-            .with("stderr", stderr))
+            Err(with_signal(
+                ToolError::new(
+                    Code::OutputLimit,
+                    format!(
+                        "Command output exceeded {cap} bytes on a single stream and was killed"
+                    ),
+                )
+                .with("max_capture_bytes", cap)
+                .with("stdout", stdout)
+                .with("stderr", stderr),
+            ))
         }
         Ending::Failed(e) => Err(ToolError::new(
             Code::IoError,
