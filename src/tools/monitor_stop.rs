@@ -46,7 +46,12 @@ fn run(call: &Call) -> ToolResult<Output> {
     let id = str_arg(&call.args, "id").unwrap_or_default();
     let s = monitor::load(root, id).ok_or_else(|| not_found(id))?;
     if monitor::running(root, &s) {
-        monitor::stop(&s, STOP_GRACE);
+        // `killGraceMs`, when set, applies here as to bash; unset keeps the original's 400 ms.
+        let grace = call
+            .config
+            .kill_grace_ms
+            .map_or(STOP_GRACE, Duration::from_millis);
+        monitor::stop(&s, grace);
     } else {
         // Exited on its own: its background children may still hold the marker.
         crate::process::group::sweep_marked(&s.id);
