@@ -33,6 +33,12 @@ export interface AgentToolsOptions {
   monitorReadyTimeoutMs?: number
   /** The most live monitors at once (>= 1). Default 32. */
   maxMonitors?: number
+  /** Decides, per call, whether it runs (after validation, before the handler). Fail-closed. */
+  guard?: Guard
+  /** Asked when the guard answers `ask`; true runs the call. Without it, `ask` is denied. */
+  elicit?: Elicit
+  /** A guard or elicit that has not answered within this many ms denies the call. Default: no limit. */
+  guardTimeoutMs?: number
   /** Budget for checkpointed prior contents, in bytes (>= 0; 0 turns checkpoints off). Default 268435456. */
   checkpointBytes?: number
   /** Record what `bash` commands change while a checkpoint is live (walks the workspace around each command). Default false. */
@@ -51,6 +57,10 @@ export interface ServerConfig {
   readonly confineToWorkspace: boolean
   /** Whether outline, check_syntax and syntax warnings are on (absent under compat "0.1"). */
   readonly treeSitterAvailable?: boolean
+  /** The guard from the options, when one was given. */
+  readonly guard?: Guard
+  /** The elicit callback from the options, when one was given. */
+  readonly elicit?: Elicit
   /** Largest image read_image returns (absent under compat "0.1"). */
   readonly maxImageBytes?: number
   /** monitor_start's default ready wait (absent under compat "0.1"). */
@@ -319,3 +329,61 @@ export declare const DEFAULT_MONITOR_READY_TIMEOUT_MS: 30000
 export declare const DEFAULT_MAX_MONITORS: 32
 /** Deletes the state files of every monitor that is not running. Never rejects. */
 export declare function sweepMonitors(workspaceRoot: string): Promise<void>
+
+/** A guard's verdict. */
+export type Verdict = 'allow' | 'deny' | 'ask'
+/** What a guard returns. */
+export interface GuardDecision {
+  verdict: Verdict
+  reason?: string
+}
+/** One path a call names, resolved, with the realpath-based confinement check. */
+export interface PathFact {
+  raw: string
+  /** Absolute. */
+  resolved: string
+  withinWorkspace: boolean
+}
+/** One segment of a shell command. */
+export interface Segment {
+  /** The segment's source text. */
+  command: string
+  /** Tokens without quotes, leading VAR=val and wrappers (timeout, time, nice, nohup, stdbuf). */
+  argv: string[]
+  /** argv joined by single spaces. */
+  normalized: string
+  decidable: boolean
+}
+/** analyzeBash's result. */
+export interface BashFacts {
+  paths: string[]
+  segments: Segment[]
+  undecidable: boolean
+}
+/** What a guard sees. */
+export interface GuardContext {
+  tool: string
+  args: Record<string, unknown>
+  config: ServerConfig
+  paths: PathFact[]
+  bash?: BashFacts
+}
+/** What elicit is asked. */
+export interface ElicitRequest {
+  tool: string
+  args: Record<string, unknown>
+  reason?: string
+  bash?: BashFacts
+}
+export type Guard = (ctx: GuardContext) => GuardDecision | Promise<GuardDecision>
+export type Elicit = (req: ElicitRequest) => boolean | Promise<boolean>
+/** The heuristic shell analyzer guards use. */
+export declare function analyzeBash(command: string): BashFacts
+/** The context a guard would see for a call. */
+export declare function buildGuardContext(tool: string, args: Record<string, unknown>, config: ServerConfig): GuardContext
+/** Every path inside the workspace (false with none, or when the command is undecidable). */
+export declare function withinWorkspace(ctx: GuardContext): boolean
+/** Any path outside the workspace. */
+export declare function touchesOutside(ctx: GuardContext): boolean
+/** Every segment's normalized command equals an allowed entry or starts with it plus a space. */
+export declare function commandsIn(bash: BashFacts | undefined, allowed: readonly string[]): boolean

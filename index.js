@@ -4,6 +4,7 @@
 // callers expect: StartupError, ToolError, frozen configs, AbortSignal wiring, the warn sink.
 
 const native = require('./binding.js')
+const guardLib = require('./lib/guard.js')
 
 const DEFAULT_MAX_OUTPUT_BYTES = 131072
 const DEFAULT_MAX_FILE_BYTES = 20000000
@@ -76,10 +77,34 @@ function encodeArgs(args) {
 
 const handles = new WeakMap()
 
-function freezeConfig(handle) {
-  const config = Object.freeze(JSON.parse(handle.configJson()))
+// The host's guard and elicit per handle (functions cannot cross into Rust).
+const hooksOf = new WeakMap()
+
+function freezeConfig(handle, opts) {
+  const fields = JSON.parse(handle.configJson())
+  const hooks = hostHooks(opts)
+  if (hooks) {
+    hooksOf.set(handle, hooks)
+    // As in the original, the hooks are copied onto the ServerConfig.
+    if (hooks.guard) fields.guard = hooks.guard
+    if (hooks.elicit) fields.elicit = hooks.elicit
+  }
+  const config = Object.freeze(fields)
   handles.set(config, handle)
   return config
+}
+
+// guard, elicit and guardTimeoutMs from options (or a hand-built config carrying them).
+function hostHooks(opts) {
+  if (!opts || typeof opts !== 'object') return null
+  const guard = typeof opts.guard === 'function' ? opts.guard : null
+  const elicit = typeof opts.elicit === 'function' ? opts.elicit : null
+  const t = opts.guardTimeoutMs
+  if (t !== undefined && t !== null && !(Number.isInteger(t) && t >= 1)) {
+    throw new StartupError(`guardTimeoutMs must be an integer >= 1, got: ${String(t)}`)
+  }
+  if (!guard && !elicit) return null
+  return { guard, elicit, timeoutMs: typeof t === 'number' ? t : null }
 }
 
 function startup(fn) {
@@ -122,7 +147,7 @@ function resolveConfig(options) {
   const opts = options !== null && typeof options === 'object' ? options : {}
   const ripgrep = probed(opts.probeRipgrep)
   const treeSitter = probed(opts.probeTreeSitter)
-  return freezeConfig(opened(startup(() => native.NativeTools.resolve(optionsJson(opts), ripgrep, treeSitter))))
+  return freezeConfig(opened(startup(() => native.NativeTools.resolve(optionsJson(opts), ripgrep, treeSitter))), opts)
 }
 
 /** Builds a config from a command line and environment, like the original CLI. */
@@ -143,9 +168,16 @@ function handleFor(config) {
   handle = opened(
     native.NativeTools.resolve(optionsJson({ ...config }), Boolean(config && config.ripgrepAvailable), treeSitter),
   )
+  const hooks = hostHooks(config)
+  if (hooks) hooksOf.set(handle, hooks)
   if (Object.isFrozen(config)) handles.set(config, handle)
   return handle
 }
+
+/** What a host's guard sees for a call (LATER §2.4): `{ tool, args, config, paths, bash? }`. */
+const buildGuardContext = guardLib.makeBuildGuardContext((config, raw, base, shell) =>
+  JSON.parse(handleFor(config).pathFact(String(raw), String(base), Boolean(shell))),
+)
 
 /** Joins the text parts of a result's content (an image part counts as ""). */
 function contentText(parts) {
@@ -196,8 +228,96 @@ function unwatch(signal, token) {
   }
 }
 
+const GUARD_DEFAULT_REASON = 'blocked by guard'
+
+function deniedText(reason) {
+  return JSON.stringify({ error: 'denied', message: typeof reason === 'string' && reason !== '' ? reason : GUARD_DEFAULT_REASON })
+}
+
+// Waits for a host callback, ending early (with `{ aborted: true }`) when the signal fires or
+// (with a rejection) when guardTimeoutMs passes.
+function hostAnswer(fn, arg, signal, timeoutMs, what) {
+  return new Promise((resolve, reject) => {
+    let timer = null
+    const onAbort = () => finish(() => resolve({ aborted: true }))
+    const finish = (f) => {
+      if (timer) clearTimeout(timer)
+      if (signal && typeof signal.removeEventListener === 'function') signal.removeEventListener('abort', onAbort)
+      f()
+    }
+    if (signal && signal.aborted) return resolve({ aborted: true })
+    if (signal && typeof signal.addEventListener === 'function') signal.addEventListener('abort', onAbort, { once: true })
+    if (timeoutMs) {
+      timer = setTimeout(() => finish(() => reject(new ToolError('denied', `${what} did not answer within ${timeoutMs} ms`))), timeoutMs)
+    }
+    Promise.resolve()
+      .then(() => fn(arg))
+      .then(
+        (value) => finish(() => resolve({ value })),
+        (err) => finish(() => reject(err)),
+      )
+  })
+}
+
+// The guard step (after validation, before the handler): `null` to go on with the
+// validated arguments, or a result to return. Fail-closed: a throw denies the call.
+async function guarded(handle, hooks, name, validated, signal) {
+  const config = configOfHandle(handle)
+  const ctx = buildGuardContext(name, validated, config)
+  const failed = (e) => ({ isError: true, text: serializeError(e) })
+  if (!hooks.guard) return null
+  let decision
+  try {
+    const r = await hostAnswer(hooks.guard, ctx, signal, hooks.timeoutMs, 'guard')
+    if (r.aborted) return 'aborted'
+    decision = r.value
+  } catch (e) {
+    return failed(e)
+  }
+  const verdict = decision && typeof decision === 'object' ? decision.verdict : undefined
+  const reason = decision && typeof decision === 'object' ? decision.reason : undefined
+  if (verdict === 'allow') return null
+  if (verdict === 'deny') return { isError: true, text: deniedText(reason) }
+  if (verdict === 'ask') {
+    if (!hooks.elicit) return { isError: true, text: deniedText(reason) }
+    try {
+      const r = await hostAnswer(hooks.elicit, { tool: name, args: validated, reason, bash: ctx.bash }, signal, null, 'elicit')
+      if (r.aborted) return 'aborted'
+      return r.value === true ? null : { isError: true, text: deniedText(reason) }
+    } catch (e) {
+      return failed(e)
+    }
+  }
+  return { isError: true, text: deniedText(`guard returned an invalid decision: ${JSON.stringify(decision) ?? String(decision)}`) }
+}
+
+const configByHandle = new WeakMap()
+function configOfHandle(handle) {
+  let c = configByHandle.get(handle)
+  if (!c) {
+    c = Object.freeze(JSON.parse(handle.configJson()))
+    configByHandle.set(handle, c)
+  }
+  return c
+}
+
 async function run(handle, name, args, signal) {
-  const enc = encodeArgs(args === undefined ? {} : args)
+  let enc = encodeArgs(args === undefined ? {} : args)
+  const hooks = hooksOf.get(handle)
+  if (hooks && hooks.guard) {
+    const v = JSON.parse(handle.validate(String(name), enc.json, enc.error))
+    if (!v.ok) return shape(handle, { isError: true, text: v.text })
+    const stop = await guarded(handle, hooks, String(name), v.args, signal)
+    if (stop === 'aborted') {
+      // The tool's own aborted error: dispatch with a fired token.
+      const token = new native.CancelToken()
+      token.cancel()
+      const out = await handle.dispatch(String(name), JSON.stringify(v.args), undefined, token)
+      return shape(handle, out)
+    }
+    if (stop) return shape(handle, stop)
+    enc = { json: JSON.stringify(v.args) }
+  }
   let token = null
   let watching = false
   if (signal && typeof signal.addEventListener === 'function') {
@@ -375,6 +495,11 @@ function agentToolsFor(config) {
 
 module.exports = {
   createAgentTools,
+  analyzeBash: guardLib.analyzeBash,
+  buildGuardContext,
+  withinWorkspace: guardLib.withinWorkspace,
+  touchesOutside: guardLib.touchesOutside,
+  commandsIn: guardLib.commandsIn,
   agentToolsFor,
   contentText,
   dispatch,

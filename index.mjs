@@ -6,6 +6,11 @@ const m = require('./index.js')
 
 export const {
   createAgentTools,
+  analyzeBash,
+  buildGuardContext,
+  withinWorkspace,
+  touchesOutside,
+  commandsIn,
   agentToolsFor,
   contentText,
   dispatch,

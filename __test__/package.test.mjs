@@ -65,7 +65,7 @@ before(() => {
   fs.mkdirSync(consumer)
   fs.writeFileSync(path.join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }))
   fs.writeFileSync(path.join(consumer, 'hello.txt'), 'hello\n')
-  for (const f of ['usage.mts', 'usage.cts', 'integrations.mts', 'integrations.cts', 'providers.mts', 'providers.cts']) fs.copyFileSync(path.join(FIXTURES, f), path.join(consumer, f))
+  for (const f of ['usage.mts', 'usage.cts', 'integrations.mts', 'integrations.cts', 'providers.mts', 'providers.cts', 'guard.mts', 'guard.cts']) fs.copyFileSync(path.join(FIXTURES, f), path.join(consumer, f))
   npm(['install', '--ignore-scripts', '--no-package-lock', path.join(tmp, packed.filename)], consumer)
 })
 
@@ -89,11 +89,16 @@ test('the tarball holds the entry points, types, the bin and this platform\'s ad
       'bin/clarvis-agent-tools.mjs',
       'binding.d.ts',
       'binding.js',
+      'guard.d.mts',
+      'guard.d.ts',
+      'guard.js',
+      'guard.mjs',
       'index.d.ts',
       'index.js',
       'index.mjs',
       'lib/ai-adapter.js',
       'lib/anthropic-adapter.js',
+      'lib/guard.js',
       'lib/mcp-http.mjs',
       'lib/openai-adapter.js',
       'lib/tool-calls.js',
@@ -219,6 +224,7 @@ test('npx one-liner: `npm exec --package=<tarball> clarvis-agent-tools mcp --wor
 
 test('tsc --noEmit --strict accepts a consumer using the whole root API (ESM and CommonJS)', () => {
   tsc(['usage.mts', 'usage.cts'])
+  tsc(['guard.mts', 'guard.cts'])
 })
 
 test('with the optional peers installed, /ai and /mcp load (ESM and CJS) and type-check', () => {

@@ -1,0 +1,17 @@
+// Types for @clarvis/agent-tools/guard (CommonJS).
+export {
+  analyzeBash,
+  buildGuardContext,
+  withinWorkspace,
+  touchesOutside,
+  commandsIn,
+  BashFacts,
+  Segment,
+  PathFact,
+  GuardContext,
+  GuardDecision,
+  Verdict,
+  Guard,
+  Elicit,
+  ElicitRequest,
+} from './index'
