@@ -33,6 +33,8 @@ export interface AgentToolsOptions {
   monitorReadyTimeoutMs?: number
   /** The most live monitors at once (>= 1). Default 32. */
   maxMonitors?: number
+  /** Which tools the surface keeps: an empty or absent `allow` keeps all; `deny` wins. Unknown names throw StartupError. */
+  toolPolicy?: { allow?: readonly ToolName[]; deny?: readonly ToolName[] }
   /** Decides, per call, whether it runs (after validation, before the handler). Fail-closed. */
   guard?: Guard
   /** Asked when the guard answers `ask`; true runs the call. Without it, `ask` is denied. */

@@ -73,6 +73,60 @@ impl Compat {
     }
 }
 
+/// `toolPolicy`: which tools the surface keeps. An empty `allow` keeps all; `deny` wins.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ToolPolicy {
+    /// Only these (when not empty).
+    pub allow: Vec<String>,
+    /// Never these.
+    pub deny: Vec<String>,
+}
+
+impl ToolPolicy {
+    /// Whether `name` stays on the surface.
+    pub fn keeps(&self, name: &str) -> bool {
+        (self.allow.is_empty() || self.allow.iter().any(|a| a == name))
+            && !self.deny.iter().any(|d| d == name)
+    }
+
+    /// Parses the option; names must be tools of the registry (else `StartupError`).
+    fn parse(v: Option<&Value>, known: &[&str]) -> Result<ToolPolicy, StartupError> {
+        let Some(v) = v.filter(|v| !v.is_null()) else {
+            return Ok(ToolPolicy::default());
+        };
+        let Value::Object(o) = v else {
+            return Err(StartupError(format!(
+                "toolPolicy must be an object with allow and/or deny lists, got: {}",
+                js_string(v)
+            )));
+        };
+        let list = |key: &str| -> Result<Vec<String>, StartupError> {
+            match o.get(key) {
+                None | Some(Value::Null) => Ok(Vec::new()),
+                Some(Value::Array(a)) => a
+                    .iter()
+                    .map(|n| match n.as_str() {
+                        Some(name) if known.contains(&name) => Ok(name.to_string()),
+                        _ => Err(StartupError(format!(
+                            "toolPolicy.{key} names an unknown tool: {} (tools: {})",
+                            js_string(n),
+                            known.join(", ")
+                        ))),
+                    })
+                    .collect(),
+                Some(other) => Err(StartupError(format!(
+                    "toolPolicy.{key} must be an array of tool names, got: {}",
+                    js_string(other)
+                ))),
+            }
+        };
+        Ok(ToolPolicy {
+            allow: list("allow")?,
+            deny: list("deny")?,
+        })
+    }
+}
+
 /// What the caller probed before resolving (`probeRipgrep`, `probeTreeSitter`); `None`
 /// means "probe here" (ripgrep) or "available" (tree-sitter, which is compiled in).
 #[derive(Debug, Clone, Copy, Default)]
@@ -112,6 +166,8 @@ pub struct Config {
     pub compat: Compat,
     /// Whether the syntax tools (outline, check_syntax) and syntax warnings are on.
     pub tree_sitter_available: bool,
+    /// `toolPolicy`: the allow/deny lists applied to the surface.
+    pub tool_policy: ToolPolicy,
     /// The checkpoints of this tools object (`checkpointBytes` is its budget).
     pub checkpoints: std::sync::Arc<crate::checkpoint::Store>,
     /// `checkpointBash`: `bash` commands are checkpointed too.
@@ -141,6 +197,7 @@ impl Config {
             confine_to_workspace: true,
             compat: Compat::Latest,
             tree_sitter_available: true,
+            tool_policy: ToolPolicy::default(),
             checkpoints: std::sync::Arc::new(crate::checkpoint::Store::new(
                 &root,
                 crate::checkpoint::DEFAULT_CHECKPOINT_BYTES,
@@ -361,6 +418,8 @@ pub fn resolve_config_with(options: &Value, probes: Probes) -> Result<Config, St
         )));
     };
     let compat = Compat::parse(opts.get("compat").unwrap_or(&Value::Null))?;
+    let known: Vec<&str> = crate::tools::all().iter().map(|t| t.name).collect();
+    let tool_policy = ToolPolicy::parse(opts.get("toolPolicy"), &known)?;
     let checkpoint_bytes = integer_option(
         opts,
         "checkpointBytes",
@@ -419,6 +478,7 @@ pub fn resolve_config_with(options: &Value, probes: Probes) -> Result<Config, St
         confine_to_workspace: bool_option(opts, "confineToWorkspace", true),
         compat,
         tree_sitter_available: probes.tree_sitter.unwrap_or(true),
+        tool_policy,
         checkpoints: std::sync::Arc::new(crate::checkpoint::Store::new(&root, checkpoint_bytes)),
         checkpoint_bash: bool_option(opts, "checkpointBash", false),
         kill_grace_ms,

@@ -329,6 +329,9 @@ fn on_surface(def: &ToolDef, config: &Config) -> bool {
     if config.read_only && def.mutating() {
         return false;
     }
+    if !config.tool_policy.keeps(def.name) {
+        return false;
+    }
     match config.compat {
         Compat::V01 => V01_TOOLS.contains(&def.name),
         Compat::Latest => !def.syntax || config.tree_sitter_available,
