@@ -139,6 +139,11 @@ pub async fn dispatch(name: &str, args: Args, config: Arc<Config>, cancel: Cance
     if cancel.is_cancelled() {
         return Outcome::error(&(def.aborted)(), vec![]);
     }
+    // With the `undo` tool on, every mutating call starts a fresh "last call" checkpoint.
+    if def.mutating() && def.name != "undo" && config.tool_policy.allow.iter().any(|a| a == "undo")
+    {
+        config.checkpoints.begin_call();
+    }
     // 3. Run the handler, on its own task so a panic is caught here.
     let warnings = Warnings::default();
     let call = Call {

@@ -35,6 +35,10 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
+/// The id of the implicit checkpoint taken before each mutating call when the `undo` tool
+/// is on; not listed by [`Store::list`].
+pub const LAST_CALL: &str = "cp_last_call";
+
 /// Default `checkpointBytes`: 256 MiB of stored prior contents.
 pub const DEFAULT_CHECKPOINT_BYTES: u64 = 256 * 1024 * 1024;
 
@@ -153,11 +157,34 @@ impl Store {
         Ok(id)
     }
 
+    /// Replaces the implicit [`LAST_CALL`] checkpoint: called before each mutating call when
+    /// the `undo` tool is on, so `undo` takes back exactly the last one. Nothing happens when
+    /// the budget is zero.
+    pub fn begin_call(&self) {
+        if self.budget == 0 {
+            return;
+        }
+        let mut st = self.lock();
+        if let Some(i) = st.checkpoints.iter().position(|c| c.id == LAST_CALL) {
+            st.checkpoints.remove(i);
+            self.collect(&mut st);
+        }
+        st.checkpoints.push(Checkpoint {
+            id: LAST_CALL.to_string(),
+            label: None,
+            created_ms: now_ms(),
+            prior: BTreeMap::new(),
+            moved_from: HashMap::new(),
+        });
+        self.live.store(true, Ordering::Release);
+    }
+
     /// Every live checkpoint, oldest first.
     pub fn list(&self) -> Vec<Listed> {
         self.lock()
             .checkpoints
             .iter()
+            .filter(|c| c.id != LAST_CALL)
             .map(|c| Listed {
                 id: c.id.clone(),
                 label: c.label.clone(),

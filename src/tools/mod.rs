@@ -38,6 +38,7 @@ pub mod read_image;
 pub mod remove;
 pub mod replace;
 pub mod tree;
+pub mod undo;
 pub mod write_file;
 
 /// Warning lines collected during a call, delivered to the warn sink after it.
@@ -291,9 +292,13 @@ pub fn all() -> &'static [ToolDef] {
             tree::def(),
             outline::def(),
             check_syntax::def(),
+            undo::def(),
         ]
     })
 }
+
+/// Tools off unless `toolPolicy.allow` names them.
+pub const OPT_IN: [&str; 1] = ["undo"];
 
 /// The nine tools of 0.1, in 0.1's order: the whole surface under `compat: "0.1"`.
 pub const V01_TOOLS: [&str; 9] = [
@@ -330,6 +335,10 @@ fn on_surface(def: &ToolDef, config: &Config) -> bool {
         return false;
     }
     if !config.tool_policy.keeps(def.name) {
+        return false;
+    }
+    // Opt-in tools appear only when `toolPolicy.allow` names them.
+    if OPT_IN.contains(&def.name) && !config.tool_policy.allow.iter().any(|a| a == def.name) {
         return false;
     }
     match config.compat {
