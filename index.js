@@ -380,7 +380,8 @@ function makeToolDefs() {
   const meta = JSON.parse(native.toolDefsJson())
   // The descriptions and schemas of the latest surface (every tool, tree-sitter on).
   const described = JSON.parse(native.allToolsJson())
-  return meta.map((m) => {
+  // Opt-in tools (undo) are not on the default surface, so not in the registry either.
+  return meta.filter((m) => described.some((t) => t.name === m.name)).map((m) => {
     const d = described.find((t) => t.name === m.name)
     return Object.freeze({
       ...d,
