@@ -204,3 +204,16 @@ test('schema: patch must be a string', async () => {
   const { call } = workspace()
   assert.deepEqual(envelope(await call('apply_patch', {})), { error: 'invalid_input', message: "data must have required property 'patch'" })
 })
+
+test('drop-in messages: a lone --- header is malformed; /dev/null on both sides without hunks applies nothing', async () => {
+  const { call } = workspace({ 'f': 'x\n' })
+  for (const patch of ['--- a/f', '--- a/f\n', '--- a/f\ntext\n']) {
+    const e = JSON.parse((await call('apply_patch', { patch })).text)
+    assert.equal(e.error, 'invalid_input')
+    assert.match(e.message, /^Malformed patch/, patch)
+  }
+  assert.deepEqual(JSON.parse((await call('apply_patch', { patch: '--- /dev/null\n+++ /dev/null\n' })).text), {
+    error: 'invalid_input',
+    message: 'Patch contains no applicable hunks',
+  })
+})

@@ -27,13 +27,17 @@ pub fn parse(text: &str) -> ToolResult<Vec<FilePatch>> {
                 blocks.push(block);
             }
         } else if line.starts_with("--- ") && p.peek(1).is_some_and(|l| l.starts_with("+++ ")) {
-            blocks.push(p.plain_block()?);
-        } else if line.starts_with("--- ") && p.peek(1).is_some_and(|l| l.starts_with("@@")) {
+            if let Some(block) = p.plain_block()? {
+                blocks.push(block);
+            }
+        } else if line.starts_with("--- ") {
+            // A `---` header whose `+++` is not next (the patch may end there): as jsdiff,
+            // the original's parser, this is malformed whatever follows.
             return Err(malformed(format!(
                 "Missing \"+++ ...\" file header for {}",
                 display_name(&line[4..])
             )));
-        } else if line.starts_with("+++ ") && p.peek(1).is_some_and(|l| l.starts_with("@@")) {
+        } else if line.starts_with("+++ ") {
             return Err(malformed(format!(
                 "Missing \"--- ...\" file header for {}",
                 display_name(&line[4..])
@@ -58,20 +62,26 @@ impl<'a> Parser<'a> {
     }
 
     /// `--- old` / `+++ new` then hunks.
-    fn plain_block(&mut self) -> ToolResult<FilePatch> {
+    /// `None` for `/dev/null` on both sides with no hunks: a block that says nothing (the
+    /// patch then has no applicable hunks), not a path error.
+    fn plain_block(&mut self) -> ToolResult<Option<FilePatch>> {
         let old = header_path(&self.lines[self.i][4..]);
         let new = header_path(&self.lines[self.i + 1][4..]);
         self.i += 2;
-        if old.is_none() && new.is_none() {
-            return Err(missing_path());
-        }
         let hunks = self.hunks()?;
-        Ok(FilePatch {
+        if old.is_none() && new.is_none() {
+            return if hunks.is_empty() {
+                Ok(None)
+            } else {
+                Err(missing_path())
+            };
+        }
+        Ok(Some(FilePatch {
             old_path: old,
             new_path: new,
             hunks,
             delete_whole: false,
-        })
+        }))
     }
 
     /// `diff --git a/x b/y`, extended headers, then optional `---`/`+++` and hunks. `None` for

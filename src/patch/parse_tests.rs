@@ -137,6 +137,18 @@ fn malformed_details() {
         msg("--- a/x\n@@ -1 +1 @@\n-a\n+b\n"),
         "Malformed patch: Missing \"+++ ...\" file header for x"
     );
+    // A `---` line alone, or followed by anything but `+++` (jsdiff's rule).
+    for patch in ["--- a/x", "--- a/x\n", "--- a/x\nsome text\n"] {
+        assert_eq!(
+            msg(patch),
+            "Malformed patch: Missing \"+++ ...\" file header for x",
+            "{patch:?}"
+        );
+    }
+    assert_eq!(
+        msg("+++ b/x\n"),
+        "Malformed patch: Missing \"--- ...\" file header for x"
+    );
     assert_eq!(
         msg("--- a/x\n+++ b/x\n@@ -a +1 @@\n"),
         "Malformed patch: Invalid hunk header at line 3: @@ -a +1 @@"
