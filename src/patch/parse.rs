@@ -30,17 +30,17 @@ pub fn parse(text: &str) -> ToolResult<Vec<FilePatch>> {
             if let Some(block) = p.plain_block()? {
                 blocks.push(block);
             }
-        } else if line.starts_with("--- ") {
+        } else if let Some(name) = line.strip_prefix("--- ") {
             // A `---` header whose `+++` is not next (the patch may end there): as jsdiff,
             // the original's parser, this is malformed whatever follows.
             return Err(malformed(format!(
                 "Missing \"+++ ...\" file header for {}",
-                display_name(&line[4..])
+                display_name(name)
             )));
-        } else if line.starts_with("+++ ") {
+        } else if let Some(name) = line.strip_prefix("+++ ") {
             return Err(malformed(format!(
                 "Missing \"--- ...\" file header for {}",
-                display_name(&line[4..])
+                display_name(name)
             )));
         } else if line.starts_with("@@") {
             return Err(missing_path());
