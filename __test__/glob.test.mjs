@@ -99,3 +99,14 @@ test('a pre-aborted signal gives aborted', async () => {
   const r = await call('glob', { pattern: '**/*' }, AbortSignal.abort())
   assert.equal(envelope(r).error, 'aborted')
 })
+
+test('a file whose name is not UTF-8 is skipped by glob and grep (a shown path always opens)', async () => {
+  const { call, root } = workspace({ 'ok.txt': 'needle\n' })
+  const bad = Buffer.concat([Buffer.from(root + '/bad-'), Buffer.from([0xff, 0xfe]), Buffer.from('.txt')])
+  fs.writeFileSync(bad, 'needle\n')
+  const dir = Buffer.concat([Buffer.from(root + '/d-'), Buffer.from([0xc3])])
+  fs.mkdirSync(dir)
+  fs.writeFileSync(Buffer.concat([dir, Buffer.from('/in.txt')]), 'needle\n')
+  assert.equal((await call('glob', { pattern: '**/*.txt' })).text, 'ok.txt')
+  assert.equal((await call('grep', { pattern: 'needle' })).text, 'ok.txt')
+})

@@ -174,6 +174,11 @@ impl Policy {
         if file_type.is_symlink() {
             return false;
         }
+        // A name that is not UTF-8 could only be shown with U+FFFD, and that shown path would
+        // not open again: skip it (and what is under it), as the original did.
+        if entry.file_name().to_str().is_none() {
+            return false;
+        }
         if !self.respect_ignores {
             return true;
         }
