@@ -1,7 +1,7 @@
 //! `undo` (opt-in: only when `toolPolicy.allow` names it): take back the last mutating call
 //! made through these tools, through the checkpoint store (`src/checkpoint/`).
 
-use super::{object_schema, Annotations, Call, Handler, Output, ToolDef};
+use super::{change_annotations, object_schema, Call, Handler, Output, ToolDef};
 use crate::checkpoint::LAST_CALL;
 use crate::error::{ToolError, ToolResult};
 use crate::workspace;
@@ -16,12 +16,7 @@ pub fn def() -> ToolDef {
         description: DESCRIPTION,
         schema,
         bounded: false,
-        annotations: Annotations {
-            read_only: false,
-            destructive: true,
-            idempotent: false,
-            open_world: false,
-        },
+        annotations: change_annotations(),
         handler: Handler::Blocking(run),
         aborted: ToolError::aborted,
         syntax: false,
