@@ -104,12 +104,22 @@ fn run(call: &Call) -> ToolResult<Output> {
         done.text.as_bytes(),
     ));
     let out = Output::text(msg);
-    Ok(with_diff(out, &shown, &opened.file.text, &done.text))
+    Ok(with_diff(call, out, &shown, &opened.file.text, &done.text))
 }
 
 /// Sets `meta.diff` (the decoded, LF-normalised text before and after, in jsdiff's
-/// `createTwoFilesPatch` form) unless nothing changed.
-pub(crate) fn with_diff(out: Output, shown: &str, before: &str, after: &str) -> Output {
+/// `createTwoFilesPatch` form) unless nothing changed. Not computed under `compat: "0.1"`,
+/// whose results carry no meta.
+pub(crate) fn with_diff(
+    call: &Call,
+    out: Output,
+    shown: &str,
+    before: &str,
+    after: &str,
+) -> Output {
+    if call.config.compat == crate::config::Compat::V01 {
+        return out;
+    }
     match crate::textdiff::file_patch(shown, before, after) {
         Some(d) => out.with_meta("diff", Value::String(d)),
         None => out,

@@ -109,6 +109,7 @@ fn run(call: &Call) -> ToolResult<Output> {
         text.as_bytes(),
     ));
     Ok(super::edit_file::with_diff(
+        call,
         Output::text(msg),
         &shown,
         &opened.file.text,

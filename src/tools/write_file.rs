@@ -74,9 +74,10 @@ fn run(call: &Call) -> ToolResult<Output> {
     // The parent is opened (and made, when missing) through verified directory handles, and
     // the write goes through that handle: a parent swapped for a symlink mid-call cannot move
     // the file, or a new directory, out of the workspace.
+    // Only for meta.diff, which 0.1 results do not carry.
     let prior = existing
         .as_ref()
-        .filter(|m| m.is_file())
+        .filter(|m| m.is_file() && call.config.compat != crate::config::Compat::V01)
         .and_then(|_| prior_text(call, &abs, input));
     let parent = abs.parent().unwrap_or(Path::new("/"));
     let (dir, created_dirs) =
@@ -104,7 +105,7 @@ fn run(call: &Call) -> ToolResult<Output> {
     ));
     let out = Output::text(msg);
     Ok(match prior.filter(|_| !created) {
-        Some(before) => super::edit_file::with_diff(out, &shown, &before, content),
+        Some(before) => super::edit_file::with_diff(call, out, &shown, &before, content),
         None => out,
     })
 }
