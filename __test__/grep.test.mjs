@@ -157,6 +157,26 @@ test('gitignore stack in a real repository: nested, negation, info/exclude, pare
   assert.equal((await tools.callTool('grep', { pattern: 'tok', path: 'sub' })).text, 'sub/keep.gen')
 })
 
+test('the glob filter and the ignore stack both apply, in either order (negations, anchored globs, ignored directories)', async () => {
+  const { call } = workspace({
+    '.gitignore': '*.ts\n!keep.ts\ngen/\n',
+    'a.ts': 'tok\n',
+    'keep.ts': 'tok\n',
+    'b.js': 'tok\n',
+    'src/keep.ts': 'tok\n',
+    'src/c.ts': 'tok\n',
+    'src/d.rs': 'tok\n',
+    'gen/keep.ts': 'tok\n',
+    'src/sub/keep.ts': 'tok\n',
+  })
+  assert.equal(await grep(call, { pattern: 'tok', glob: '*.ts' }), 'keep.ts\nsrc/keep.ts\nsrc/sub/keep.ts')
+  assert.equal(await grep(call, { pattern: 'tok', glob: 'src/**/*.ts' }), 'src/keep.ts\nsrc/sub/keep.ts')
+  assert.equal(await grep(call, { pattern: 'tok', glob: '*.{rs,js}', output_mode: 'count' }), 'b.js:1\nsrc/d.rs:1')
+  assert.equal(await grep(call, { pattern: 'tok', glob: 'sub/*.ts', path: 'src' }), 'src/sub/keep.ts')
+  // A directory name matching the glob is still only a directory: its files must match too.
+  assert.equal(await grep(call, { pattern: 'tok', glob: 'src' }), '(no matches)')
+})
+
 test('global excludes file ($XDG_CONFIG_HOME/git/ignore) applies, even outside a repository', async () => {
   const xdg = scratch()
   fs.mkdirSync(path.join(xdg, 'git'))

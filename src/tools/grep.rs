@@ -13,7 +13,7 @@ use crate::search::matcher::{self, Engine};
 use crate::search::policy::Policy;
 use crate::search::render::{render, Mode, PageSpec};
 use crate::search::scan::{RowSink, Scanner};
-use crate::search::walk::walk;
+use crate::search::walk::{walk_wanted, Wanted};
 use crate::tools::glob::{compile, display, relative};
 use crate::workspace;
 use globset::GlobMatcher;
@@ -184,22 +184,22 @@ fn search<M: Matcher + Sync>(job: &Job<'_>, matcher: &M) -> ToolResult<String> {
             true,
             call.warnings.clone(),
         ));
-        walk(job.base, policy, &call.cancel, || {
+        // The glob is tested before the ignore policy (see `walk_wanted`).
+        let wanted = job.glob.clone().map(|(glob, anchored)| {
+            let base = job.base.to_path_buf();
+            Arc::new(move |entry: &ignore::DirEntry| {
+                if anchored {
+                    relative(&base, entry.path()).is_some_and(|rel| glob.is_match(&*rel))
+                } else {
+                    glob.is_match(entry.file_name())
+                }
+            }) as Wanted
+        });
+        walk_wanted(job.base, policy, &call.cancel, wanted, || {
             let mut scanner = new_scanner();
             let search_one = &search_one;
             Box::new(move |entry: &ignore::DirEntry| {
-                let path = entry.path();
-                if let Some((glob, anchored)) = &job.glob {
-                    let ok = if *anchored {
-                        relative(job.base, path).is_some_and(|rel| glob.is_match(&*rel))
-                    } else {
-                        glob.is_match(entry.file_name())
-                    };
-                    if !ok {
-                        return;
-                    }
-                }
-                search_one(&mut scanner, path);
+                search_one(&mut scanner, entry.path());
             }) as Box<dyn FnMut(&ignore::DirEntry) + Send>
         });
     }
