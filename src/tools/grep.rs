@@ -65,6 +65,8 @@ struct Job<'a> {
     glob: Option<(GlobMatcher, bool)>,
     spec: PageSpec,
     multiline: bool,
+    /// The pattern's bytes when it is a plain literal: the per-file pre-filter.
+    literal: Option<Vec<u8>>,
 }
 
 fn nonneg(call: &Call, key: &str) -> Option<u64> {
@@ -119,6 +121,7 @@ fn run(call: &Call) -> ToolResult<String> {
         glob,
         spec,
         multiline,
+        literal: matcher::plain_literal(pattern, ignore_case, multiline),
     };
     match &engine {
         Engine::Rust(m) => search(&job, m),
@@ -142,6 +145,7 @@ fn search<M: Matcher + Sync>(job: &Job<'_>, matcher: &M) -> ToolResult<String> {
             config.max_file_bytes,
         )
         .confined(guard.clone())
+        .require_literal(job.literal.as_deref())
     };
     let collector = Collector::new(config.max_output_bytes);
     // One file's stored rows are capped at the budget (plus room for the row that crosses).
