@@ -28,6 +28,7 @@ pub mod dispatch;
 pub mod edit;
 pub mod eol;
 pub mod error;
+pub mod fsmeta;
 pub mod image;
 pub mod jsregex;
 pub mod output;
