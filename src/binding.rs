@@ -218,6 +218,64 @@ impl NativeTools {
     }
 }
 
+/// The host's live-output callback: `(stream, text)`, and `("end", "")` once after the
+/// call's last chunk (the JS side resolves the call only after that, so no chunk arrives
+/// after the result).
+type LiveOutput = napi::threadsafe_function::ThreadsafeFunction<
+    FnArgs<(String, String)>,
+    Unknown<'static>,
+    FnArgs<(String, String)>,
+    Status,
+    false,
+>;
+
+#[napi]
+impl NativeTools {
+    /// [`NativeTools::dispatch`] with live output: `on_output(stream, text)` is queued to the
+    /// JS thread, never waited for, while a command runs.
+    #[napi(ts_return_type = "Promise<NativeOutcome>")]
+    pub fn dispatch_live<'env>(
+        &self,
+        env: &'env Env,
+        name: String,
+        args_json: Option<String>,
+        args_error: Option<String>,
+        cancel: Option<&CancelToken>,
+        #[napi(ts_arg_type = "(stream: string, text: string) => void")] on_output: LiveOutput,
+    ) -> Result<PromiseRaw<'env, NativeOutcome>> {
+        use napi::threadsafe_function::ThreadsafeFunctionCallMode::NonBlocking;
+        let config = self.config.clone();
+        let cancel = cancel.map(|c| c.inner.clone()).unwrap_or_default();
+        let args = match args_error {
+            Some(why) => dispatch::Args::NotJson(why),
+            None => dispatch::parse_args(args_json.as_deref()),
+        };
+        let tsfn = std::sync::Arc::new(on_output);
+        let feed = tsfn.clone();
+        let sink = crate::process::live::OutputSink::new(move |stream, text| {
+            // Non-blocking into an unbounded queue: what is queued is bounded by the capture.
+            feed.call(
+                FnArgs::from((stream.as_str().to_string(), text)),
+                NonBlocking,
+            );
+        });
+        env.spawn_future(async move {
+            let out = dispatch::dispatch_live(&name, args, config, cancel, Some(sink)).await;
+            tsfn.call(
+                FnArgs::from(("end".to_string(), String::new())),
+                NonBlocking,
+            );
+            Ok(NativeOutcome {
+                is_error: out.is_error,
+                parts_json: out.parts.as_deref().map(parts_json),
+                meta_json: out.meta.map(|m| serde_json::Value::Object(m).to_string()),
+                text: out.text,
+                warnings: out.warnings,
+            })
+        })
+    }
+}
+
 /// A library call's result crossing as JSON: the value, or `{"error": envelope}` for the JS
 /// side to throw as a `ToolError`.
 fn envelope_or(r: crate::error::ToolResult<serde_json::Value>) -> String {

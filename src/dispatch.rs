@@ -8,6 +8,7 @@ use crate::cancel::Cancel;
 use crate::config::{Compat, Config};
 use crate::error::{Code, ToolError};
 use crate::output;
+use crate::process::live::OutputSink;
 use crate::schema;
 use crate::tools::{self, Call, Handler, Output, Part, Warnings};
 use serde_json::{Map, Value};
@@ -131,6 +132,17 @@ pub fn validate(
 
 /// Runs one tool call through the pipeline.
 pub async fn dispatch(name: &str, args: Args, config: Arc<Config>, cancel: Cancel) -> Outcome {
+    dispatch_live(name, args, config, cancel, None).await
+}
+
+/// [`dispatch`], handing a running command's output to `on_output` as it arrives.
+pub async fn dispatch_live(
+    name: &str,
+    args: Args,
+    config: Arc<Config>,
+    cancel: Cancel,
+    on_output: Option<OutputSink>,
+) -> Outcome {
     // 1–2. Look up in the active surface; validate a copy, filling defaults.
     let (def, args) = match validate(name, args, &config) {
         Ok(v) => v,
@@ -151,6 +163,7 @@ pub async fn dispatch(name: &str, args: Args, config: Arc<Config>, cancel: Cance
         config: config.clone(),
         cancel,
         warnings: warnings.clone(),
+        on_output,
     };
     let panic_hook = config.hooks.panic_in.as_deref() == Some(def.name);
     let joined = match def.handler {
