@@ -33,6 +33,8 @@ export interface AgentToolsOptions {
   monitorReadyTimeoutMs?: number
   /** The most live monitors at once (>= 1). Default 32. */
   maxMonitors?: number
+  /** The most bytes a monitor's log keeps, its latest output (>= 65536). Default 16 MiB. */
+  monitorLogMaxBytes?: number
   /** Which tools the surface keeps: an empty or absent `allow` keeps all; `deny` wins. Unknown names throw StartupError. */
   toolPolicy?: { allow?: readonly ToolName[]; deny?: readonly ToolName[] }
   /** Decides, per call, whether it runs (after validation, before the handler). Fail-closed. */
@@ -69,6 +71,8 @@ export interface ServerConfig {
   readonly monitorReadyTimeoutMs?: number
   /** The live monitor cap (absent under compat "0.1"). */
   readonly maxMonitors?: number
+  /** The monitor log bound, present only when given. */
+  readonly monitorLogMaxBytes?: number
   /** The checkpoint budget in bytes (absent under compat "0.1"). */
   readonly checkpointBytes?: number
   /** Whether bash commands are checkpointed (absent under compat "0.1"). */

@@ -66,8 +66,10 @@ fn run(call: &Call) -> ToolResult<Output> {
         call.config.max_output_bytes,
         filter.as_ref(),
     );
-    Ok(Output::text(
-        json!({"running": p.running, "output": p.output, "next_offset": p.next_offset, "exit_code": p.exit_code})
-            .to_string(),
-    ))
+    let mut v = json!({"running": p.running, "output": p.output, "next_offset": p.next_offset, "exit_code": p.exit_code});
+    if p.dropped > 0 {
+        // Only then: the original's four keys stay exact otherwise.
+        v["dropped"] = p.dropped.into();
+    }
+    Ok(Output::text(v.to_string()))
 }
