@@ -96,8 +96,9 @@ pub fn settle(root: &Path, id: &str) {
 }
 
 /// Bytes cut back to the last complete UTF-8 character (a character cut by the read is held
-/// back for the next poll); invalid bytes inside are shown as U+FFFD.
-fn complete_utf8(buf: &[u8]) -> (String, usize) {
+/// back for the next poll); invalid bytes inside are shown as U+FFFD. Valid text (the usual
+/// case) is taken over without a copy.
+fn complete_utf8(mut buf: Vec<u8>) -> (String, usize) {
     let mut end = buf.len();
     // A trailing incomplete sequence is at most 3 bytes.
     for back in 1..=3.min(buf.len()) {
@@ -120,7 +121,10 @@ fn complete_utf8(buf: &[u8]) -> (String, usize) {
         }
         break;
     }
-    (String::from_utf8_lossy(&buf[..end]).into_owned(), end)
+    buf.truncate(end);
+    let text = String::from_utf8(buf)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    (text, end)
 }
 
 /// The head of the log `ready_when` is tested against: its first `max` bytes (cut on a
@@ -165,7 +169,7 @@ pub fn poll(root: &Path, s: &Sidecar, offset: u64, max: u64, filter: Option<&JsR
     let lost = start.saturating_sub(offset.min(size));
     // More is buffered when the page was cut by `max`, not when a line is held back.
     let more = start + (buf.len() as u64) < size;
-    let (mut text, mut used) = complete_utf8(&buf);
+    let (mut text, mut used) = complete_utf8(buf);
     let mut next = start + used as u64;
     if next >= size && alive && text.contains('\n') && !text.ends_with('\n') {
         if let Some(nl) = text.rfind('\n') {
@@ -219,9 +223,13 @@ mod tests {
     #[test]
     fn a_cut_character_is_held_back() {
         let s = "ab\u{e9}".as_bytes();
-        assert_eq!(complete_utf8(&s[..3]), ("ab".to_string(), 2));
-        assert_eq!(complete_utf8(s), ("ab\u{e9}".to_string(), 4));
+        assert_eq!(complete_utf8(s[..3].to_vec()), ("ab".to_string(), 2));
+        assert_eq!(complete_utf8(s.to_vec()), ("ab\u{e9}".to_string(), 4));
         let emoji = "x\u{1F600}".as_bytes();
-        assert_eq!(complete_utf8(&emoji[..4]).1, 1);
+        assert_eq!(complete_utf8(emoji[..4].to_vec()).1, 1);
+        assert_eq!(
+            complete_utf8(b"a\xffb".to_vec()),
+            ("a\u{fffd}b".to_string(), 3)
+        );
     }
 }
