@@ -27,7 +27,7 @@ function live(pid) {
     return false
   }
 }
-/** Live processes of monitor `id` (its marker) and relays writing under `root`. */
+/** Live processes of monitor `id` (its marker) and its relay (any relay under `root` for a null id). */
 function leftovers(root, id) {
   const marker = `CLARVIS_CALL_ID=${id}`
   return procs().filter((pid) => {
@@ -37,7 +37,8 @@ function leftovers(root, id) {
       if (fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'clarvis-relay') return false
       return fs.readdirSync(`/proc/${pid}/fd`).some((fd) => {
         try {
-          return fs.readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith(root)
+          const target = fs.readlinkSync(`/proc/${pid}/fd/${fd}`)
+          return target.startsWith(root) && (id === null || target.includes(`monitor-${id}.`))
         } catch {
           return false
         }
@@ -64,7 +65,7 @@ function assertGoneNow(root, id) {
 }
 /** Live relays (of any monitor) with a descriptor under `root`. */
 function relaysUnder(root) {
-  return leftovers(root, 'mon_none').filter(live)
+  return leftovers(root, null).filter(live)
 }
 async function pollUntil(call, id, pred, args = {}) {
   let p
@@ -206,4 +207,46 @@ test('bad cwd and bad regexes start nothing and leave no file; start-then-stop l
   json(await call('monitor_stop', { id: m.id }))
   assertGoneNow(root, m.id)
   assert.deepEqual(fs.readdirSync(dir).filter((n) => n.startsWith('monitor-')), [])
+})
+
+test('monitor_stop is graceful: SIGTERM, a grace period (400 ms, or killGraceMs), then SIGKILL', async () => {
+  // The trap needs ~500 ms: longer than the default grace, well within killGraceMs 5000.
+  const command = "trap 'sleep 0.5; echo trapped > done.txt; exit 0' TERM; echo up; while :; do sleep 0.05; done"
+  for (const [options, runs] of [
+    [{}, false],
+    [{ killGraceMs: 5000 }, true],
+  ]) {
+    const { call, root } = latest({}, options)
+    const s = json(await call('monitor_start', { command, ready_when: '^up' }))
+    assert.equal(s.ready, true)
+    const quick = json(await call('monitor_start', { command: "trap 'echo t > quick.txt; exit 0' TERM; while :; do sleep 0.05; done" }))
+    await sleep(200)
+    json(await call('monitor_stop', { id: quick.id }))
+    assert.equal(fs.readFileSync(path.join(root, 'quick.txt'), 'utf8'), 't\n', 'a quick trap runs within any grace')
+    json(await call('monitor_stop', { id: s.id }))
+    assertGoneNow(root, s.id)
+    assert.equal(fs.existsSync(path.join(root, 'done.txt')), runs, JSON.stringify(options))
+  }
+})
+
+test('100 concurrent starts against maxMonitors: the refused ones leave no process and no file', async () => {
+  const { call, root } = latest({}, { maxMonitors: 4 })
+  const results = await Promise.all(Array.from({ length: 100 }, () => call('monitor_start', { command: 'echo hi; sleep 30' })))
+  const ok = results.filter((r) => !r.isError).map(json)
+  assert.equal(ok.length, 4)
+  for (const r of results.filter((r) => r.isError)) assert.equal(envelope(r).error, 'too_many_monitors')
+  const dir = path.join(root, '.clarvis')
+  const mine = (n) => n.startsWith('monitor-')
+  // Exactly the started monitors' files (json, log, state), and one relay each.
+  assert.deepEqual(
+    fs.readdirSync(dir).filter(mine).sort(),
+    ok.flatMap((m) => ['json', 'log', 'state'].map((e) => `monitor-${m.id}.${e}`)).sort(),
+  )
+  assert.equal(relaysUnder(root).length, 4)
+  for (const m of ok) {
+    json(await call('monitor_stop', { id: m.id }))
+    assertGoneNow(root, m.id)
+  }
+  assert.deepEqual(relaysUnder(root), [])
+  assert.deepEqual(fs.readdirSync(dir).filter(mine), [])
 })
