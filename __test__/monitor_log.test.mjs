@@ -129,6 +129,13 @@ test('exits at once, never prints, stopped twice: documented results, nothing le
   const quick = json(await call('monitor_start', { command: 'true' }))
   const done = await pollUntil(call, quick.id, (p) => !p.running)
   assert.deepEqual(done, { running: false, output: '', next_offset: 0, exit_code: 0 })
+  // "Not running" comes once the relay is gone too.
+  assertGoneNow(root, quick.id)
+  const talker = json(await call('monitor_start', { command: 'seq 1 20000' }))
+  const said = await pollUntil(call, talker.id, (p) => !p.running, { offset: 108894 - 6 })
+  assert.deepEqual(said, { running: false, output: '20000\n', next_offset: 108894, exit_code: 0 })
+  assertGoneNow(root, talker.id)
+  json(await call('monitor_stop', { id: talker.id }))
   const quiet = json(await call('monitor_start', { command: 'sleep 300' }))
   await sleep(200)
   assert.deepEqual(json(await call('monitor_poll', { id: quiet.id })), { running: true, output: '', next_offset: 0, exit_code: null })

@@ -90,8 +90,16 @@ impl Drop for SharedLock {
 pub fn settle(root: &Path, id: &str) {
     let path = file(root, id, "state");
     let deadline = std::time::Instant::now() + std::time::Duration::from_millis(300);
-    while !relay::read_state(&path).done && std::time::Instant::now() < deadline {
-        std::thread::sleep(std::time::Duration::from_millis(5));
+    loop {
+        let state = relay::read_state(&path);
+        // Done, and the relay process itself gone too (it exits right after saying so).
+        if state.done && !state.relay.is_some_and(relay::is_relay) {
+            return;
+        }
+        if std::time::Instant::now() >= deadline {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
     }
 }
 

@@ -122,7 +122,7 @@ pub fn finish(path: &Path, wait: std::time::Duration) -> bool {
 }
 
 /// Whether `pid` is a live (not zombie) relay process.
-fn is_relay(pid: u32) -> bool {
+pub fn is_relay(pid: u32) -> bool {
     let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
         return false;
     };
@@ -222,8 +222,11 @@ mod fork {
         let mut set: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut set);
         libc::sigprocmask(libc::SIG_SETMASK, &set, std::ptr::null_mut());
-        for sig in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP, libc::SIGQUIT] {
-            libc::signal(sig, libc::SIG_DFL);
+        // The host's handlers are meaningless here: every signal back to its default.
+        for sig in 1..=libc::SIGRTMAX() {
+            if sig != libc::SIGKILL && sig != libc::SIGSTOP {
+                libc::signal(sig, libc::SIG_DFL);
+            }
         }
         close_others(&[fds.input, fds.log, fds.state]);
         libc::prctl(libc::PR_SET_NAME, c"clarvis-relay".as_ptr(), 0, 0, 0);
