@@ -103,13 +103,19 @@ pub fn load(root: &Path, id: &str) -> Option<Sidecar> {
     Sidecar::from_json(&v).filter(|s| s.id == id)
 }
 
-/// Writes a sidecar atomically.
+/// Writes a sidecar atomically: a temp file renamed over the name, so a reader sees all of
+/// it or nothing. Not fsynced, unlike a user's file: a sidecar describes processes, which do
+/// not survive a power loss either, and two fsyncs were most of `monitor_start`'s own time.
 pub fn save(root: &Path, s: &Sidecar) -> std::io::Result<()> {
-    atomic::replace(
-        &file(root, &s.id, "json"),
-        s.to_json().to_string().as_bytes(),
-        None,
-    )
+    use std::io::Write;
+    let path = file(root, &s.id, "json");
+    let dir = path.parent().unwrap_or(root);
+    let (temp, mut f) = atomic::create_temp(dir)?;
+    f.write_all(s.to_json().to_string().as_bytes())?;
+    drop(f);
+    std::fs::rename(temp.path(), &path)?;
+    temp.keep();
+    Ok(())
 }
 
 /// The exit code from the exit file: `None` while running or after a kill; `Some(None)` for
