@@ -257,3 +257,16 @@ test('100 concurrent starts against maxMonitors: the refused ones leave no proce
   assert.deepEqual(relaysUnder(root), [])
   assert.deepEqual(fs.readdirSync(dir).filter(mine), [])
 })
+
+test('offsets count the log bytes even when the output is not UTF-8', async () => {
+  const { call, root } = latest()
+  // a, 0xFF, b, newline, then a partial line while it runs.
+  const s = json(await call('monitor_start', { command: "printf 'a\\377b\\nc'; sleep 30", ready_when: 'c' }))
+  assert.equal(s.output, 'a\uFFFDb\nc')
+  assert.equal(s.next_offset, 5)
+  // The partial line is held back: next_offset is the byte after the newline.
+  const p = json(await call('monitor_poll', { id: s.id }))
+  assert.deepEqual(p, { running: true, output: 'a\uFFFDb\n', next_offset: 4, exit_code: null })
+  json(await call('monitor_stop', { id: s.id }))
+  assertGoneNow(root, s.id)
+})

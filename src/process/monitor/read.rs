@@ -9,7 +9,6 @@
 use super::relay;
 use super::{exit_status, file, running, Sidecar};
 use crate::jsregex::JsRegex;
-use crate::output::utf8_prefix;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
@@ -103,10 +102,9 @@ pub fn settle(root: &Path, id: &str) {
     }
 }
 
-/// Bytes cut back to the last complete UTF-8 character (a character cut by the read is held
-/// back for the next poll); invalid bytes inside are shown as U+FFFD. Valid text (the usual
-/// case) is taken over without a copy.
-fn complete_utf8(mut buf: Vec<u8>) -> (String, usize) {
+/// Where the bytes end once cut back to the last complete UTF-8 character (a character cut
+/// by the read is held back for the next poll).
+fn complete_end(buf: &[u8]) -> usize {
     let mut end = buf.len();
     // A trailing incomplete sequence is at most 3 bytes.
     for back in 1..=3.min(buf.len()) {
@@ -129,20 +127,17 @@ fn complete_utf8(mut buf: Vec<u8>) -> (String, usize) {
         }
         break;
     }
-    buf.truncate(end);
-    let text = String::from_utf8(buf)
-        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-    (text, end)
+    end
 }
 
 /// The head of the log `ready_when` is tested against: its first `max` bytes (cut on a
 /// character boundary), and the logical offset just after it.
 pub fn ready_head(root: &Path, id: &str, max: u64) -> (String, u64) {
     let r = read_range(root, id, 0, max);
-    let text = String::from_utf8_lossy(&r.bytes).into_owned();
-    let head = utf8_prefix(&text, usize::try_from(max).unwrap_or(usize::MAX)).to_string();
-    let next = r.start + head.len() as u64;
-    (head, next)
+    // Offsets count the log's bytes: cut on them, then show invalid ones as U+FFFD.
+    let end = complete_end(&r.bytes);
+    let head = String::from_utf8_lossy(&r.bytes[..end]).into_owned();
+    (head, r.start + end as u64)
 }
 
 /// One `monitor_poll` answer.
@@ -177,15 +172,18 @@ pub fn poll(root: &Path, s: &Sidecar, offset: u64, max: u64, filter: Option<&JsR
     let lost = start.saturating_sub(offset.min(size));
     // More is buffered when the page was cut by `max`, not when a line is held back.
     let more = start + (buf.len() as u64) < size;
-    let (mut text, mut used) = complete_utf8(buf);
-    let mut next = start + used as u64;
-    if next >= size && alive && text.contains('\n') && !text.ends_with('\n') {
-        if let Some(nl) = text.rfind('\n') {
+    let mut buf = buf;
+    let mut used = complete_end(&buf);
+    // On bytes, before any U+FFFD replacement: offsets count the log's bytes.
+    if start + used as u64 >= size && alive && buf[..used].last() != Some(&b'\n') {
+        if let Some(nl) = memchr::memrchr(b'\n', &buf[..used]) {
             used = nl + 1;
-            text.truncate(used);
-            next = start + used as u64;
         }
     }
+    buf.truncate(used);
+    let next = start + used as u64;
+    let text = String::from_utf8(buf)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
     let mut output = match filter {
         None => text,
         Some(re) => {
@@ -226,18 +224,15 @@ pub fn poll(root: &Path, s: &Sidecar, offset: u64, max: u64, filter: Option<&JsR
 
 #[cfg(test)]
 mod tests {
-    use super::complete_utf8;
+    use super::complete_end;
 
     #[test]
     fn a_cut_character_is_held_back() {
         let s = "ab\u{e9}".as_bytes();
-        assert_eq!(complete_utf8(s[..3].to_vec()), ("ab".to_string(), 2));
-        assert_eq!(complete_utf8(s.to_vec()), ("ab\u{e9}".to_string(), 4));
+        assert_eq!(complete_end(&s[..3]), 2);
+        assert_eq!(complete_end(s), 4);
         let emoji = "x\u{1F600}".as_bytes();
-        assert_eq!(complete_utf8(emoji[..4].to_vec()).1, 1);
-        assert_eq!(
-            complete_utf8(b"a\xffb".to_vec()),
-            ("a\u{fffd}b".to_string(), 3)
-        );
+        assert_eq!(complete_end(&emoji[..4]), 1);
+        assert_eq!(complete_end(b"a\xffb"), 3);
     }
 }
