@@ -89,13 +89,21 @@ impl Drop for SharedLock {
 pub fn settle(root: &Path, id: &str) {
     let path = file(root, id, "state");
     let deadline = std::time::Instant::now() + std::time::Duration::from_millis(300);
+    let mut done_at = None;
     loop {
         let state = relay::read_state(&path);
-        // Done, and the relay process itself gone too (it exits right after saying so).
-        if state.done && !state.relay.is_some_and(relay::is_relay) {
-            return;
+        let now = std::time::Instant::now();
+        if state.done {
+            // Done, and the relay itself gone too: it exits right after saying so (a pid still
+            // alive 50 ms later is another process's).
+            let since = *done_at.get_or_insert(now);
+            if !state.relay.is_some_and(relay::is_relay)
+                || now >= since + std::time::Duration::from_millis(50)
+            {
+                return;
+            }
         }
-        if std::time::Instant::now() >= deadline {
+        if now >= deadline {
             return;
         }
         std::thread::sleep(std::time::Duration::from_millis(2));

@@ -103,22 +103,31 @@ pub fn finish(path: &Path, wait: std::time::Duration) -> bool {
     let Some(pid) = read_state(path).relay else {
         return true;
     };
-    let ours = || is_relay(pid);
-    while ours() && std::time::Instant::now() < deadline {
-        std::thread::sleep(std::time::Duration::from_millis(5));
+    let sleep = || std::thread::sleep(std::time::Duration::from_millis(2));
+    while !read_state(path).done && is_relay(pid) && std::time::Instant::now() < deadline {
+        sleep();
     }
-    if ours() {
+    if read_state(path).done {
+        // It said it is done and exits right after; past that the pid may be another
+        // process's (a reused pid is never killed): a short wait, no signal.
+        let end = std::time::Instant::now() + std::time::Duration::from_millis(50);
+        while is_relay(pid) && std::time::Instant::now() < end {
+            sleep();
+        }
+        return true;
+    }
+    if is_relay(pid) {
         #[cfg(unix)]
-        // SAFETY: a plain syscall on a pid just checked to be a relay.
+        // SAFETY: a plain syscall on our relay, which has not finished (so its pid is its own).
         unsafe {
             libc::kill(pid as libc::pid_t, libc::SIGKILL);
         }
         let end = std::time::Instant::now() + std::time::Duration::from_secs(2);
-        while ours() && std::time::Instant::now() < end {
-            std::thread::sleep(std::time::Duration::from_millis(5));
+        while is_relay(pid) && std::time::Instant::now() < end {
+            sleep();
         }
     }
-    !ours()
+    !is_relay(pid)
 }
 
 /// Whether `pid` is a live (not zombie) relay process.
