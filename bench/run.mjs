@@ -16,6 +16,7 @@ import { checkpointRows } from './checkpoint.mjs'
 import { ensureCorpus, CORPUS } from './corpus.mjs'
 import { captureWarnings, printTable } from './lib.mjs'
 import { memoryRows } from './memory.mjs'
+import { monitorRows } from './monitor.mjs'
 import { readToolRows } from './readtools.mjs'
 import { globRows, grepRows } from './search.mjs'
 import { syntaxRows } from './syntax.mjs'
@@ -99,7 +100,7 @@ async function main() {
 
   const rows = []
   try {
-    for (const group of [grepRows, globRows, callRows, readToolRows, checkpointRows, syntaxRows, memoryRows]) {
+    for (const group of [grepRows, globRows, callRows, readToolRows, checkpointRows, syntaxRows, monitorRows, memoryRows]) {
       const got = await group(ctx, want)
       rows.push(...got)
       for (const r of got) process.stderr.write(`  done: ${r.name} (${r.status})\n`)

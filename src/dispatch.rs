@@ -8,6 +8,7 @@ use crate::cancel::Cancel;
 use crate::config::{Compat, Config};
 use crate::error::{Code, ToolError};
 use crate::output;
+use crate::process::live::OutputSink;
 use crate::schema;
 use crate::tools::{self, Call, Handler, Output, Part, Warnings};
 use serde_json::{Map, Value};
@@ -131,7 +132,18 @@ pub fn validate(
 
 /// Runs one tool call through the pipeline.
 pub async fn dispatch(name: &str, args: Args, config: Arc<Config>, cancel: Cancel) -> Outcome {
-    let (def, call) = match prepare(name, args, config, cancel) {
+    dispatch_live(name, args, config, cancel, None).await
+}
+
+/// [`dispatch`], handing a running command's output to `on_output` as it arrives.
+pub async fn dispatch_live(
+    name: &str,
+    args: Args,
+    config: Arc<Config>,
+    cancel: Cancel,
+    on_output: Option<OutputSink>,
+) -> Outcome {
+    let (def, call) = match prepare(name, args, config, cancel, on_output) {
         Prepared::Run(def, call) => (def, call),
         Prepared::Done(out) => return out,
     };
@@ -164,19 +176,22 @@ pub async fn dispatch(name: &str, args: Args, config: Arc<Config>, cancel: Cance
 /// work, so a caller already on a worker thread (the napi layer queues it on libuv's pool)
 /// can run the whole pipeline there, saving the two thread hops of [`dispatch`] (runtime
 /// task, then blocking pool). Only `read_file`: at most `maxFileBytes` read and formatted,
-/// the size of work Node's own `fs.readFile` puts on that pool. Searches, trees, writes and
-/// process tools keep their own pools.
+/// the size of work Node's own `fs.readFile` puts on that pool. And `monitor_poll`: one read
+/// of at most `maxOutputBytes` from a log (it waits only for a relay that is finishing, a
+/// few ms, up to 300 ms at worst). Searches, trees, writes and process tools keep their own
+/// pools.
 pub fn runs_inline(name: &str, config: &Config) -> bool {
     matches!(
         tools::get_tool(name, config),
-        Some(def) if def.name == "read_file" && matches!(def.handler, Handler::Blocking(_))
+        Some(def) if matches!(def.name, "read_file" | "monitor_poll")
+            && matches!(def.handler, Handler::Blocking(_))
     )
 }
 
 /// The pipeline of [`dispatch`] on the calling thread, for a tool [`runs_inline`] accepts.
 /// Same outcome as `dispatch`, panics included; an async tool answers an internal error.
 pub fn dispatch_inline(name: &str, args: Args, config: Arc<Config>, cancel: Cancel) -> Outcome {
-    let (def, call) = match prepare(name, args, config, cancel) {
+    let (def, call) = match prepare(name, args, config, cancel, None) {
         Prepared::Run(def, call) => (def, call),
         Prepared::Done(out) => return out,
     };
@@ -200,7 +215,13 @@ enum Prepared {
 }
 
 /// Steps 1–2 and what precedes step 3.
-fn prepare(name: &str, args: Args, config: Arc<Config>, cancel: Cancel) -> Prepared {
+fn prepare(
+    name: &str,
+    args: Args,
+    config: Arc<Config>,
+    cancel: Cancel,
+    on_output: Option<OutputSink>,
+) -> Prepared {
     // 1–2. Look up in the active surface; validate a copy, filling defaults.
     let (def, args) = match validate(name, args, &config) {
         Ok(v) => v,
@@ -219,6 +240,7 @@ fn prepare(name: &str, args: Args, config: Arc<Config>, cancel: Cancel) -> Prepa
         config,
         cancel,
         warnings: Warnings::default(),
+        on_output,
     };
     Prepared::Run(def, call)
 }

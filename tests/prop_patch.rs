@@ -57,6 +57,7 @@ fn apply_patch_with(config: Config, patch: &str) -> Result<String, ToolError> {
         config: Arc::new(config),
         cancel: Cancel::new(),
         warnings: Warnings::default(),
+        on_output: None,
     };
     run(&call).map(|o| o.joined_text())
 }
