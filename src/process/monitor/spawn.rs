@@ -5,7 +5,11 @@ use super::{ensure_dir, file, new_id, save, Sidecar};
 use crate::process::group::CALL_ID_VAR;
 use std::fs::File;
 use std::io;
-use std::os::fd::OwnedFd;
+/// The relay's end of the output pipe (Linux; elsewhere there is no relay).
+#[cfg(unix)]
+type RelayInput = std::os::fd::OwnedFd;
+#[cfg(not(unix))]
+type RelayInput = File;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
@@ -136,7 +140,7 @@ fn open_output(
     id: &str,
     log_path: &Path,
     log_max: u64,
-) -> io::Result<(OwnedFd, Option<OwnedFd>, Option<(File, File)>)> {
+) -> io::Result<(File, Option<RelayInput>, Option<(File, File)>)> {
     #[cfg(target_os = "linux")]
     {
         let log = std::fs::OpenOptions::new()
@@ -147,7 +151,7 @@ fn open_output(
         let state = super::relay::create_state(&file(root, id, "state"))?;
         let (read, write) = super::relay::pipe()?;
         let _ = log_max;
-        Ok((write, Some(read), Some((log, state))))
+        Ok((File::from(write), Some(read), Some((log, state))))
     }
     #[cfg(not(target_os = "linux"))]
     {
@@ -156,6 +160,6 @@ fn open_output(
             .append(true)
             .create_new(true)
             .open(log_path)?;
-        Ok((OwnedFd::from(log), None, None))
+        Ok((log, None, None))
     }
 }
