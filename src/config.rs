@@ -175,6 +175,8 @@ pub struct Config {
     /// `killGraceMs`: how long a killed command gets between SIGTERM and SIGKILL. `None`
     /// keeps the original's behaviour (immediate SIGKILL for `bash`, 400 ms for monitors).
     pub kill_grace_ms: Option<u64>,
+    /// `searchIndex` / `searchIndexThreshold`, and the index itself (see `crate::index`).
+    pub search_index: std::sync::Arc<crate::index::SearchIndex>,
     /// Fault injection (tests only).
     pub hooks: TestHooks,
 }
@@ -204,6 +206,10 @@ impl Config {
             )),
             checkpoint_bash: false,
             kill_grace_ms: None,
+            search_index: std::sync::Arc::new(crate::index::SearchIndex::new(
+                crate::index::Mode::Auto,
+                crate::index::DEFAULT_THRESHOLD,
+            )),
             hooks: TestHooks::default(),
         }
     }
@@ -384,6 +390,25 @@ fn hooks_option(opts: &Map<String, Value>) -> TestHooks {
     }
 }
 
+/// `searchIndex` (`"auto"` | `"on"` | `"off"`, default `"auto"`) and
+/// `searchIndexThreshold` (an integer >= 1, default 20,000).
+fn search_index_option(
+    opts: &Map<String, Value>,
+) -> Result<crate::index::SearchIndex, StartupError> {
+    use crate::index::{Mode, SearchIndex, DEFAULT_THRESHOLD};
+    let mode = match opts.get("searchIndex") {
+        None | Some(Value::Null) => Mode::Auto,
+        Some(v) => v.as_str().and_then(Mode::parse).ok_or_else(|| {
+            StartupError(format!(
+                "searchIndex must be \"auto\", \"on\" or \"off\", got: {}",
+                js_string(v)
+            ))
+        })?,
+    };
+    let threshold = integer_option(opts, "searchIndexThreshold", DEFAULT_THRESHOLD, 1)?;
+    Ok(SearchIndex::new(mode, threshold))
+}
+
 /// Resolves `createAgentTools` options into a [`Config`]. `ripgrep` is the result of the
 /// caller's `probeRipgrep`, or `None` to probe `rg --version` here.
 pub fn resolve_config(options: &Value, ripgrep: Option<bool>) -> Result<Config, StartupError> {
@@ -482,6 +507,7 @@ pub fn resolve_config_with(options: &Value, probes: Probes) -> Result<Config, St
         checkpoints: std::sync::Arc::new(crate::checkpoint::Store::new(&root, checkpoint_bytes)),
         checkpoint_bash: bool_option(opts, "checkpointBash", false),
         kill_grace_ms,
+        search_index: std::sync::Arc::new(search_index_option(opts)?),
         hooks: hooks_option(opts),
     })
 }

@@ -29,6 +29,7 @@ pub mod edit;
 pub mod eol;
 pub mod error;
 pub mod image;
+pub mod index;
 pub mod jsregex;
 pub mod output;
 pub mod patch;

@@ -22,8 +22,22 @@ pub fn threads() -> usize {
 /// Walks `base` in parallel, calling a visitor made by `make_visitor` (one per thread) with
 /// every regular file the policy allows. Directories, symlinks and walk errors (an
 /// unreadable directory) are skipped silently.
-pub fn walk<'s, F>(base: &Path, policy: Arc<Policy>, cancel: &Cancel, mut make_visitor: F)
+pub fn walk<'s, F>(base: &Path, policy: Arc<Policy>, cancel: &Cancel, make_visitor: F)
 where
+    F: FnMut() -> Box<dyn FnMut(&DirEntry) + Send + 's>,
+{
+    walk_entries(base, policy, cancel, false, make_visitor);
+}
+
+/// [`walk`], also visiting every directory the policy allows (the base itself included)
+/// when `dirs` is set: the search index records directories to notice new entries.
+pub fn walk_entries<'s, F>(
+    base: &Path,
+    policy: Arc<Policy>,
+    cancel: &Cancel,
+    dirs: bool,
+    mut make_visitor: F,
+) where
     F: FnMut() -> Box<dyn FnMut(&DirEntry) + Send + 's>,
 {
     let mut builder = WalkBuilder::new(base);
@@ -41,7 +55,10 @@ where
                 return WalkState::Quit;
             }
             if let Ok(entry) = result {
-                if entry.file_type().is_some_and(|t| t.is_file()) {
+                if entry
+                    .file_type()
+                    .is_some_and(|t| t.is_file() || (dirs && t.is_dir()))
+                {
                     visit(&entry);
                 }
             }
