@@ -42,7 +42,15 @@ const WORDS: &[&str] = &[
     "é",
     "0x1F",
 ];
-const DIRS: &[&str] = &["", "src/", "src/deep/", "lib/", "build/", "docs/x/"];
+const DIRS: &[&str] = &[
+    "",
+    "src/",
+    "src/deep/",
+    "lib/",
+    "build/",
+    "docs/x/",
+    "src/moved/",
+];
 const NAMES: &[&str] = &["main.rs", "util.ts", "a.txt", "B.md", "run.log", "z.rs"];
 
 #[derive(Debug, Clone)]
@@ -148,6 +156,10 @@ enum Edit {
     Delete(usize),
     NewDir(String),
     Ignore(&'static str),
+    /// Renames `src/deep` to `src/moved`, or back.
+    MoveDir,
+    /// Removes `lib/` and everything in it.
+    RemoveDir,
 }
 
 fn edit() -> impl Strategy<Value = Edit> {
@@ -157,6 +169,8 @@ fn edit() -> impl Strategy<Value = Edit> {
         1 => any::<usize>().prop_map(Edit::Delete),
         1 => text().prop_map(Edit::NewDir),
         1 => prop::sample::select(&["build/\n", "*.rs\n", "!build/\n"][..]).prop_map(Edit::Ignore),
+        1 => Just(Edit::MoveDir),
+        1 => Just(Edit::RemoveDir),
     ]
 }
 
@@ -259,6 +273,13 @@ fn apply(root: &Path, files: &[File], e: &Edit) {
         }
         Edit::NewDir(t) => write(root, "src/fresh/dir/n.rs", t.as_bytes()),
         Edit::Ignore(rules) => write(root, ".gitignore", rules.as_bytes()),
+        Edit::MoveDir => {
+            let (a, b) = (root.join("src/deep"), root.join("src/moved"));
+            let _ = std::fs::rename(&a, &b).or_else(|_| std::fs::rename(&b, &a));
+        }
+        Edit::RemoveDir => {
+            let _ = std::fs::remove_dir_all(root.join("lib"));
+        }
         _ => {}
     }
 }
@@ -288,9 +309,16 @@ fn indexed_grep_equals_the_scan_before_and_after_edits() {
             }
             age(root);
             let (on, off) = (config(root, Mode::On), config(root, Mode::Off));
+            // The same index kept fresh by metadata alone (no inotify).
+            let mut c = Config::with_root(root);
+            c.search_index = Arc::new(SearchIndex::new(Mode::On, 1).without_watch());
+            let stat = Arc::new(c);
             ready(&on)?;
+            ready(&stat)?;
             for q in &queries {
-                prop_assert_eq!(grep(&on, q), grep(&off, q), "query {:?}", q);
+                let want = grep(&off, q);
+                prop_assert_eq!(&grep(&on, q), &want, "query {:?}", q);
+                prop_assert_eq!(&grep(&stat, q), &want, "query {:?} (no watch)", q);
                 asked.fetch_add(1, Ordering::Relaxed);
                 let base = root.join(q.path);
                 if plan::plan(&q.pattern, q.ignore_case, q.multiline)
@@ -302,9 +330,21 @@ fn indexed_grep_equals_the_scan_before_and_after_edits() {
             }
             for e in &edits {
                 apply(root, &files, e);
+                let q = &queries[0];
+                let want = grep(&off, q);
+                prop_assert_eq!(&grep(&on, q), &want, "after {:?}: {:?}", e, q);
+                prop_assert_eq!(&grep(&stat, q), &want, "after {:?}: {:?} (no watch)", e, q);
             }
             for q in &queries {
-                prop_assert_eq!(grep(&on, q), grep(&off, q), "after {:?}: {:?}", edits, q);
+                let want = grep(&off, q);
+                prop_assert_eq!(&grep(&on, q), &want, "after {:?}: {:?}", edits, q);
+                prop_assert_eq!(
+                    &grep(&stat, q),
+                    &want,
+                    "after {:?}: {:?} (no watch)",
+                    edits,
+                    q
+                );
             }
             Ok(())
         })

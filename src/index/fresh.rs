@@ -14,10 +14,13 @@
 //! the policy itself: the delta says so and the caller scans and rebuilds instead.
 
 use super::store::{Stamp, Store, RACY};
+use super::watch::{Event, Watch};
 use crate::config::Config;
 use crate::search::policy::{is_reserved_name, Policy};
-use crate::search::walk::{threads, walk};
+use crate::search::walk::threads;
+use crate::search::walk::walk_entries;
 use crate::tools::Warnings;
+use std::collections::BTreeSet;
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
@@ -31,13 +34,15 @@ pub const REPO: u32 = 4;
 #[derive(Debug, Default)]
 pub struct Delta {
     /// Relative paths to search whatever the index says: changed, new and racy files.
-    pub extra: Vec<Vec<u8>>,
+    pub extra: BTreeSet<Vec<u8>>,
     /// Per file id: the image's entry no longer stands (changed or gone).
     pub stale: Vec<bool>,
     /// Indexed directories that are no longer directories.
     pub gone: Vec<Vec<u8>>,
     /// The ignore policy may have changed: the image cannot be trusted.
     pub policy_changed: bool,
+    /// Directories the image does not know, still to be walked ([`new_dir`]).
+    pub new_dirs: Vec<Vec<u8>>,
 }
 
 impl Delta {
@@ -46,6 +51,11 @@ impl Delta {
         self.gone.iter().any(|g| {
             g.is_empty() || (path.len() > g.len() && path.starts_with(g) && path[g.len()] == b'/')
         })
+    }
+
+    /// Whether directory `dir` itself is gone or lies under a gone directory.
+    pub fn hidden_dir(&self, dir: &[u8]) -> bool {
+        self.gone.iter().any(|g| g == dir) || self.hidden(dir)
     }
 
     /// How many paths the image no longer describes (to decide on a rebuild).
@@ -88,7 +98,7 @@ pub fn revalidate(store: &Store, config: &Arc<Config>) -> Delta {
     let root = &config.workspace_root;
     let n = store.files();
     let stale: Vec<AtomicBool> = (0..n).map(|_| AtomicBool::new(false)).collect();
-    let extra: Mutex<Vec<Vec<u8>>> = Mutex::default();
+    let extra: Mutex<BTreeSet<Vec<u8>>> = Mutex::default();
     let policy_changed = AtomicBool::new(false);
     par_for(n, |id| {
         let rec = store.file(id);
@@ -103,7 +113,7 @@ pub fn revalidate(store: &Store, config: &Arc<Config>) -> Delta {
         }
         if matches!(&now, Ok(m) if m.is_file()) {
             if let Ok(mut e) = extra.lock() {
-                e.push(rec.path.to_vec());
+                e.insert(rec.path.to_vec());
             }
         }
     });
@@ -131,6 +141,7 @@ pub fn revalidate(store: &Store, config: &Arc<Config>) -> Delta {
         stale: stale.into_iter().map(AtomicBool::into_inner).collect(),
         gone: gone.into_inner().unwrap_or_default(),
         policy_changed: policy_changed.into_inner(),
+        new_dirs: Vec::new(),
     };
     let changed = changed_dirs.into_inner().unwrap_or_default();
     if !changed.is_empty() && !delta.policy_changed {
@@ -170,26 +181,135 @@ fn list_changed(store: &Store, config: &Arc<Config>, policy: &Policy, i: usize, 
                 d.policy_changed = true;
                 return;
             }
-            d.extra.push(rel);
+            d.extra.insert(rel);
         } else if ft.is_dir() && store.find_dir(&rel).is_none() && !policy.hides(&path, true) {
-            // A new directory: everything the policy yields under it is new.
-            let sub = Arc::new(Policy::new(
-                config.clone(),
-                &path,
-                true,
-                Warnings::default(),
-            ));
-            let found: Mutex<Vec<Vec<u8>>> = Mutex::default();
-            let root = &config.workspace_root;
-            walk(&path, sub, &crate::cancel::Cancel::new(), || {
-                let found = &found;
-                Box::new(move |e: &ignore::DirEntry| {
-                    if let (Ok(r), Ok(mut f)) = (e.path().strip_prefix(root), found.lock()) {
-                        f.push(r.as_os_str().as_bytes().to_vec());
-                    }
-                })
-            });
-            d.extra.extend(found.into_inner().unwrap_or_default());
+            d.new_dirs.push(rel);
         }
     }
+}
+
+/// Walks the directory `rel` (new, or re-created) under the policy: every file it holds is
+/// searched whatever the image says, and with a `watch` every directory is watched before it
+/// is read (so nothing created in it meanwhile is missed). `false` when a watch failed.
+pub fn new_dir(
+    store: &Store,
+    config: &Arc<Config>,
+    d: &mut Delta,
+    watch: Option<&mut Watch>,
+    rel: &[u8],
+) -> bool {
+    let root = &config.workspace_root;
+    d.gone.retain(|g| !(g == rel || under(rel, g)));
+    let path = abs(root, rel);
+    let policy = Arc::new(Policy::new(
+        config.clone(),
+        &path,
+        true,
+        Warnings::default(),
+    ));
+    let watch = Mutex::new(watch);
+    let found: Mutex<Vec<Vec<u8>>> = Mutex::default();
+    let ok = AtomicBool::new(true);
+    walk_entries(&path, policy, &crate::cancel::Cancel::new(), true, || {
+        let (found, watch, ok) = (&found, &watch, &ok);
+        Box::new(move |e: &ignore::DirEntry| {
+            let Ok(r) = e.path().strip_prefix(root) else {
+                return;
+            };
+            let r = r.as_os_str().as_bytes().to_vec();
+            if e.file_type().is_some_and(|t| t.is_dir()) {
+                if let Ok(mut w) = watch.lock() {
+                    if let Some(w) = w.as_mut() {
+                        if !w.add(root, &r) {
+                            ok.store(false, Ordering::Relaxed);
+                        }
+                    }
+                }
+            } else if let Ok(mut f) = found.lock() {
+                f.push(r);
+            }
+        })
+    });
+    for f in found.into_inner().unwrap_or_default() {
+        if let Some(id) = store.find_file(&f) {
+            d.stale[id] = true;
+        }
+        d.extra.insert(f);
+    }
+    ok.into_inner()
+}
+
+/// Whether `path` lies strictly under directory `dir` (relative paths; `dir` empty = root).
+fn under(dir: &[u8], path: &[u8]) -> bool {
+    dir.is_empty() || (path.len() > dir.len() && path.starts_with(dir) && path[dir.len()] == b'/')
+}
+
+/// Applies watch events to `d`. `false` when the watches can no longer be trusted (a new
+/// directory could not be watched): the caller falls back to [`revalidate`].
+pub fn apply(
+    store: &Store,
+    config: &Arc<Config>,
+    d: &mut Delta,
+    watch: &mut Watch,
+    events: &[Event],
+) -> bool {
+    let root = &config.workspace_root;
+    let policy = Policy::new(config.clone(), root, true, Warnings::default());
+    let mut seen: BTreeSet<Vec<u8>> = BTreeSet::new();
+    let mut created: BTreeSet<Vec<u8>> = BTreeSet::new();
+    for ev in events {
+        let mut rel = ev.dir.clone();
+        if !ev.name.is_empty() {
+            if !rel.is_empty() {
+                rel.push(b'/');
+            }
+            rel.extend_from_slice(&ev.name);
+        }
+        if ev.created {
+            created.insert(rel.clone());
+        }
+        seen.insert(rel);
+    }
+    for rel in seen {
+        let name = rel.rsplit(|&b| b == b'/').next().unwrap_or(&rel);
+        if name == b".git" || name == b".gitignore" {
+            d.policy_changed = true;
+            return true;
+        }
+        let path = abs(root, &rel);
+        let meta = std::fs::symlink_metadata(&path);
+        let utf8 = std::str::from_utf8(&rel).is_ok();
+        match meta {
+            Ok(m) if m.is_file() => {
+                if let Some(id) = store.find_file(&rel) {
+                    d.stale[id] = true;
+                }
+                if utf8 && !policy.hides(&path, false) {
+                    d.extra.insert(rel);
+                } else {
+                    d.extra.remove(&rel);
+                }
+            }
+            Ok(m) if m.is_dir() => {
+                let known = store.find_dir(&rel).is_some() && !d.hidden_dir(&rel);
+                if (created.contains(&rel) || !known)
+                    && utf8
+                    && !policy.hides(&path, true)
+                    && !new_dir(store, config, d, Some(watch), &rel)
+                {
+                    return false;
+                }
+            }
+            _ => {
+                if let Some(id) = store.find_file(&rel) {
+                    d.stale[id] = true;
+                }
+                d.extra.remove(&rel);
+                if !d.gone.contains(&rel) {
+                    d.gone.push(rel);
+                }
+            }
+        }
+    }
+    true
 }

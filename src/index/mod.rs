@@ -24,6 +24,7 @@ pub mod fresh;
 pub mod grams;
 pub mod plan;
 pub mod store;
+pub mod watch;
 
 use crate::cancel::Cancel;
 use crate::config::Config;
@@ -62,9 +63,19 @@ impl Mode {
     }
 }
 
+/// An installed image and what is known about the disk since it was built.
+struct Live {
+    store: Arc<store::Store>,
+    /// The changes since the build, kept current by the watch (or recomputed per query
+    /// when there is none).
+    delta: fresh::Delta,
+    /// inotify on every indexed directory; `None` when unavailable or no longer trusted.
+    watch: Option<watch::Watch>,
+}
+
 #[derive(Default)]
 struct State {
-    store: Option<Arc<store::Store>>,
+    live: Option<Live>,
     /// A build (or load) thread is running.
     building: bool,
     /// The image can answer (false after an ignore-policy change until a rebuild lands).
@@ -79,6 +90,7 @@ pub struct SearchIndex {
     threshold: u64,
     state: Mutex<State>,
     cancel: Cancel,
+    use_watch: bool,
 }
 
 impl std::fmt::Debug for SearchIndex {
@@ -125,7 +137,16 @@ impl SearchIndex {
             threshold,
             state: Mutex::default(),
             cancel: Cancel::new(),
+            use_watch: true,
         }
+    }
+
+    /// Without inotify: every indexed answer is preceded by the full metadata revalidation
+    /// (what happens anyway where inotify is unavailable or overflows). For tests and for
+    /// file systems whose notifications cannot be trusted.
+    pub fn without_watch(mut self) -> SearchIndex {
+        self.use_watch = false;
+        self
     }
 
     /// The `searchIndex` option.
@@ -138,15 +159,14 @@ impl SearchIndex {
         let Ok(s) = self.state.lock() else {
             return json!({"state": "off", "files": 0, "bytes": 0, "buildMs": 0, "updatedAt": null});
         };
-        let state = match (&s.store, s.trusted, s.building) {
+        let state = match (&s.live, s.trusted, s.building) {
             (Some(_), true, _) => "ready",
             (_, _, true) => "building",
             _ => "off",
         };
-        let (files, bytes, build_ms) = s
-            .store
-            .as_ref()
-            .map_or((0, 0, 0), |st| (st.files(), st.len(), st.build_ms));
+        let (files, bytes, build_ms) = s.live.as_ref().map_or((0, 0, 0), |l| {
+            (l.store.files(), l.store.len(), l.store.build_ms)
+        });
         json!({
             "state": state,
             "files": files,
@@ -169,7 +189,7 @@ impl SearchIndex {
         let first = self
             .state
             .lock()
-            .is_ok_and(|s| s.store.is_none() && !s.building);
+            .is_ok_and(|s| s.live.is_none() && !s.building);
         if first {
             self.start(config, true);
         }
@@ -191,12 +211,14 @@ impl SearchIndex {
         inert.search_index = Arc::new(SearchIndex::new(Mode::Off, 0));
         let config = Arc::new(inert);
         let cancel = self.cancel.clone();
+        let use_watch = self.use_watch;
         let spawned = std::thread::Builder::new()
             .name("clarvis-index".into())
             .spawn(move || {
-                let store = produce(&config, &cancel, load);
+                let live =
+                    produce(&config, &cancel, load).map(|store| watched(&config, store, use_watch));
                 if let Some(index) = weak.upgrade() {
-                    index.install(store);
+                    index.install(live);
                 }
             });
         if spawned.is_err() {
@@ -204,11 +226,11 @@ impl SearchIndex {
         }
     }
 
-    fn install(&self, store: Option<store::Store>) {
+    fn install(&self, live: Option<Live>) {
         if let Ok(mut s) = self.state.lock() {
             s.building = false;
-            if let Some(store) = store {
-                s.store = Some(Arc::new(store));
+            if let Some(live) = live {
+                s.live = Some(live);
                 s.trusted = true;
                 s.updated_at = Some(epoch_ms());
             }
@@ -241,46 +263,111 @@ impl SearchIndex {
         if self.mode == Mode::On {
             self.ensure_started(config);
         }
-        let store = {
-            let s = self.state.lock().ok()?;
-            if !s.trusted {
-                return None;
-            }
-            s.store.clone()?
-        };
-        let root = &config.workspace_root;
         let base_rel = covered(config, base)?;
-        let delta = fresh::revalidate(&store, config);
-        if delta.policy_changed {
-            if let Ok(mut s) = self.state.lock() {
-                s.trusted = false;
-            }
+        let mut s = self.state.lock().ok()?;
+        if !s.trusted {
+            return None;
+        }
+        let live = s.live.as_mut()?;
+        let store = live.store.clone();
+        let mut rebuild = refresh(config, live);
+        if live.delta.policy_changed {
+            s.trusted = false;
+            drop(s);
             self.start(config, false);
             return None;
         }
-        if delta.drift() > (store.files() / 10).max(1000) {
+        rebuild |= live.delta.drift() > (store.files() / 10).max(1000);
+        let root = &config.workspace_root;
+        let delta = &live.delta;
+        let ids = query.eval(&mut |g| store.postings(g));
+        let out = ids.map(|ids| {
+            let mut out = Vec::new();
+            for id in ids {
+                let id = id as usize;
+                let rec = store.file(id);
+                if delta.stale.get(id).copied().unwrap_or(true)
+                    || rec.flags & store::NO_CONTENT != 0
+                    || !under(&base_rel, rec.path)
+                    || delta.hidden(rec.path)
+                {
+                    continue;
+                }
+                out.push(root.join(OsStr::from_bytes(rec.path)));
+            }
+            for rel in &delta.extra {
+                if under(&base_rel, rel) && !delta.hidden(rel) {
+                    out.push(root.join(OsStr::from_bytes(rel)));
+                }
+            }
+            out.sort_unstable();
+            out.dedup();
+            out
+        });
+        drop(s);
+        if rebuild {
             self.start(config, false);
         }
-        let ids = query.eval(&mut |g| store.postings(g))?;
-        let mut out = Vec::new();
-        for id in ids {
-            let id = id as usize;
-            let rec = store.file(id);
-            if delta.stale.get(id).copied().unwrap_or(true)
-                || rec.flags & store::NO_CONTENT != 0
-                || !under(&base_rel, rec.path)
-                || delta.hidden(rec.path)
-            {
-                continue;
+        out
+    }
+}
+
+/// Brings `live.delta` up to date: the watch's events, or (without a trustworthy watch) a
+/// full revalidation. `true` when the watch was lost and a rebuild should start (a new
+/// image comes with new watches).
+fn refresh(config: &Arc<Config>, live: &mut Live) -> bool {
+    let store = &live.store;
+    if let Some(w) = live.watch.as_mut() {
+        match w.drain() {
+            Some(events) if events.is_empty() => return false,
+            Some(events) if fresh::apply(store, config, &mut live.delta, w, &events) => {
+                return false;
             }
-            out.push(root.join(OsStr::from_bytes(rec.path)));
+            _ => {}
         }
-        for rel in &delta.extra {
-            if under(&base_rel, rel) && !delta.hidden(rel) {
-                out.push(root.join(OsStr::from_bytes(rel)));
-            }
+        live.watch = None;
+        live.delta = fresh::revalidate(store, config);
+        finish(store, config, &mut live.delta, None);
+        return true;
+    }
+    live.delta = fresh::revalidate(store, config);
+    finish(store, config, &mut live.delta, None);
+    false
+}
+
+/// Walks the new directories a revalidation found (watching them when `watch` is given).
+fn finish(
+    store: &store::Store,
+    config: &Arc<Config>,
+    d: &mut fresh::Delta,
+    mut watch: Option<&mut watch::Watch>,
+) -> bool {
+    let mut ok = true;
+    for rel in std::mem::take(&mut d.new_dirs) {
+        ok &= fresh::new_dir(store, config, d, watch.as_deref_mut(), &rel);
+    }
+    ok
+}
+
+/// Installs watches on every directory of `store`, then takes the baseline: what changed
+/// between the build's reads and the watches (a full revalidation). Events from then on
+/// keep the delta current. Without inotify (or past its limits) the delta is recomputed
+/// before every query instead.
+fn watched(config: &Arc<Config>, store: store::Store, use_watch: bool) -> Live {
+    let mut watch = use_watch.then(watch::Watch::new).flatten();
+    if let Some(w) = watch.as_mut() {
+        if !(0..store.dirs()).all(|i| w.add(&config.workspace_root, store.dir(i).path)) {
+            watch = None;
         }
-        Some(out)
+    }
+    let mut delta = fresh::revalidate(&store, config);
+    if !finish(&store, config, &mut delta, watch.as_mut()) {
+        watch = None;
+    }
+    Live {
+        store: Arc::new(store),
+        delta,
+        watch,
     }
 }
 
