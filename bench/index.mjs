@@ -71,6 +71,7 @@ const firstMs = await time(() => on.callTool('grep', { pattern: 'Ed25519' }))
 const t0 = Date.now()
 while (on.searchIndexStatus().state !== 'ready') await new Promise((r) => setTimeout(r, 20))
 const status = on.searchIndexStatus()
+const rssReady = process.memoryUsage().rss
 console.log(`tree: ${root} — ${files.length} searchable files, ${(textBytes / 1e6).toFixed(1)} MB`)
 console.log(
   `build: ${status.buildMs} ms (ready ${Date.now() - t0} ms after the first grep, which took ${firstMs.toFixed(0)} ms and scanned); ` +
@@ -108,6 +109,12 @@ for (const [label, args, rgArgs] of QUERIES) {
     `| ${label} | ${a.toFixed(1)} | ${b.toFixed(1)} | ${c.toFixed(1)} | ${(a / c).toFixed(1)}× | ${(b / c).toFixed(1)}× | ${same ? 'yes' : 'NO'} |`,
   )
 }
+
+const rssAfter = process.memoryUsage().rss
+console.log(
+  `\nRSS: ${(rssReady / 1e6).toFixed(0)} MB when the index was ready, ${(rssAfter / 1e6).toFixed(0)} MB after the queries ` +
+    `(growth while querying ${((rssAfter - rssReady) / 1e6).toFixed(1)} MB; mapped index pages count once read)`,
+)
 
 // Freshness: an edit (ours or another writer's, alternately) and at once a grep for it.
 const sources = files.filter((f) => /\.(rs|ts|js)$/.test(f))
