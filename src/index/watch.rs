@@ -5,16 +5,23 @@
 //! and no delay. An overflowed queue (`IN_Q_OVERFLOW`, e.g. a large `git checkout`) is
 //! reported as `None`: the caller falls back to the full metadata revalidation.
 //!
+//! Linux only; elsewhere [`Watch::new`] is `None` and the revalidation runs per query.
+//!
 //! Raw inotify through `libc` (already a dependency) rather than the `notify` crate: we need
 //! neither its thread nor its debouncing, only the queue, read synchronously, and the
 //! overflow signal, which `notify` turns into a generic rescan hint.
 
+#[cfg(target_os = "linux")]
 use std::collections::HashMap;
+#[cfg(target_os = "linux")]
 use std::ffi::CString;
+#[cfg(target_os = "linux")]
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+#[cfg(target_os = "linux")]
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
+#[cfg(target_os = "linux")]
 const MASK: u32 = libc::IN_CREATE
     | libc::IN_DELETE
     | libc::IN_MODIFY
@@ -39,12 +46,36 @@ pub struct Event {
     pub created: bool,
 }
 
+/// Off Linux there are no watches: the index revalidates by metadata before every query.
+#[cfg(not(target_os = "linux"))]
+pub struct Watch;
+
+#[cfg(not(target_os = "linux"))]
+impl Watch {
+    /// Always `None` off Linux.
+    pub fn new() -> Option<Watch> {
+        None
+    }
+
+    /// Never watches.
+    pub fn add(&mut self, _root: &Path, _rel: &[u8]) -> bool {
+        false
+    }
+
+    /// Never has events.
+    pub fn drain(&mut self) -> Option<Vec<Event>> {
+        None
+    }
+}
+
 /// An inotify instance and what each watch descriptor watches.
+#[cfg(target_os = "linux")]
 pub struct Watch {
     fd: OwnedFd,
     dirs: HashMap<i32, Vec<u8>>,
 }
 
+#[cfg(target_os = "linux")]
 impl Watch {
     /// A new instance; `None` when inotify is unavailable (limits, not Linux-like).
     pub fn new() -> Option<Watch> {
@@ -121,7 +152,7 @@ impl Watch {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
 

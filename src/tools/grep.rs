@@ -15,7 +15,7 @@ use crate::search::matcher::{self, Engine};
 use crate::search::policy::Policy;
 use crate::search::render::{render, Mode, PageSpec};
 use crate::search::scan::{RowSink, Scanner};
-use crate::search::walk::{threads, walk};
+use crate::search::walk::{threads, walk_wanted, Wanted};
 use crate::tools::glob::{compile, display, relative};
 use crate::workspace;
 use globset::GlobMatcher;
@@ -69,6 +69,8 @@ struct Job<'a> {
     glob: Option<(GlobMatcher, bool)>,
     spec: PageSpec,
     multiline: bool,
+    /// The pattern's bytes when it is a plain literal: the per-file pre-filter.
+    literal: Option<Vec<u8>>,
     /// The index's condition for this pattern (`None`: scan).
     plan: Option<Query>,
 }
@@ -132,6 +134,7 @@ fn run(call: &Call) -> ToolResult<String> {
         glob,
         spec,
         multiline,
+        literal: matcher::plain_literal(pattern, ignore_case, multiline),
         plan,
     };
     match &engine {
@@ -156,6 +159,7 @@ fn search<M: Matcher + Sync>(job: &Job<'_>, matcher: &M) -> ToolResult<String> {
             config.max_file_bytes,
         )
         .confined(guard.clone())
+        .require_literal(job.literal.as_deref())
     };
     let collector = Collector::new(config.max_output_bytes);
     // One file's stored rows are capped at the budget (plus room for the row that crosses).
@@ -230,14 +234,23 @@ fn search<M: Matcher + Sync>(job: &Job<'_>, matcher: &M) -> ToolResult<String> {
             call.warnings.clone(),
         ));
         let walked = AtomicU64::new(0);
-        walk(job.base, policy, &call.cancel, || {
+        // The glob is tested before the ignore policy (see `walk_wanted`).
+        let wanted = job.glob.clone().map(|(glob, anchored)| {
+            let base = job.base.to_path_buf();
+            Arc::new(move |entry: &ignore::DirEntry| {
+                if anchored {
+                    relative(&base, entry.path()).is_some_and(|rel| glob.is_match(&*rel))
+                } else {
+                    glob.is_match(entry.file_name())
+                }
+            }) as Wanted
+        });
+        walk_wanted(job.base, policy, &call.cancel, wanted, || {
             let mut scanner = new_scanner();
-            let (search_one, passes_glob, walked) = (&search_one, &passes_glob, &walked);
+            let (search_one, walked) = (&search_one, &walked);
             Box::new(move |entry: &ignore::DirEntry| {
                 walked.fetch_add(1, Ordering::Relaxed);
-                if passes_glob(entry.path(), entry.file_name()) {
-                    search_one(&mut scanner, entry.path());
-                }
+                search_one(&mut scanner, entry.path());
             }) as Box<dyn FnMut(&ignore::DirEntry) + Send>
         });
         config
