@@ -452,3 +452,47 @@ fn auto_waits_for_the_threshold_and_off_never_builds() {
     grep(&off, &q);
     assert_eq!(off.search_index.status()["state"], "off");
 }
+
+#[test]
+fn a_later_session_reuses_the_image_and_sees_what_changed_meanwhile() {
+    use std::os::unix::fs::MetadataExt;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for i in 0..50 {
+        write(
+            root,
+            &format!("d{}/f{i}.txt", i % 5),
+            format!("old text {i}\n").as_bytes(),
+        );
+    }
+    age(root);
+    ready(&config(root, Mode::On)).unwrap();
+    let image = root.join(".clarvis/index/grep.idx");
+    let ino = std::fs::metadata(&image).unwrap().ino();
+    // Between the sessions: an in-place edit, a new file in a new directory, a deletion.
+    write(root, "d1/f1.txt", b"brand NewWord\n");
+    write(root, "fresh/sub/g.txt", b"NewWord too\n");
+    std::fs::remove_file(root.join("d2/f2.txt")).unwrap();
+    let next = config(root, Mode::On);
+    ready(&next).unwrap();
+    assert_eq!(
+        std::fs::metadata(&image).unwrap().ino(),
+        ino,
+        "the image was reused"
+    );
+    let q = Query {
+        pattern: "NewWord".into(),
+        ..QUERY_ANY
+    };
+    assert_eq!(grep(&next, &q), "d1/f1.txt\nfresh/sub/g.txt");
+    let gone = Query {
+        pattern: "old text 2$".into(),
+        ..QUERY_ANY
+    };
+    assert_eq!(grep(&next, &gone), "(no matches)");
+    let c = next
+        .search_index
+        .candidates(&next, root, &plan::plan("NewWord", false, false).unwrap())
+        .unwrap();
+    assert_eq!(c.len(), 2);
+}
