@@ -5,7 +5,9 @@
 //! - [`plan`]: the trigram condition a regex's matches satisfy (from the `regex-syntax` HIR).
 //! - [`store`]: the on-disk image (`.clarvis/index/grep.idx`), checksummed and mapped.
 //! - [`build`]: building an image from grep's own walk.
-//! - [`fresh`]: the metadata revalidation run before every indexed answer.
+//! - [`fresh`]: what changed since the build: the metadata revalidation, watch events.
+//! - [`watch`]: inotify on the indexed directories (Linux).
+//! - `live`: an installed image, its delta and how the delta is kept current.
 //!
 //! Exactness: the index only proposes candidate files; grep searches each with its usual
 //! engine and renders as usual, so results (lines, order, footers) are the scan's. A file
@@ -22,6 +24,7 @@
 pub mod build;
 pub mod fresh;
 pub mod grams;
+mod live;
 pub mod plan;
 pub mod store;
 pub mod watch;
@@ -30,6 +33,7 @@ use crate::cancel::Cancel;
 use crate::config::Config;
 use crate::search::policy::Policy;
 use crate::tools::Warnings;
+use live::{refresh, watched, Live};
 use serde_json::{json, Value};
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
@@ -61,16 +65,6 @@ impl Mode {
             _ => None,
         }
     }
-}
-
-/// An installed image and what is known about the disk since it was built.
-struct Live {
-    store: Arc<store::Store>,
-    /// The changes since the build, kept current by the watch (or recomputed per query
-    /// when there is none).
-    delta: fresh::Delta,
-    /// inotify on every indexed directory; `None` when unavailable or no longer trusted.
-    watch: Option<watch::Watch>,
 }
 
 #[derive(Default)]
@@ -309,65 +303,6 @@ impl SearchIndex {
             self.start(config, false);
         }
         out
-    }
-}
-
-/// Brings `live.delta` up to date: the watch's events, or (without a trustworthy watch) a
-/// full revalidation. `true` when the watch was lost and a rebuild should start (a new
-/// image comes with new watches).
-fn refresh(config: &Arc<Config>, live: &mut Live) -> bool {
-    let store = &live.store;
-    if let Some(w) = live.watch.as_mut() {
-        match w.drain() {
-            Some(events) if events.is_empty() => return false,
-            Some(events) if fresh::apply(store, config, &mut live.delta, w, &events) => {
-                return false;
-            }
-            _ => {}
-        }
-        live.watch = None;
-        live.delta = fresh::revalidate(store, config);
-        finish(store, config, &mut live.delta, None);
-        return true;
-    }
-    live.delta = fresh::revalidate(store, config);
-    finish(store, config, &mut live.delta, None);
-    false
-}
-
-/// Walks the new directories a revalidation found (watching them when `watch` is given).
-fn finish(
-    store: &store::Store,
-    config: &Arc<Config>,
-    d: &mut fresh::Delta,
-    mut watch: Option<&mut watch::Watch>,
-) -> bool {
-    let mut ok = true;
-    for rel in std::mem::take(&mut d.new_dirs) {
-        ok &= fresh::new_dir(store, config, d, watch.as_deref_mut(), &rel);
-    }
-    ok
-}
-
-/// Installs watches on every directory of `store`, then takes the baseline: what changed
-/// between the build's reads and the watches (a full revalidation). Events from then on
-/// keep the delta current. Without inotify (or past its limits) the delta is recomputed
-/// before every query instead.
-fn watched(config: &Arc<Config>, store: store::Store, use_watch: bool) -> Live {
-    let mut watch = use_watch.then(watch::Watch::new).flatten();
-    if let Some(w) = watch.as_mut() {
-        if !(0..store.dirs()).all(|i| w.add(&config.workspace_root, store.dir(i).path)) {
-            watch = None;
-        }
-    }
-    let mut delta = fresh::revalidate(&store, config);
-    if !finish(&store, config, &mut delta, watch.as_mut()) {
-        watch = None;
-    }
-    Live {
-        store: Arc::new(store),
-        delta,
-        watch,
     }
 }
 
