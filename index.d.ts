@@ -47,6 +47,28 @@ export interface AgentToolsOptions {
   checkpointBytes?: number
   /** Record what `bash` commands change while a checkpoint is live (walks the workspace around each command). Default false. */
   checkpointBash?: boolean
+  /**
+   * grep's trigram index (kept in `.clarvis/index/`): `"auto"` builds it in the background once a
+   * scan has walked `searchIndexThreshold` files, `"on"` at the first grep, `"off"` never. Results
+   * are identical with and without it. Default "auto".
+   */
+  searchIndex?: 'auto' | 'on' | 'off'
+  /** The file count from which `searchIndex: "auto"` builds the index (>= 1). Default 20000. */
+  searchIndexThreshold?: number
+}
+
+/** What {@link AgentTools.searchIndexStatus} returns. */
+export interface SearchIndexStatus {
+  /** `off` (no index, or not yet started), `building` (grep scans meanwhile), `ready`. */
+  state: 'off' | 'building' | 'ready'
+  /** Files in the index. */
+  files: number
+  /** Size of the index image in bytes. */
+  bytes: number
+  /** How long the build of the current image took, in ms. */
+  buildMs: number
+  /** When the current image was installed (ms since the epoch), or null. */
+  updatedAt: number | null
 }
 
 /** The resolved, frozen configuration. */
@@ -268,6 +290,8 @@ export interface AgentTools {
   outlineOf(path: string): Promise<OutlineData>
   /** check_syntax's result for one file as an object. Rejects with ToolError (the tool's codes). */
   checkSyntax(path: string): Promise<SyntaxCheck>
+  /** The state of grep's index (see the `searchIndex` option). Never throws. */
+  searchIndexStatus(): SearchIndexStatus
 }
 
 /** One symbol of {@link AgentTools.outlineOf}. */

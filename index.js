@@ -537,6 +537,8 @@ function agentToolsFor(config) {
     outlineOf: async (path) => checkpointResult(await handle.outlineOf(String(path))),
     /** check_syntax's result for one file as an object. Rejects with ToolError. */
     checkSyntax: async (path) => checkpointResult(await handle.checkSyntax(String(path))),
+    /** The grep index: `{ state: "off" | "building" | "ready", files, bytes, buildMs, updatedAt }`. */
+    searchIndexStatus: () => JSON.parse(handle.searchIndexStatus()),
     /** Frees checkpoint `id`. */
     dropCheckpoint: (id) => {
       checkpointResult(handle.dropCheckpoint(String(id)))

@@ -14,7 +14,12 @@ const warned = []
 setWarnSink((line) => warned.push(line))
 
 const [mode, corpus] = process.argv.slice(2)
-const options = { workspaceRoot: corpus, ...(mode === 'grep-full' ? { maxOutputBytes: 1 << 30 } : {}) }
+// searchIndex "off": this measures one grep's memory, not a background index build.
+const options = {
+  workspaceRoot: corpus,
+  searchIndex: 'off',
+  ...(mode === 'grep-full' ? { maxOutputBytes: 1 << 30 } : {}),
+}
 const tools = createAgentTools(options)
 let result = null
 if (mode !== 'idle') {

@@ -385,6 +385,12 @@ impl NativeTools {
         )
     }
 
+    /// The search index's state as JSON (`searchIndexStatus()`).
+    #[napi]
+    pub fn search_index_status(&self) -> String {
+        self.config.search_index.status().to_string()
+    }
+
     /// The live checkpoints as JSON.
     #[napi]
     pub fn checkpoints_json(&self) -> String {

@@ -182,6 +182,8 @@ pub struct Config {
     /// `monitorLogMaxBytes` when given: the most a monitor's log holds (see
     /// [`Config::monitor_log_max_bytes`]).
     pub monitor_log_max: Option<u64>,
+    /// `searchIndex` / `searchIndexThreshold`, and the index itself (see `crate::index`).
+    pub search_index: std::sync::Arc<crate::index::SearchIndex>,
     /// Fault injection (tests only).
     pub hooks: TestHooks,
 }
@@ -218,6 +220,10 @@ impl Config {
             checkpoint_bash: false,
             kill_grace_ms: None,
             monitor_log_max: None,
+            search_index: std::sync::Arc::new(crate::index::SearchIndex::new(
+                crate::index::Mode::Auto,
+                crate::index::DEFAULT_THRESHOLD,
+            )),
             hooks: TestHooks::default(),
         }
     }
@@ -401,6 +407,25 @@ fn hooks_option(opts: &Map<String, Value>) -> TestHooks {
     }
 }
 
+/// `searchIndex` (`"auto"` | `"on"` | `"off"`, default `"auto"`) and
+/// `searchIndexThreshold` (an integer >= 1, default 20,000).
+fn search_index_option(
+    opts: &Map<String, Value>,
+) -> Result<crate::index::SearchIndex, StartupError> {
+    use crate::index::{Mode, SearchIndex, DEFAULT_THRESHOLD};
+    let mode = match opts.get("searchIndex") {
+        None | Some(Value::Null) => Mode::Auto,
+        Some(v) => v.as_str().and_then(Mode::parse).ok_or_else(|| {
+            StartupError(format!(
+                "searchIndex must be \"auto\", \"on\" or \"off\", got: {}",
+                js_string(v)
+            ))
+        })?,
+    };
+    let threshold = integer_option(opts, "searchIndexThreshold", DEFAULT_THRESHOLD, 1)?;
+    Ok(SearchIndex::new(mode, threshold))
+}
+
 /// Resolves `createAgentTools` options into a [`Config`]. `ripgrep` is the result of the
 /// caller's `probeRipgrep`, or `None` to probe `rg --version` here.
 pub fn resolve_config(options: &Value, ripgrep: Option<bool>) -> Result<Config, StartupError> {
@@ -509,6 +534,7 @@ pub fn resolve_config_with(options: &Value, probes: Probes) -> Result<Config, St
         checkpoint_bash: bool_option(opts, "checkpointBash", false),
         kill_grace_ms,
         monitor_log_max,
+        search_index: std::sync::Arc::new(search_index_option(opts)?),
         hooks: hooks_option(opts),
     })
 }

@@ -30,6 +30,7 @@ pub mod eol;
 pub mod error;
 pub mod fsmeta;
 pub mod image;
+pub mod index;
 pub mod jsonstr;
 pub mod jsregex;
 pub mod output;

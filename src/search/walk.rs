@@ -44,6 +44,33 @@ pub fn walk_wanted<'s, F>(
     policy: Arc<Policy>,
     cancel: &Cancel,
     wanted: Option<Wanted>,
+    make_visitor: F,
+) where
+    F: FnMut() -> Box<dyn FnMut(&DirEntry) + Send + 's>,
+{
+    walk_inner(base, policy, cancel, wanted, false, make_visitor);
+}
+
+/// [`walk`], also visiting every directory the policy allows (the base itself included)
+/// when `dirs` is set: the search index records directories to notice new entries.
+pub fn walk_entries<'s, F>(
+    base: &Path,
+    policy: Arc<Policy>,
+    cancel: &Cancel,
+    dirs: bool,
+    make_visitor: F,
+) where
+    F: FnMut() -> Box<dyn FnMut(&DirEntry) + Send + 's>,
+{
+    walk_inner(base, policy, cancel, None, dirs, make_visitor);
+}
+
+fn walk_inner<'s, F>(
+    base: &Path,
+    policy: Arc<Policy>,
+    cancel: &Cancel,
+    wanted: Option<Wanted>,
+    dirs: bool,
     mut make_visitor: F,
 ) where
     F: FnMut() -> Box<dyn FnMut(&DirEntry) + Send + 's>,
@@ -74,7 +101,10 @@ pub fn walk_wanted<'s, F>(
                 return WalkState::Quit;
             }
             if let Ok(entry) = result {
-                if entry.file_type().is_some_and(|t| t.is_file()) {
+                if entry
+                    .file_type()
+                    .is_some_and(|t| t.is_file() || (dirs && t.is_dir()))
+                {
                     visit(&entry);
                 }
             }

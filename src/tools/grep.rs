@@ -6,6 +6,8 @@
 
 use super::{object_schema, read_annotations, Call, Handler, ToolDef};
 use crate::error::{ToolError, ToolResult};
+use crate::index::plan::{self, Query};
+use crate::index::Mode as IndexMode;
 use crate::schema::{bool_arg, int_arg, str_arg};
 use crate::search::at::BaseDir;
 use crate::search::collect::{Collector, FileHit, FileSink};
@@ -13,13 +15,15 @@ use crate::search::matcher::{self, Engine};
 use crate::search::policy::Policy;
 use crate::search::render::{render, Mode, PageSpec};
 use crate::search::scan::{RowSink, Scanner};
-use crate::search::walk::{walk_wanted, Wanted};
+use crate::search::walk::{threads, walk_wanted, Wanted};
 use crate::tools::glob::{compile, display, relative};
 use crate::workspace;
 use globset::GlobMatcher;
 use grep_matcher::Matcher;
 use serde_json::{json, Value};
-use std::path::Path;
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 const DESCRIPTION: &str = "Search file contents with a regular expression (ripgrep syntax; look-around and backreferences also work). Searches `path` (default: the workspace root; a directory recursively, or a single file), skipping files ignored by git (.gitignore files, .git/info/exclude, global git excludes), the .git/ directory, binary files and files over the size limit; hidden files ARE searched; UTF-16 files are searched too. Output depends on output_mode: `files_with_matches` (default) lists matching file paths; `count` gives `path:N` (N = matching lines); `content` gives `path:line:text` rows, with context rows `path-line-text` and `--` between separate groups when context/before_context/after_context is set. Results are sorted by path then line and are identical run to run. Narrow with `glob` (`*.ts` matches file names at any depth; a pattern with `/` such as `src/**/*.rs` is relative to `path`). `multiline: true` lets a match span lines (`.` matches newlines); a multi-line match is shown as one row. Paging: `head_limit` caps the results returned (files, or matches in content mode) and `offset` skips results — when more remain the output ends with `[... showing A..B of N; call again with offset=B for more ...]`. If the output ends with `[... search incomplete ...]` the scan stopped at the output cap: narrow the pattern, path or glob. `(no matches)` is a successful answer, not an error. Use this to find where something is defined or used; use glob to find files by name, read_file to read a file you found. Errors: invalid_input (bad regex or glob — the message explains; escape regex metacharacters such as `(` `[` `.` `*` with a backslash to match them literally), not_found (the path does not exist — check it with list_dir or glob), path_escape (stay inside the workspace).";
@@ -67,6 +71,8 @@ struct Job<'a> {
     multiline: bool,
     /// The pattern's bytes when it is a plain literal: the per-file pre-filter.
     literal: Option<Vec<u8>>,
+    /// The index's condition for this pattern (`None`: scan).
+    plan: Option<Query>,
 }
 
 fn nonneg(call: &Call, key: &str) -> Option<u64> {
@@ -114,6 +120,13 @@ fn run(call: &Call) -> ToolResult<String> {
     if call.cancel.is_cancelled() {
         return Err(ToolError::aborted());
     }
+    // Only the Rust engine's syntax is planned: PCRE2 reads some escapes differently.
+    let plan = match &engine {
+        Engine::Rust(_) if meta.is_dir() && call.config.search_index.mode() != IndexMode::Off => {
+            plan::plan(pattern, ignore_case, multiline)
+        }
+        _ => None,
+    };
     let job = Job {
         call,
         base: &base,
@@ -122,6 +135,7 @@ fn run(call: &Call) -> ToolResult<String> {
         spec,
         multiline,
         literal: matcher::plain_literal(pattern, ignore_case, multiline),
+        plan,
     };
     match &engine {
         Engine::Rust(m) => search(&job, m),
@@ -177,10 +191,41 @@ fn search<M: Matcher + Sync>(job: &Job<'_>, matcher: &M) -> ToolResult<String> {
             });
         }
     };
+    let passes_glob = |path: &Path, name: &OsStr| match &job.glob {
+        None => true,
+        Some((glob, true)) => relative(job.base, path).is_some_and(|rel| glob.is_match(&*rel)),
+        Some((glob, false)) => glob.is_match(name),
+    };
+    let indexed = match (&job.plan, job.is_file) {
+        (Some(q), false) => config.search_index.candidates(config, job.base, q),
+        _ => None,
+    };
     if job.is_file {
         // A single file: the glob does not apply; an unreadable, binary or oversized file
         // simply has no matches.
         search_one(&mut new_scanner(), job.base);
+    } else if let Some(paths) = indexed {
+        // The index narrowed the files; each is searched exactly as the walk would.
+        let paths: Vec<PathBuf> = paths
+            .into_iter()
+            .filter(|p| passes_glob(p, p.file_name().unwrap_or_default()))
+            .collect();
+        let next = AtomicUsize::new(0);
+        let workers = threads().min(paths.len().div_ceil(16)).max(1);
+        let scanners: Vec<_> = (0..workers).map(|_| new_scanner()).collect();
+        std::thread::scope(|s| {
+            for mut scanner in scanners {
+                let (next, paths, search_one) = (&next, &paths, &search_one);
+                s.spawn(move || {
+                    while let Some(path) = paths.get(next.fetch_add(1, Ordering::Relaxed)) {
+                        if call.cancel.is_cancelled() {
+                            break;
+                        }
+                        search_one(&mut scanner, path);
+                    }
+                });
+            }
+        });
     } else {
         let policy = Arc::new(Policy::new(
             config.clone(),
@@ -188,6 +233,7 @@ fn search<M: Matcher + Sync>(job: &Job<'_>, matcher: &M) -> ToolResult<String> {
             true,
             call.warnings.clone(),
         ));
+        let walked = AtomicU64::new(0);
         // The glob is tested before the ignore policy (see `walk_wanted`).
         let wanted = job.glob.clone().map(|(glob, anchored)| {
             let base = job.base.to_path_buf();
@@ -201,11 +247,15 @@ fn search<M: Matcher + Sync>(job: &Job<'_>, matcher: &M) -> ToolResult<String> {
         });
         walk_wanted(job.base, policy, &call.cancel, wanted, || {
             let mut scanner = new_scanner();
-            let search_one = &search_one;
+            let (search_one, walked) = (&search_one, &walked);
             Box::new(move |entry: &ignore::DirEntry| {
+                walked.fetch_add(1, Ordering::Relaxed);
                 search_one(&mut scanner, entry.path());
             }) as Box<dyn FnMut(&ignore::DirEntry) + Send>
         });
+        config
+            .search_index
+            .after_scan(config, walked.load(Ordering::Relaxed));
     }
     if call.cancel.is_cancelled() {
         return Err(ToolError::aborted());

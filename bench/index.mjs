@@ -1,0 +1,143 @@
+// grep's trigram index (issue 18) against ripgrep and against our own scan, on the corpus or
+// on a replicated copy of it (`--copies N`: N copies of the corpus's work tree under one
+// repository, for the ~250k-file monorepo case).
+//
+//   node bench/index.mjs [--copies N] [--rounds R] [--trials T]
+//
+// Reports: build time and index size beside one rg scan and the indexed text; per query the
+// median ms of rg, our scan (searchIndex "off") and our indexed grep, with the ratios, and
+// whether the indexed answer equals the scan's byte for byte; then T freshness trials (an
+// edit by write_file or by another writer, then a grep for the new text: misses counted).
+
+import fs from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { createAgentTools } from '../index.mjs'
+import { capture, median, time } from './lib.mjs'
+import { RG_POLICY } from './search.mjs'
+
+const here = path.dirname(fileURLToPath(import.meta.url))
+const arg = (name, dflt) => {
+  const i = process.argv.indexOf(name)
+  return i > 0 ? Number(process.argv[i + 1]) : dflt
+}
+const copies = arg('--copies', 0)
+const rounds = arg('--rounds', 5)
+const trials = arg('--trials', 200)
+const rg = process.env.RG || 'rg'
+
+const corpus = path.join(here, 'corpus')
+if (!fs.existsSync(path.join(corpus, '.git'))) {
+  console.error('no corpus: run `node bench/corpus.mjs` first')
+  process.exit(1)
+}
+
+/** The replicated tree: `copies` copies of the corpus work tree (without .git) in one repo. */
+function replicate(n) {
+  const big = path.join(here, `corpus-x${n}`)
+  if (fs.existsSync(path.join(big, '.done'))) return big
+  fs.rmSync(big, { recursive: true, force: true })
+  fs.mkdirSync(path.join(big, '.git'), { recursive: true })
+  const top = fs.readdirSync(corpus).filter((e) => e !== '.git')
+  for (let i = 0; i < n; i++) {
+    for (const e of top) fs.cpSync(path.join(corpus, e), path.join(big, `copy${i}`, e), { recursive: true })
+  }
+  fs.writeFileSync(path.join(big, '.done'), '')
+  return big
+}
+
+const root = copies > 0 ? replicate(copies) : corpus
+fs.rmSync(path.join(root, '.clarvis'), { recursive: true, force: true })
+
+const BIG = 1 << 30
+const off = createAgentTools({ workspaceRoot: root, searchIndex: 'off', maxOutputBytes: BIG })
+const on = createAgentTools({ workspaceRoot: root, searchIndex: 'on', maxOutputBytes: BIG })
+const text = (r) => r.content.map((p) => p.text).join('')
+
+// One rg scan and the indexed text size (the files rg would search).
+const files = (await capture(rg, [...RG_POLICY, '--files'], root)).stdout.toString().split('\n').filter(Boolean)
+let textBytes = 0
+for (const f of files) textBytes += fs.statSync(path.join(root, f)).size
+// Warm the page cache (and rg) first: the build is compared with a warm scan.
+await capture(rg, [...RG_POLICY, '-l', 'Ed25519'], root)
+const rgScan = median([
+  await time(() => capture(rg, [...RG_POLICY, '-l', 'Ed25519'], root)),
+  await time(() => capture(rg, [...RG_POLICY, '-l', 'Ed25519'], root)),
+  await time(() => capture(rg, [...RG_POLICY, '-l', 'Ed25519'], root)),
+])
+
+// The build: the first grep starts it in the background and does not wait for it.
+const firstMs = await time(() => on.callTool('grep', { pattern: 'Ed25519' }))
+const t0 = Date.now()
+while (on.searchIndexStatus().state !== 'ready') await new Promise((r) => setTimeout(r, 20))
+const status = on.searchIndexStatus()
+const rssReady = process.memoryUsage().rss
+console.log(`tree: ${root} — ${files.length} searchable files, ${(textBytes / 1e6).toFixed(1)} MB`)
+console.log(
+  `build: ${status.buildMs} ms (ready ${Date.now() - t0} ms after the first grep, which took ${firstMs.toFixed(0)} ms and scanned); ` +
+    `one rg scan ${rgScan.toFixed(0)} ms → build/rg ${(status.buildMs / rgScan).toFixed(2)}×; ` +
+    `index ${(status.bytes / 1e6).toFixed(1)} MB = ${((100 * status.bytes) / textBytes).toFixed(1)} % of the text; ${status.files} files`,
+)
+
+const QUERIES = [
+  ['rare literal, files', { pattern: 'Ed25519' }, ['-l', 'Ed25519']],
+  ['rare literal, content', { pattern: 'Ed25519', output_mode: 'content' }, ['-n', 'Ed25519']],
+  ['identifier regex', { pattern: '(Type|Range)Error' }, ['-l', '(Type|Range)Error']],
+  ['case-insens. literal', { pattern: 'ed25519', ignore_case: true }, ['-l', '-i', 'ed25519']],
+  ['common word, files', { pattern: 'return' }, ['-l', 'return']],
+]
+
+console.log('\n| query | rg ms | scan ms | indexed ms | rg/indexed | scan/indexed | indexed = scan |')
+console.log('|---|---:|---:|---:|---:|---:|---|')
+for (const [label, args, rgArgs] of QUERIES) {
+  const s = { rg: [], scan: [], idx: [] }
+  let same = true
+  for (let r = 0; r < rounds + 1; r++) {
+    const a = await time(() => capture(rg, [...RG_POLICY, ...rgArgs], root))
+    let scanText, idxText
+    const b = await time(async () => {
+      scanText = text(await off.callTool('grep', args))
+    })
+    const c = await time(async () => {
+      idxText = text(await on.callTool('grep', args))
+    })
+    same &&= scanText === idxText
+    if (r > 0) s.rg.push(a), s.scan.push(b), s.idx.push(c)
+  }
+  const [a, b, c] = [median(s.rg), median(s.scan), median(s.idx)]
+  console.log(
+    `| ${label} | ${a.toFixed(1)} | ${b.toFixed(1)} | ${c.toFixed(1)} | ${(a / c).toFixed(1)}× | ${(b / c).toFixed(1)}× | ${same ? 'yes' : 'NO'} |`,
+  )
+}
+
+const rssAfter = process.memoryUsage().rss
+console.log(
+  `\nRSS: ${(rssReady / 1e6).toFixed(0)} MB when the index was ready, ${(rssAfter / 1e6).toFixed(0)} MB after the queries ` +
+    `(growth while querying ${((rssAfter - rssReady) / 1e6).toFixed(1)} MB; mapped index pages count once read)`,
+)
+
+// Freshness: an edit (ours or another writer's, alternately) and at once a grep for it.
+const sources = files.filter((f) => /\.(rs|ts|js)$/.test(f))
+let misses = 0
+const lat = []
+for (let i = 0; i < trials; i++) {
+  const rel = sources[(i * 7919) % sources.length]
+  const word = `Fresh${i}Zq${Date.now()}`
+  const abs = path.join(root, rel)
+  const before = fs.readFileSync(abs)
+  if (i % 2) await on.callTool('write_file', { path: rel, content: `${before}\n// ${word}\n` })
+  else fs.appendFileSync(abs, `\n// ${word}\n`)
+  let found
+  lat.push(
+    await time(async () => {
+      found = text(await on.callTool('grep', { pattern: word }))
+    }),
+  )
+  if (found !== rel) misses++
+  fs.writeFileSync(abs, before)
+}
+console.log(
+  `\nfreshness: ${trials} edits then a grep for the new text: ${misses} misses; grep after an edit median ${median(lat).toFixed(1)} ms`,
+)
+console.log(`status: ${JSON.stringify(on.searchIndexStatus())}`)
+fs.rmSync(path.join(root, '.clarvis'), { recursive: true, force: true })

@@ -1,0 +1,371 @@
+//! The search index behind `grep`: a trigram index of the workspace that narrows which files
+//! a query must search, never what it finds.
+//!
+//! - [`grams`]: trigram extraction and the posting-list codec.
+//! - [`plan`]: the trigram condition a regex's matches satisfy (from the `regex-syntax` HIR).
+//! - [`store`]: the on-disk image (`.clarvis/index/grep.idx`), checksummed and mapped.
+//! - [`build`]: building an image from grep's own walk.
+//! - [`fresh`]: what changed since the build: the metadata revalidation, watch events.
+//! - [`watch`]: inotify on the indexed directories (Linux).
+//! - `live`: an installed image, its delta and how the delta is kept current.
+//!
+//! Exactness: the index only proposes candidate files; grep searches each with its usual
+//! engine and renders as usual, so results (lines, order, footers) are the scan's. A file
+//! the image cannot vouch for — changed, new, racily timestamped — is always a candidate.
+//!
+//! Lifecycle (`searchIndex`): `"off"` never indexes; `"on"` starts a build (or loads a valid
+//! image from disk) in a background thread at the first grep; `"auto"` does so once a scan
+//! has walked at least `searchIndexThreshold` files. Until the image is ready, and whenever
+//! it cannot answer (a pattern without required trigrams, PCRE-only syntax, a search path
+//! the root walk does not cover, an ignore file that changed), grep scans. Building never
+//! blocks a call. When the disk has drifted far from the image, or the ignore policy
+//! changed, a rebuild starts in the background.
+
+pub mod build;
+pub mod fresh;
+pub mod grams;
+mod live;
+pub mod plan;
+pub mod store;
+pub mod watch;
+
+use crate::cancel::Cancel;
+use crate::config::Config;
+use crate::search::policy::Policy;
+use crate::tools::Warnings;
+use live::{refresh, watched, Live};
+use serde_json::{json, Value};
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Default `searchIndexThreshold`: the file count from which `"auto"` builds an index.
+pub const DEFAULT_THRESHOLD: u64 = 20_000;
+
+/// `searchIndex`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Build once a scan saw the threshold's worth of files.
+    Auto,
+    /// Build at the first grep, whatever the size.
+    On,
+    /// Never index.
+    Off,
+}
+
+impl Mode {
+    /// Parses the option's value.
+    pub fn parse(s: &str) -> Option<Mode> {
+        match s {
+            "auto" => Some(Mode::Auto),
+            "on" => Some(Mode::On),
+            "off" => Some(Mode::Off),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Default)]
+struct State {
+    live: Option<Live>,
+    /// A build (or load) thread is running.
+    building: bool,
+    /// The image can answer (false after an ignore-policy change until a rebuild lands).
+    trusted: bool,
+    /// Milliseconds since the epoch when the image was installed.
+    updated_at: Option<u64>,
+}
+
+/// One tools object's index.
+pub struct SearchIndex {
+    mode: Mode,
+    threshold: u64,
+    state: Mutex<State>,
+    cancel: Cancel,
+    use_watch: bool,
+}
+
+impl std::fmt::Debug for SearchIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SearchIndex")
+            .field("mode", &self.mode)
+            .field("threshold", &self.threshold)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Two configurations are equal when their index options are (the live state is not part
+/// of a configuration).
+impl PartialEq for SearchIndex {
+    fn eq(&self, other: &Self) -> bool {
+        self.mode == other.mode && self.threshold == other.threshold
+    }
+}
+
+impl Drop for SearchIndex {
+    fn drop(&mut self) {
+        // A build still running for a dropped tools object stops at its next chunk.
+        self.cancel.cancel();
+    }
+}
+
+fn epoch_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// Whether `path` is `base` or lies under it (relative paths; `base` empty = the root).
+fn under(base: &[u8], path: &[u8]) -> bool {
+    base.is_empty()
+        || (path.len() > base.len() && path.starts_with(base) && path[base.len()] == b'/')
+}
+
+impl SearchIndex {
+    /// An index with these options; nothing happens until a grep asks.
+    pub fn new(mode: Mode, threshold: u64) -> SearchIndex {
+        // Unix only for now: stored paths are `/`-separated bytes and stamps are inode-based.
+        let mode = if cfg!(unix) { mode } else { Mode::Off };
+        SearchIndex {
+            mode,
+            threshold,
+            state: Mutex::default(),
+            cancel: Cancel::new(),
+            use_watch: true,
+        }
+    }
+
+    /// Without inotify: every indexed answer is preceded by the full metadata revalidation
+    /// (what happens anyway where inotify is unavailable or overflows). For tests and for
+    /// file systems whose notifications cannot be trusted.
+    pub fn without_watch(mut self) -> SearchIndex {
+        self.use_watch = false;
+        self
+    }
+
+    /// The `searchIndex` option.
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// `searchIndexStatus()`: `{ state, files, bytes, buildMs, updatedAt }`.
+    pub fn status(&self) -> Value {
+        let Ok(s) = self.state.lock() else {
+            return json!({"state": "off", "files": 0, "bytes": 0, "buildMs": 0, "updatedAt": null});
+        };
+        let state = match (&s.live, s.trusted, s.building) {
+            (Some(_), true, _) => "ready",
+            (_, _, true) => "building",
+            _ => "off",
+        };
+        let (files, bytes, build_ms) = s.live.as_ref().map_or((0, 0, 0), |l| {
+            (l.store.files(), l.store.len(), l.store.build_ms)
+        });
+        json!({
+            "state": state,
+            "files": files,
+            "bytes": bytes,
+            "buildMs": build_ms,
+            "updatedAt": s.updated_at,
+        })
+    }
+
+    /// After a scan of `walked` files: `"on"` starts building, `"auto"` once the tree is
+    /// large.
+    pub fn after_scan(self: &Arc<Self>, config: &Arc<Config>, walked: u64) {
+        if self.mode == Mode::On || (self.mode == Mode::Auto && walked >= self.threshold) {
+            self.ensure_started(config);
+        }
+    }
+
+    /// Starts the first build unless one ran or runs.
+    fn ensure_started(self: &Arc<Self>, config: &Arc<Config>) {
+        let first = self
+            .state
+            .lock()
+            .is_ok_and(|s| s.live.is_none() && !s.building);
+        if first {
+            self.start(config, true);
+        }
+    }
+
+    /// Starts a build thread unless one is running. `load` first tries the image on disk.
+    fn start(self: &Arc<Self>, config: &Arc<Config>, load: bool) {
+        {
+            let Ok(mut s) = self.state.lock() else { return };
+            if s.building {
+                return;
+            }
+            s.building = true;
+        }
+        // The thread must not keep the tools object alive: it holds a weak reference and a
+        // configuration whose own index is inert.
+        let weak = Arc::downgrade(self);
+        let mut inert = (**config).clone();
+        inert.search_index = Arc::new(SearchIndex::new(Mode::Off, 0));
+        let config = Arc::new(inert);
+        let cancel = self.cancel.clone();
+        let use_watch = self.use_watch;
+        let spawned = std::thread::Builder::new()
+            .name("clarvis-index".into())
+            .spawn(move || {
+                let live =
+                    produce(&config, &cancel, load).map(|store| watched(&config, store, use_watch));
+                if let Some(index) = weak.upgrade() {
+                    index.install(live);
+                }
+            });
+        if spawned.is_err() {
+            self.install(None);
+        }
+    }
+
+    fn install(&self, live: Option<Live>) {
+        if let Ok(mut s) = self.state.lock() {
+            s.building = false;
+            if let Some(live) = live {
+                s.live = Some(live);
+                s.trusted = true;
+                s.updated_at = Some(epoch_ms());
+            }
+        }
+    }
+
+    /// Waits until no build runs (tests and benchmarks). `false` on timeout.
+    pub fn wait_idle(&self, timeout: Duration) -> bool {
+        let t0 = Instant::now();
+        while self.state.lock().is_ok_and(|s| s.building) {
+            if t0.elapsed() > timeout {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        true
+    }
+
+    /// The files under `base` a match of `query` can be in, absolute; `None` when the index
+    /// cannot answer and the caller must scan. Revalidates the image against the disk first.
+    pub fn candidates(
+        self: &Arc<Self>,
+        config: &Arc<Config>,
+        base: &Path,
+        query: &plan::Query,
+    ) -> Option<Vec<PathBuf>> {
+        if self.mode == Mode::Off {
+            return None;
+        }
+        if self.mode == Mode::On {
+            self.ensure_started(config);
+        }
+        let base_rel = covered(config, base)?;
+        let mut s = self.state.lock().ok()?;
+        if !s.trusted {
+            return None;
+        }
+        let live = s.live.as_mut()?;
+        let store = live.store.clone();
+        let mut rebuild = refresh(config, live);
+        if live.delta.policy_changed {
+            s.trusted = false;
+            drop(s);
+            self.start(config, false);
+            return None;
+        }
+        rebuild |= live.delta.drift() > (store.files() / 10).max(1000);
+        let root = &config.workspace_root;
+        let delta = &live.delta;
+        let ids = query.eval(&mut |g| store.postings(g));
+        let out = ids.map(|ids| {
+            let mut out = Vec::new();
+            for id in ids {
+                let id = id as usize;
+                let rec = store.file(id);
+                if delta.stale.get(id).copied().unwrap_or(true)
+                    || rec.flags & store::NO_CONTENT != 0
+                    || !under(&base_rel, rec.path)
+                    || delta.hidden(rec.path)
+                {
+                    continue;
+                }
+                out.push(root.join(os_str(rec.path)));
+            }
+            for rel in &delta.extra {
+                if under(&base_rel, rel) && !delta.hidden(rel) {
+                    out.push(root.join(os_str(rel)));
+                }
+            }
+            out.sort_unstable();
+            out.dedup();
+            out
+        });
+        drop(s);
+        if rebuild {
+            self.start(config, false);
+        }
+        out
+    }
+}
+
+/// Loads the image from disk when asked and valid, else builds one (and persists it unless
+/// the configuration is read-only). `None` when cancelled.
+fn produce(config: &Arc<Config>, cancel: &Cancel, load: bool) -> Option<store::Store> {
+    let dir = config.workspace_root.join(".clarvis").join("index");
+    if load {
+        if let Ok(s) = store::Store::open(&dir.join("grep.idx")) {
+            if s.max_file_bytes == config.max_file_bytes {
+                return Some(s);
+            }
+        }
+    }
+    let t0 = Instant::now();
+    let built = build::build(config, cancel, || t0.elapsed().as_millis() as u64)?;
+    if !config.read_only {
+        if let Ok(path) = store::persist(&dir, &built.image) {
+            if let Ok(s) = store::Store::open(&path) {
+                return Some(s);
+            }
+        }
+    }
+    store::Store::from_vec(built.image).ok()
+}
+
+/// `base` relative to the root when the root walk covers it exactly as a walk from `base`
+/// would: every directory from the root down to it is a real directory the policy yields.
+fn covered(config: &Arc<Config>, base: &Path) -> Option<Vec<u8>> {
+    let rel = base.strip_prefix(&config.workspace_root).ok()?;
+    if rel.as_os_str().is_empty() {
+        return Some(Vec::new());
+    }
+    let policy = Policy::new(
+        config.clone(),
+        &config.workspace_root,
+        true,
+        Warnings::default(),
+    );
+    let mut dir = config.workspace_root.clone();
+    for part in rel.components() {
+        // The walk skips names that are not UTF-8 (and everything under them).
+        part.as_os_str().to_str()?;
+        dir.push(part);
+        let meta = std::fs::symlink_metadata(&dir).ok()?;
+        if !meta.is_dir() || policy.hides(&dir, true) {
+            return None;
+        }
+    }
+    Some(rel.as_os_str().as_encoded_bytes().to_vec())
+}
+
+/// A stored relative path (`/`-separated bytes of UTF-8 names) as an `OsStr`.
+pub(crate) fn os_str(rel: &[u8]) -> &OsStr {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        OsStr::from_bytes(rel)
+    }
+    #[cfg(not(unix))]
+    {
+        // Names that are not UTF-8 are never stored, and the index is off here anyway.
+        OsStr::new(std::str::from_utf8(rel).unwrap_or(""))
+    }
+}

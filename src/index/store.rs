@@ -1,0 +1,436 @@
+//! The index file: one image, written atomically, checked on open, read through a mapping.
+//!
+//! Layout (little-endian): a 64-byte header; the file table and the directory table
+//! (48-byte records, sorted by relative path bytes, so a path is found by bisection); the
+//! trigram table (16-byte records `gram, count, offset`, sorted by gram); the path bytes;
+//! the posting lists; and a BLAKE3 hash of everything before it. The image is written to a
+//! temp file, fsynced and renamed over `.clarvis/index/grep.idx`, so a reader sees the old
+//! image or the new one; a torn or corrupt file (a crash of another writer, a disk error,
+//! a hand edit) fails the hash and is rebuilt, never used.
+//!
+//! Mapped with `memmap2` rather than read: the tables of a 250k-file tree are tens of MB
+//! that a query touches a few pages of, and the page cache shares them across processes.
+
+use super::grams;
+use std::fs::Metadata;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+const MAGIC: &[u8; 8] = b"CLVIDX\0\x01";
+const HEADER: usize = 64;
+const REC: usize = 48;
+const GRAM: usize = 16;
+const SUM: usize = 32;
+
+/// File flag: the content is not indexed (binary, over `maxFileBytes`, unreadable) — such
+/// a file is never a candidate unless its metadata changes.
+pub const NO_CONTENT: u32 = 1;
+/// File flag: the file's mtime was too close to the moment it was read for its metadata to
+/// prove later that it has not changed (the "racy git" problem): always a candidate.
+pub const RACY: u32 = 2;
+
+/// The metadata that says whether a file or directory changed since it was indexed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Stamp {
+    /// Length in bytes.
+    pub size: u64,
+    /// Modification time, ns since the epoch.
+    pub mtime: i64,
+    /// Status-change time, ns since the epoch (moves on any write, chmod, rename).
+    pub ctime: i64,
+    /// Inode number (an atomic replace gives a new one).
+    pub ino: u64,
+}
+
+impl Stamp {
+    /// The stamp of `meta`.
+    pub fn of(meta: &Metadata) -> Stamp {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            Stamp {
+                size: meta.size(),
+                mtime: meta.mtime() * 1_000_000_000 + meta.mtime_nsec(),
+                ctime: meta.ctime() * 1_000_000_000 + meta.ctime_nsec(),
+                ino: meta.ino(),
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let (s, ns) = crate::fsmeta::mtime(meta);
+            Stamp {
+                size: meta.len(),
+                mtime: s * 1_000_000_000 + ns,
+                ctime: 0,
+                ino: crate::fsmeta::identity(meta).1,
+            }
+        }
+    }
+}
+
+/// One file or directory of the image, as given to [`write`].
+#[derive(Debug, Clone)]
+pub struct Entry {
+    /// Path relative to the index root, `/`-separated.
+    pub path: Vec<u8>,
+    /// Its metadata when indexed.
+    pub stamp: Stamp,
+    /// [`NO_CONTENT`], [`RACY`].
+    pub flags: u32,
+}
+
+/// Serialises an index: `files` and `dirs` sorted by path, `grams` sorted by trigram, ids
+/// in the posting lists being positions in `files`.
+/// `max_file_bytes` is the limit the content was read under (an image built under another
+/// limit is not used); `build_ms` is reported by the status.
+pub fn image(
+    files: &[Entry],
+    dirs: &[Entry],
+    grams: &[(u32, grams::Postings)],
+    max_file_bytes: u64,
+    build_ms: u64,
+) -> Vec<u8> {
+    let paths_len: usize = files.iter().chain(dirs).map(|e| e.path.len()).sum();
+    let post_len: usize = grams.iter().map(|(_, p)| p.bytes.len()).sum();
+    let tables = HEADER + (files.len() + dirs.len()) * REC + grams.len() * GRAM;
+    let mut out = Vec::with_capacity(tables + paths_len + post_len + SUM);
+    let post_off = tables + paths_len;
+    out.extend_from_slice(MAGIC);
+    for v in [
+        files.len() as u64,
+        dirs.len() as u64,
+        grams.len() as u64,
+        tables as u64,
+        post_off as u64,
+        max_file_bytes,
+        build_ms,
+    ] {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    out.resize(HEADER, 0);
+    let mut path_at = tables as u64;
+    for e in files.iter().chain(dirs) {
+        out.extend_from_slice(&path_at.to_le_bytes());
+        out.extend_from_slice(&(e.path.len() as u32).to_le_bytes());
+        out.extend_from_slice(&e.flags.to_le_bytes());
+        out.extend_from_slice(&e.stamp.size.to_le_bytes());
+        out.extend_from_slice(&e.stamp.mtime.to_le_bytes());
+        out.extend_from_slice(&e.stamp.ctime.to_le_bytes());
+        out.extend_from_slice(&e.stamp.ino.to_le_bytes());
+        path_at += e.path.len() as u64;
+    }
+    let mut at = post_off as u64;
+    for (g, p) in grams {
+        out.extend_from_slice(&g.to_le_bytes());
+        out.extend_from_slice(&p.count.to_le_bytes());
+        out.extend_from_slice(&at.to_le_bytes());
+        at += p.bytes.len() as u64;
+    }
+    for e in files.iter().chain(dirs) {
+        out.extend_from_slice(&e.path);
+    }
+    for (_, p) in grams {
+        out.extend_from_slice(&p.bytes);
+    }
+    let sum = blake3::hash(&out);
+    out.extend_from_slice(sum.as_bytes());
+    out
+}
+
+/// Writes `bytes` atomically to `dir/grep.idx` (temp file, fsync, rename), creating `dir`
+/// and a `.gitignore` in `.clarvis/` (git must not see the index).
+pub fn persist(dir: &Path, bytes: &[u8]) -> io::Result<PathBuf> {
+    std::fs::create_dir_all(dir)?;
+    if let Some(clarvis) = dir.parent() {
+        if let Ok(mut f) = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(clarvis.join(".gitignore"))
+        {
+            let _ = f.write_all(b"*\n");
+        }
+    }
+    let target = dir.join("grep.idx");
+    let (tmp, mut file) = crate::atomic::create_temp(dir)?;
+    file.write_all(bytes)?;
+    file.sync_all()?;
+    std::fs::rename(tmp.path(), &target)?;
+    tmp.keep();
+    Ok(target)
+}
+
+enum Bytes {
+    Map(memmap2::Mmap),
+    Owned(Vec<u8>),
+}
+
+/// A verified index image.
+pub struct Store {
+    bytes: Bytes,
+    files: usize,
+    dirs: usize,
+    grams: usize,
+    post_off: usize,
+    /// The `maxFileBytes` the image was built under.
+    pub max_file_bytes: u64,
+    /// How long the build took.
+    pub build_ms: u64,
+}
+
+/// A view of one record.
+#[derive(Debug, Clone, Copy)]
+pub struct Rec<'a> {
+    /// Relative path bytes.
+    pub path: &'a [u8],
+    /// Flags ([`NO_CONTENT`], [`RACY`]).
+    pub flags: u32,
+    /// Metadata when indexed.
+    pub stamp: Stamp,
+}
+
+fn u64_at(b: &[u8], at: usize) -> u64 {
+    b.get(at..at + 8)
+        .and_then(|s| s.try_into().ok())
+        .map_or(0, u64::from_le_bytes)
+}
+
+fn u32_at(b: &[u8], at: usize) -> u32 {
+    b.get(at..at + 4)
+        .and_then(|s| s.try_into().ok())
+        .map_or(0, u32::from_le_bytes)
+}
+
+fn corrupt() -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, "index image is corrupt")
+}
+
+impl Store {
+    /// Opens and verifies the image at `path` (mapped).
+    pub fn open(path: &Path) -> io::Result<Store> {
+        let file = std::fs::File::open(path)?;
+        // SAFETY: the file is only ever replaced by rename, never written in place, so the
+        // mapped inode's bytes do not change under us (a truncation by a foreign process
+        // is outside what any mapping can defend against, as for every mmap user).
+        let map = unsafe { memmap2::Mmap::map(&file)? };
+        Store::verify(Bytes::Map(map))
+    }
+
+    /// Verifies an image held in memory.
+    pub fn from_vec(bytes: Vec<u8>) -> io::Result<Store> {
+        Store::verify(Bytes::Owned(bytes))
+    }
+
+    fn verify(bytes: Bytes) -> io::Result<Store> {
+        let b: &[u8] = match &bytes {
+            Bytes::Map(m) => m,
+            Bytes::Owned(v) => v,
+        };
+        if b.len() < HEADER + SUM || &b[..8] != MAGIC {
+            return Err(corrupt());
+        }
+        let body = b.len() - SUM;
+        if blake3::hash(&b[..body]).as_bytes() != &b[body..] {
+            return Err(corrupt());
+        }
+        let n = |i: usize| usize::try_from(u64_at(b, 8 + 8 * i)).unwrap_or(usize::MAX);
+        let (files, dirs, grams, tables, post_off) = (n(0), n(1), n(2), n(3), n(4));
+        let (max_file_bytes, build_ms) = (u64_at(b, 48), u64_at(b, 56));
+        let want = files
+            .checked_add(dirs)
+            .and_then(|r| r.checked_mul(REC))
+            .and_then(|r| grams.checked_mul(GRAM).and_then(|g| g.checked_add(r)))
+            .and_then(|r| r.checked_add(HEADER));
+        if want != Some(tables) || post_off < tables || post_off > body {
+            return Err(corrupt());
+        }
+        let store = Store {
+            bytes,
+            files,
+            dirs,
+            grams,
+            post_off,
+            max_file_bytes,
+            build_ms,
+        };
+        // Every record's path must lie in the path area: checked once, so lookups need not.
+        for i in 0..files + dirs {
+            let at = HEADER + i * REC;
+            let (off, len) = (
+                u64_at(store.raw(), at),
+                u64::from(u32_at(store.raw(), at + 8)),
+            );
+            if off < tables as u64 || off + len > post_off as u64 {
+                return Err(corrupt());
+            }
+        }
+        Ok(store)
+    }
+
+    fn raw(&self) -> &[u8] {
+        match &self.bytes {
+            Bytes::Map(m) => m,
+            Bytes::Owned(v) => v,
+        }
+    }
+
+    /// Number of files.
+    pub fn files(&self) -> usize {
+        self.files
+    }
+
+    /// Number of directories.
+    pub fn dirs(&self) -> usize {
+        self.dirs
+    }
+
+    /// Size of the image in bytes.
+    pub fn len(&self) -> usize {
+        self.raw().len()
+    }
+
+    /// Whether the image is empty (never: a verified image has a header).
+    pub fn is_empty(&self) -> bool {
+        self.raw().is_empty()
+    }
+
+    fn rec(&self, i: usize) -> Rec<'_> {
+        let b = self.raw();
+        let at = HEADER + i * REC;
+        let off = u64_at(b, at) as usize;
+        let len = u32_at(b, at + 8) as usize;
+        Rec {
+            path: &b[off..off + len],
+            flags: u32_at(b, at + 12),
+            stamp: Stamp {
+                size: u64_at(b, at + 16),
+                mtime: u64_at(b, at + 24) as i64,
+                ctime: u64_at(b, at + 32) as i64,
+                ino: u64_at(b, at + 40),
+            },
+        }
+    }
+
+    /// File `id`.
+    pub fn file(&self, id: usize) -> Rec<'_> {
+        self.rec(id)
+    }
+
+    /// Directory `i`.
+    pub fn dir(&self, i: usize) -> Rec<'_> {
+        self.rec(self.files + i)
+    }
+
+    /// The id of the file at `path`, by bisection.
+    pub fn find_file(&self, path: &[u8]) -> Option<usize> {
+        self.find(0, self.files, path)
+    }
+
+    /// The index of the directory at `path`, by bisection.
+    pub fn find_dir(&self, path: &[u8]) -> Option<usize> {
+        self.find(self.files, self.files + self.dirs, path)
+            .map(|i| i - self.files)
+    }
+
+    fn find(&self, mut lo: usize, mut hi: usize, path: &[u8]) -> Option<usize> {
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            match self.rec(mid).path.cmp(path) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Some(mid),
+            }
+        }
+        None
+    }
+
+    /// The files holding trigram `gram` (ascending ids; empty when none does).
+    pub fn postings(&self, gram: u32) -> Vec<u32> {
+        let b = self.raw();
+        let base = HEADER + (self.files + self.dirs) * REC;
+        let (mut lo, mut hi) = (0, self.grams);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            let at = base + mid * GRAM;
+            match u32_at(b, at).cmp(&gram) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => {
+                    let count = u32_at(b, at + 4) as usize;
+                    let off = (u64_at(b, at + 8) as usize).max(self.post_off);
+                    let mut out = Vec::new();
+                    grams::decode(b.get(off..b.len() - SUM).unwrap_or(&[]), count, &mut out);
+                    out.retain(|&id| (id as usize) < self.files);
+                    return out;
+                }
+            }
+        }
+        Vec::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(p: &str, size: u64) -> Entry {
+        Entry {
+            path: p.as_bytes().to_vec(),
+            stamp: Stamp {
+                size,
+                mtime: -5,
+                ctime: 7,
+                ino: 9,
+            },
+            flags: 0,
+        }
+    }
+
+    fn sample() -> Vec<u8> {
+        let files = [entry("a.rs", 1), entry("b/c.rs", 2)];
+        let dirs = [entry("b", 0)];
+        let mut p = grams::Postings::default();
+        p.push(0);
+        p.push(1);
+        let mut q = grams::Postings::default();
+        q.push(1);
+        image(&files, &dirs, &[(5, p), (9, q)], 1000, 3)
+    }
+
+    #[test]
+    fn round_trip_through_disk() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = persist(&dir.path().join("index"), &sample()).unwrap();
+        assert_eq!(
+            std::fs::read(dir.path().join(".gitignore")).unwrap(),
+            b"*\n"
+        );
+        let s = Store::open(&path).unwrap();
+        assert_eq!((s.files(), s.dirs()), (2, 1));
+        assert_eq!((s.max_file_bytes, s.build_ms), (1000, 3));
+        assert_eq!(s.file(1).path, b"b/c.rs");
+        assert_eq!(s.file(1).stamp.size, 2);
+        assert_eq!(s.file(0).stamp.mtime, -5);
+        assert_eq!(s.dir(0).path, b"b");
+        assert_eq!(s.find_file(b"b/c.rs"), Some(1));
+        assert_eq!(s.find_file(b"b"), None);
+        assert_eq!(s.find_dir(b"b"), Some(0));
+        assert_eq!(s.find_dir(b"a.rs"), None);
+        assert_eq!(s.postings(5), [0, 1]);
+        assert_eq!(s.postings(9), [1]);
+        assert!(s.postings(6).is_empty());
+    }
+
+    #[test]
+    fn any_torn_or_flipped_byte_is_refused() {
+        let good = sample();
+        for cut in [0, 8, 63, good.len() / 2, good.len() - 1] {
+            assert!(Store::from_vec(good[..cut].to_vec()).is_err(), "cut {cut}");
+        }
+        for at in (0..good.len()).step_by(7) {
+            let mut bad = good.clone();
+            bad[at] ^= 0x40;
+            assert!(Store::from_vec(bad).is_err(), "flip {at}");
+        }
+        assert!(Store::from_vec(good).is_ok());
+    }
+}
