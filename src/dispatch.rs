@@ -121,7 +121,12 @@ pub fn validate(
         config.compat == Compat::Latest,
     );
     if !failures.is_empty() {
-        return Err(ToolError::invalid(schema::message(&failures)));
+        let err = ToolError::invalid(schema::message(&failures));
+        // 0.1's envelope is exactly `{error, message}`; the structured issues are a 0.5+ field.
+        return Err(match config.compat {
+            Compat::V01 => err,
+            Compat::Latest => err.with("issues", schema::issues(&failures)),
+        });
     }
     match value {
         Value::Object(args) => Ok((def, args)),
