@@ -41,6 +41,12 @@ export interface AgentToolsOptions {
   elicit?: Elicit
   /** A guard or elicit that has not answered within this many ms denies the call. Default: no limit. */
   guardTimeoutMs?: number
+  /**
+   * Workspace-relative directories the mutating file tools may change (by real location);
+   * a target outside is `path_escape` naming the scope. Escaping, empty or malformed scopes
+   * throw StartupError. Default: no restriction.
+   */
+  writeScope?: readonly string[]
   /** Budget for checkpointed prior contents, in bytes (>= 0; 0 turns checkpoints off). Default 268435456. */
   checkpointBytes?: number
   /** Record what `bash` commands change while a checkpoint is live (walks the workspace around each command). Default false. */
@@ -73,6 +79,8 @@ export interface ServerConfig {
   readonly checkpointBytes?: number
   /** Whether bash commands are checkpointed (absent under compat "0.1"). */
   readonly checkpointBash?: boolean
+  /** The write scope, normalised (`./src/` → `src`); absent when unset or under compat "0.1". */
+  readonly writeScope?: readonly string[]
 }
 
 /** A checkpoint as `checkpoints()` lists it. */

@@ -50,6 +50,41 @@ pub fn resolve(config: &Config, input: &str) -> ToolResult<PathBuf> {
     Ok(abs)
 }
 
+/// [`resolve`] for a path a tool is about to change (write, edit, patch, create, remove, a
+/// move's ends, a copy's destination): with `writeScope` set, the real location must also
+/// lie in one of the scope directories, else `path_escape` naming the scope.
+pub fn resolve_write(config: &Config, input: &str) -> ToolResult<PathBuf> {
+    let abs = resolve(config, input)?;
+    check_write_scope(config, &abs, input)?;
+    Ok(abs)
+}
+
+/// The write-scope check of [`resolve_write`] for an already resolved `abs`.
+pub fn check_write_scope(config: &Config, abs: &Path, input: &str) -> ToolResult<()> {
+    if config.write_scope.is_empty() {
+        return Ok(());
+    }
+    let inside = realpath_prefix(abs).is_ok_and(|real| {
+        config
+            .write_scope
+            .iter()
+            .any(|s| real == s.real || real.starts_with(&s.real))
+    });
+    if inside {
+        return Ok(());
+    }
+    let names: Vec<&str> = config.write_scope.iter().map(|s| s.name.as_str()).collect();
+    Err(ToolError::new(
+        Code::PathEscape,
+        format!(
+            "Path is outside the write scope: {input} (writeScope: {}). Write only under those directories.",
+            names.join(", ")
+        ),
+    )
+    .with("path", input)
+    .with("writeScope", names))
+}
+
 /// The `path_escape` error for `input`.
 pub fn escape_error(input: &str) -> ToolError {
     ToolError::new(
@@ -194,6 +229,42 @@ mod tests {
             resolve(&c, outside.path().to_str().unwrap()).unwrap(),
             outside.path()
         );
+    }
+
+    #[test]
+    fn write_scope_by_real_location() {
+        let (root, outside, mut c) = setup();
+        std::fs::create_dir_all(root.path().join("src/deep")).unwrap();
+        std::fs::create_dir_all(root.path().join("docs")).unwrap();
+        symlink(root.path().join("docs"), root.path().join("src/docs-link")).unwrap();
+        symlink(outside.path(), root.path().join("src/out")).unwrap();
+        c.write_scope =
+            crate::config::WriteScope::parse(&serde_json::json!(["src", "./gen/"]), root.path())
+                .unwrap();
+        assert!(resolve_write(&c, "src/a").is_ok());
+        assert!(resolve_write(&c, "src/deep/new/x").is_ok());
+        assert!(resolve_write(&c, "src").is_ok());
+        assert!(
+            resolve_write(&c, "gen/x").is_ok(),
+            "a scope may not exist yet"
+        );
+        let e = resolve_write(&c, "docs/a").unwrap_err();
+        assert_eq!(e.code, Code::PathEscape);
+        assert_eq!(
+            e.message,
+            "Path is outside the write scope: docs/a (writeScope: src, gen). Write only under those directories."
+        );
+        assert_eq!(e.fields["writeScope"], serde_json::json!(["src", "gen"]));
+        assert!(
+            resolve_write(&c, "src/docs-link/a").is_err(),
+            "real location counts"
+        );
+        assert!(resolve_write(&c, "srcx/a").is_err());
+        assert!(resolve_write(&c, ".").is_err());
+        c.confine_to_workspace = false;
+        assert!(resolve_write(&c, "src/out/a").is_err());
+        c.write_scope.clear();
+        assert!(resolve_write(&c, "docs/a").is_ok());
     }
 
     #[test]
