@@ -1,5 +1,5 @@
-// Host control (issue 15): structured validation issues and writeScope, through the public API,
-// the AI SDK adapter and the MCP server.
+// Host control (issue 15): structured validation issues, writeScope and @path mentions, through
+// the public API, the AI SDK adapter and the MCP server.
 import test from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
@@ -142,4 +142,17 @@ test('writeScope holds through the MCP server and the AI SDK adapter', async (t)
   assert.equal(seen['call-0-1'].type, 'text')
   assert.ok(!fs.existsSync(path.join(ws.root, 'x.txt')) && !fs.existsSync(path.join(ws.root, 'y.txt')))
   assert.ok(fs.existsSync(path.join(ws.root, 'src/y.txt')))
+})
+
+test('@path mentions resolve without the @ for every tool, unless a file named so exists', async () => {
+  const { call, root } = latest({ 'src/a.ts': 'alpha\n', '@literal.txt': 'literal\n', 'literal.txt': 'plain\n' })
+  assert.match((await call('read_file', { path: '@src/a.ts' })).text, /alpha/)
+  assert.match((await call('read_file', { path: '@literal.txt' })).text, /literal/)
+  assert.equal((await call('edit_file', { path: '@src/a.ts', old_string: 'alpha', new_string: 'beta' })).isError, false)
+  assert.equal(fs.readFileSync(path.join(root, 'src/a.ts'), 'utf8'), 'beta\n')
+  assert.equal((await call('write_file', { path: '@src/new.ts', content: 'n' })).isError, false)
+  assert.ok(fs.existsSync(path.join(root, 'src/new.ts')))
+  assert.match((await call('list_dir', { path: '@src' })).text, /a\.ts/)
+  assert.match((await call('grep', { pattern: 'beta', path: '@src' })).text, /a\.ts/)
+  assert.equal(envelope(await call('read_file', { path: '@../x' })).error, 'path_escape')
 })

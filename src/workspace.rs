@@ -33,8 +33,23 @@ pub fn lexical(config: &Config, input: &str) -> PathBuf {
     }
 }
 
-/// Resolves a caller's path, enforcing confinement when it is on. Errors: `invalid_input`
-/// for a NUL byte, `path_escape` (field `path` = `input`) for a path outside the root.
+/// A chat-style mention (`@src/a.ts`) without its `@`, unless something named `@…` exists
+/// there (then the name is literal). Anything else is returned unchanged.
+pub fn unmention<'a>(config: &Config, input: &'a str) -> &'a str {
+    match input.strip_prefix('@') {
+        Some(rest)
+            if !rest.is_empty() && std::fs::symlink_metadata(lexical(config, input)).is_err() =>
+        {
+            rest
+        }
+        _ => input,
+    }
+}
+
+/// Resolves a caller's path, enforcing confinement when it is on. A leading `@` (a chat
+/// mention) is dropped unless a file literally named so exists ([`unmention`]). Errors:
+/// `invalid_input` for a NUL byte, `path_escape` (field `path` = `input`) for a path outside
+/// the root.
 pub fn resolve(config: &Config, input: &str) -> ToolResult<PathBuf> {
     if input.contains('\0') {
         return Err(ToolError::invalid(format!(
@@ -43,7 +58,7 @@ pub fn resolve(config: &Config, input: &str) -> ToolResult<PathBuf> {
         ))
         .with("path", input));
     }
-    let abs = lexical(config, input);
+    let abs = lexical(config, unmention(config, input));
     if config.confine_to_workspace && !is_inside(config, &abs) {
         return Err(escape_error(input));
     }
@@ -106,6 +121,11 @@ pub fn path_fact(config: &Config, raw: &str, base: &str, shell: bool) -> (String
         "~" if shell => home,
         r if shell && r.starts_with("~/") => format!("{home}{}", &r[1..]),
         r => r.to_string(),
+    };
+    let expanded = if shell {
+        expanded
+    } else {
+        unmention(config, &expanded).to_string()
     };
     let base = config.workspace_root.join(base);
     let abs = crate::config::normalize(&base.join(expanded));
@@ -232,6 +252,23 @@ mod tests {
     }
 
     #[test]
+    fn mentions_resolve_without_the_at_unless_the_file_exists() {
+        let (root, _o, c) = setup();
+        assert_eq!(
+            resolve(&c, "@src/a.ts").unwrap(),
+            root.path().join("src/a.ts")
+        );
+        assert_eq!(resolve(&c, "@").unwrap(), root.path().join("@"));
+        std::fs::write(root.path().join("@x"), "").unwrap();
+        assert_eq!(resolve(&c, "@x").unwrap(), root.path().join("@x"));
+        assert_eq!(resolve(&c, "@y").unwrap(), root.path().join("y"));
+        assert_eq!(resolve(&c, "@../x").unwrap_err().code, Code::PathEscape);
+        let (resolved, within) = path_fact(&c, "@src/b", "", false);
+        assert_eq!(resolved, root.path().join("src/b").to_string_lossy());
+        assert!(within);
+    }
+
+    #[test]
     fn write_scope_by_real_location() {
         let (root, outside, mut c) = setup();
         std::fs::create_dir_all(root.path().join("src/deep")).unwrap();
@@ -248,6 +285,7 @@ mod tests {
             resolve_write(&c, "gen/x").is_ok(),
             "a scope may not exist yet"
         );
+        assert!(resolve_write(&c, "@src/a").is_ok());
         let e = resolve_write(&c, "docs/a").unwrap_err();
         assert_eq!(e.code, Code::PathEscape);
         assert_eq!(
