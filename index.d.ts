@@ -47,10 +47,47 @@ export interface AgentToolsOptions {
    * throw StartupError. Default: no restriction.
    */
   writeScope?: readonly string[]
+  /**
+   * The host's own tools, run through the same pipeline as ours (surface, readOnly,
+   * toolPolicy, validation with defaults, guard, output bounding, error envelope, adapters,
+   * MCP). A name taken by a built-in tool, a bad schema or a missing handler throws StartupError.
+   */
+  customTools?: readonly CustomToolDefinition[]
   /** Budget for checkpointed prior contents, in bytes (>= 0; 0 turns checkpoints off). Default 268435456. */
   checkpointBytes?: number
   /** Record what `bash` commands change while a checkpoint is live (walks the workspace around each command). Default false. */
   checkpointBash?: boolean
+}
+
+/** What a custom tool's handler returns: its text, content parts (with client-side meta), or any JSON value (sent as JSON text). */
+export type CustomToolResult =
+  | string
+  | { content: ReadonlyArray<{ type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string }>; meta?: Record<string, unknown> }
+  | unknown
+
+/** One entry of `customTools`. */
+export interface CustomToolDefinition {
+  /** `^[A-Za-z0-9_-]{1,64}$`; must not be a built-in tool's name. */
+  name: string
+  /** What the model reads: when to use it, when not, how to recover from its errors. */
+  description: string
+  /**
+   * JSON Schema of the arguments: `type: "object"` at the top; the keywords type, properties,
+   * required, additionalProperties (boolean), enum, minLength, maxLength, pattern, minimum,
+   * maximum, minItems, maxItems, items are enforced; description, title, default (filled in),
+   * examples, format, $schema… are accepted; anything else throws StartupError.
+   */
+  inputSchema: Record<string, unknown>
+  /** MCP hints; readOnlyHint follows `readOnly`, the others default from it. */
+  annotations?: Partial<ToolAnnotations> & Record<string, unknown>
+  /** The tool only reads: it stays under `readOnly: true`. Default false. */
+  readOnly?: boolean
+  /**
+   * Runs the tool with the validated, default-filled arguments. Throw a `ToolError` for a
+   * failure the model should see (its code, message and fields); anything else thrown is
+   * `internal` (the detail goes to the warn sink).
+   */
+  handler: (args: Record<string, unknown>, context: { signal: AbortSignal; workspaceRoot: string }) => CustomToolResult | Promise<CustomToolResult>
 }
 
 /** The resolved, frozen configuration. */
@@ -79,6 +116,8 @@ export interface ServerConfig {
   readonly checkpointBytes?: number
   /** Whether bash commands are checkpointed (absent under compat "0.1"). */
   readonly checkpointBash?: boolean
+  /** The custom tools from the options, when some were given. */
+  readonly customTools?: readonly CustomToolDefinition[]
   /** The write scope, normalised (`./src/` → `src`); absent when unset or under compat "0.1". */
   readonly writeScope?: readonly string[]
 }

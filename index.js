@@ -80,6 +80,10 @@ const handles = new WeakMap()
 // The host's guard and elicit per handle (functions cannot cross into Rust).
 const hooksOf = new WeakMap()
 
+// The handlers of the host's customTools per handle: name → handler. The definitions
+// (name, description, schema, annotations, readOnly) crossed into Rust with the options.
+const customOf = new WeakMap()
+
 function freezeConfig(handle, opts) {
   const fields = JSON.parse(handle.configJson())
   const hooks = hostHooks(opts)
@@ -88,6 +92,11 @@ function freezeConfig(handle, opts) {
     // As in the original, the hooks are copied onto the ServerConfig.
     if (hooks.guard) fields.guard = hooks.guard
     if (hooks.elicit) fields.elicit = hooks.elicit
+  }
+  const custom = customHandlers(opts)
+  if (custom) {
+    customOf.set(handle, custom)
+    fields.customTools = Object.freeze([...opts.customTools])
   }
   const config = Object.freeze(fields)
   handles.set(config, handle)
@@ -105,6 +114,19 @@ function hostHooks(opts) {
   }
   if (!guard && !elicit) return null
   return { guard, elicit, timeoutMs: typeof t === 'number' ? t : null }
+}
+
+// The handlers of `customTools` (the native side has checked everything else already).
+function customHandlers(opts) {
+  if (!opts || !Array.isArray(opts.customTools) || opts.customTools.length === 0) return null
+  const handlers = new Map()
+  opts.customTools.forEach((t, i) => {
+    if (typeof t.handler !== 'function') {
+      throw new StartupError(`customTools[${i}].handler must be a function (args, { signal, workspaceRoot }) => result`)
+    }
+    handlers.set(t.name, t.handler)
+  })
+  return handlers
 }
 
 function startup(fn) {
@@ -170,6 +192,8 @@ function handleFor(config) {
   )
   const hooks = hostHooks(config)
   if (hooks) hooksOf.set(handle, hooks)
+  const custom = customHandlers(config)
+  if (custom) customOf.set(handle, custom)
   if (Object.isFrozen(config)) handles.set(config, handle)
   return handle
 }
@@ -301,9 +325,76 @@ function configOfHandle(handle) {
   return c
 }
 
+const ABORTED = { code: 'aborted', message: 'Operation aborted (run cancelled)' }
+const NEVER = new AbortController().signal
+
+// A host's tool (customTools): validated natively like ours, guarded, then its handler runs
+// here, on the event loop, and the native side bounds the result and builds the envelope.
+async function runCustom(handle, handler, name, enc, hooks, signal) {
+  const v = JSON.parse(handle.validate(name, enc.json, enc.error))
+  if (!v.ok) return shape(handle, { isError: true, text: v.text })
+  const finish = (result) => {
+    const out = handle.finishCustom(name, JSON.stringify(result))
+    for (const line of out.warnings) warn(line)
+    return shape(handle, out)
+  }
+  if (hooks && hooks.guard) {
+    const stop = await guarded(handle, hooks, name, v.args, signal)
+    if (stop === 'aborted') return finish({ error: ABORTED })
+    if (stop) return shape(handle, stop)
+  }
+  if (signal && signal.aborted) return finish({ error: ABORTED })
+  const ctx = { signal: signal || NEVER, workspaceRoot: configOfHandle(handle).workspaceRoot }
+  const settled = await new Promise((resolve) => {
+    const onAbort = () => resolve({ aborted: true })
+    const listening = signal && typeof signal.addEventListener === 'function'
+    if (listening) signal.addEventListener('abort', onAbort, { once: true })
+    Promise.resolve()
+      .then(() => handler(v.args, ctx))
+      .then(
+        (value) => resolve({ value }),
+        (error) => resolve({ error }),
+      )
+      .finally(() => {
+        if (listening) signal.removeEventListener('abort', onAbort)
+      })
+  })
+  if (settled.aborted) return finish({ error: ABORTED })
+  if ('error' in settled) {
+    const e = settled.error
+    if (e instanceof ToolError) return finish({ error: { code: e.code, message: String(e.message), fields: e.fields } })
+    return finish({ internal: String((e && e.stack) || e) })
+  }
+  return finish(customResult(settled.value))
+}
+
+// A handler's return value as a tool result: a string is the text; `{ content, meta? }` is
+// content parts; anything else JSON (undefined: empty).
+function customResult(value) {
+  if (typeof value === 'string') return { ok: { content: [{ type: 'text', text: value }] } }
+  if (value === undefined || value === null) return { ok: { content: [{ type: 'text', text: '' }] } }
+  if (typeof value === 'object' && Array.isArray(value.content)) return { ok: { content: value.content, meta: value.meta } }
+  try {
+    const text = JSON.stringify(value)
+    if (typeof text === 'string') return { ok: { content: [{ type: 'text', text }] } }
+  } catch (e) {
+    return { internal: `the result is not JSON: ${e && e.message}` }
+  }
+  return { internal: `the result is a ${typeof value}` }
+}
+
 async function run(handle, name, args, signal) {
   let enc = encodeArgs(args === undefined ? {} : args)
   const hooks = hooksOf.get(handle)
+  const custom = customOf.get(handle)
+  if (custom && custom.has(String(name))) {
+    try {
+      return await runCustom(handle, custom.get(String(name)), String(name), enc, hooks, signal)
+    } catch (e) {
+      warn(`clarvis-agent-tools: internal error: ${(e && e.stack) || e}\n`)
+      return shape(handle, { isError: true, text: INTERNAL })
+    }
+  }
   if (hooks && hooks.guard) {
     const v = JSON.parse(handle.validate(String(name), enc.json, enc.error))
     if (!v.ok) return shape(handle, { isError: true, text: v.text })

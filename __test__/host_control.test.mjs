@@ -5,24 +5,11 @@ import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
 import { generateText, stepCountIs } from 'ai'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
 import { createAgentTools, StartupError } from '../index.mjs'
 import { toAiSdkTools } from '../ai.mjs'
-import { createMcpServer } from '../mcp.mjs'
 import { latest, workspace, envelope, scratch } from './helpers.mjs'
 import { scriptedModel, toolResultsIn } from './scripted-model.mjs'
-
-/** An MCP client connected in-process to a server over `agentTools`. */
-export async function mcpClient(t, agentTools) {
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
-  const server = createMcpServer(agentTools)
-  await server.connect(serverSide)
-  const client = new Client({ name: 'host-test', version: '1.0.0' })
-  await client.connect(clientSide)
-  t.after(() => client.close())
-  return client
-}
+import { mcpClient } from './in-process-mcp.mjs'
 
 test('a schema failure carries issues with JSON-pointer paths; the message is unchanged', async () => {
   const { call } = latest({ 'a.txt': 'a\n' })

@@ -65,6 +65,16 @@ fn parts_json(parts: &[crate::tools::Part]) -> String {
     serde_json::Value::Array(v).to_string()
 }
 
+fn native_outcome(out: dispatch::Outcome) -> NativeOutcome {
+    NativeOutcome {
+        is_error: out.is_error,
+        parts_json: out.parts.as_deref().map(parts_json),
+        meta_json: out.meta.map(|m| serde_json::Value::Object(m).to_string()),
+        text: out.text,
+        warnings: out.warnings,
+    }
+}
+
 /// A cancellation token the JS wrapper fires from an `AbortSignal`.
 #[napi]
 pub struct CancelToken {
@@ -154,8 +164,9 @@ impl NativeTools {
         self.config.compat == config::Compat::V01
     }
 
-    /// Dispatch steps 1–2 for a host's guard: `{"ok":true,"args":{…}}` with the validated,
-    /// default-filled arguments, or `{"ok":false,"text":<envelope>}`.
+    /// Dispatch steps 1–2 for a host's guard or tool: `{"ok":true,"args":{…}}` with the
+    /// validated, default-filled arguments (plus `"custom":true` for a host's tool, whose
+    /// handler the JS side runs), or `{"ok":false,"text":<envelope>}`.
     #[napi]
     pub fn validate(
         &self,
@@ -168,7 +179,12 @@ impl NativeTools {
             None => dispatch::parse_args(args_json.as_deref()),
         };
         match dispatch::validate(&name, args, &self.config) {
-            Ok((_, args)) => serde_json::json!({ "ok": true, "args": args }).to_string(),
+            Ok((dispatch::Target::Builtin(_), args)) => {
+                serde_json::json!({ "ok": true, "args": args }).to_string()
+            }
+            Ok((dispatch::Target::Custom(_), args)) => {
+                serde_json::json!({ "ok": true, "args": args, "custom": true }).to_string()
+            }
             Err(e) => serde_json::json!({ "ok": false, "text": e.envelope() }).to_string(),
         }
     }
@@ -207,14 +223,18 @@ impl NativeTools {
         };
         env.spawn_future(async move {
             let out = dispatch::dispatch(&name, args, config, cancel).await;
-            Ok(NativeOutcome {
-                is_error: out.is_error,
-                parts_json: out.parts.as_deref().map(parts_json),
-                meta_json: out.meta.map(|m| serde_json::Value::Object(m).to_string()),
-                text: out.text,
-                warnings: out.warnings,
-            })
+            Ok(native_outcome(out))
         })
+    }
+
+    /// Steps 4–5 for a host's tool whose handler the JS side ran: `result_json` is
+    /// `{"ok":{content,meta?}}`, `{"error":{code,message,fields?}}` or `{"internal":detail}`
+    /// (see `dispatch::finish_custom`).
+    #[napi]
+    pub fn finish_custom(&self, name: String, result_json: String) -> NativeOutcome {
+        let result: serde_json::Value = serde_json::from_str(&result_json)
+            .unwrap_or_else(|e| serde_json::json!({ "internal": e.to_string() }));
+        native_outcome(dispatch::custom_outcome(&name, &result, &self.config))
     }
 }
 

@@ -248,6 +248,8 @@ pub struct Config {
     pub tool_policy: ToolPolicy,
     /// `writeScope`: the directories mutating tools may change (empty: anywhere).
     pub write_scope: Vec<WriteScope>,
+    /// `customTools`: the host's tools (their handlers stay in JavaScript).
+    pub custom_tools: Vec<crate::custom::CustomTool>,
     /// The checkpoints of this tools object (`checkpointBytes` is its budget).
     pub checkpoints: std::sync::Arc<crate::checkpoint::Store>,
     /// `checkpointBash`: `bash` commands are checkpointed too.
@@ -279,6 +281,7 @@ impl Config {
             tree_sitter_available: true,
             tool_policy: ToolPolicy::default(),
             write_scope: Vec::new(),
+            custom_tools: Vec::new(),
             checkpoints: std::sync::Arc::new(crate::checkpoint::Store::new(
                 &root,
                 crate::checkpoint::DEFAULT_CHECKPOINT_BYTES,
@@ -504,7 +507,11 @@ pub fn resolve_config_with(options: &Value, probes: Probes) -> Result<Config, St
         )));
     };
     let compat = Compat::parse(opts.get("compat").unwrap_or(&Value::Null))?;
-    let known: Vec<&str> = crate::tools::all().iter().map(|t| t.name).collect();
+    let builtins: Vec<&str> = crate::tools::all().iter().map(|t| t.name).collect();
+    let custom_tools = crate::custom::parse(opts.get("customTools"), &builtins)?;
+    // A policy may name the host's tools too.
+    let mut known = builtins;
+    known.extend(custom_tools.iter().map(|t| t.name.as_str()));
     let tool_policy = ToolPolicy::parse(opts.get("toolPolicy"), &known)?;
     let checkpoint_bytes = integer_option(
         opts,
@@ -567,6 +574,7 @@ pub fn resolve_config_with(options: &Value, probes: Probes) -> Result<Config, St
         tree_sitter_available: probes.tree_sitter.unwrap_or(true),
         tool_policy,
         write_scope,
+        custom_tools,
         checkpoints: std::sync::Arc::new(crate::checkpoint::Store::new(&root, checkpoint_bytes)),
         checkpoint_bash: bool_option(opts, "checkpointBash", false),
         kill_grace_ms,

@@ -24,6 +24,7 @@ pub mod atomic;
 pub mod cancel;
 pub mod checkpoint;
 pub mod config;
+pub mod custom;
 pub mod dispatch;
 pub mod edit;
 pub mod eol;

@@ -2,7 +2,8 @@
 //!
 //! Tools' input schemas use a small JSON Schema subset: `type`, `properties`, `required`,
 //! `additionalProperties: false`, `enum`, `minLength`, `minimum`, `maximum`, `minItems`, `maxItems`,
-//! `items` and `default`. This module validates a copy of the arguments against it, fills in
+//! `items` and `default` (plus `maxLength` and `pattern`, which only hosts' `customTools` use).
+//! This module validates a copy of the arguments against it, fills in
 //! defaults on that copy, and reports every failure as ajv would (`data/edits/0/old_string
 //! must be string`), in the order ajv evaluates keywords, so messages match the original
 //! package byte for byte. The `jsonschema` crate checks in tests that the schemas are valid
@@ -246,7 +247,7 @@ fn type_matches(ty: &str, v: &Value) -> bool {
 }
 
 const NUMBER_KEYS: &[&str] = &["minimum", "maximum"];
-const STRING_KEYS: &[&str] = &["minLength", "maxLength"];
+const STRING_KEYS: &[&str] = &["minLength", "maxLength", "pattern"];
 const ARRAY_KEYS: &[&str] = &["maxItems", "minItems", "items"];
 const OBJECT_KEYS: &[&str] = &["required", "additionalProperties", "properties"];
 
@@ -360,6 +361,19 @@ fn check(schema: &Value, data: &mut Value, at: &str, coerce: bool, out: &mut Vec
                         format!("must NOT have more than {max} characters"),
                         format!("at most {max} characters"),
                         format!("{len} characters"),
+                    );
+                }
+            }
+            // Only host schemas (customTools) use `pattern`; ajv compiles it with the `u` flag.
+            if let Some(p) = s.get("pattern").and_then(Value::as_str) {
+                let matched = crate::jsregex::JsRegex::new(p, "u").map(|re| re.is_match(text));
+                if matched == Ok(false) {
+                    let shown_text = shown(data);
+                    fail(
+                        out,
+                        format!("must match pattern \"{p}\""),
+                        format!("a match of /{p}/"),
+                        shown_text,
                     );
                 }
             }
@@ -631,6 +645,17 @@ mod tests {
             issues(&f),
             json!([{"path": "", "expected": "object", "received": "array", "message": "must be object"}])
         );
+    }
+
+    #[test]
+    fn pattern_is_a_javascript_regex() {
+        let schema = json!({"type": "object", "properties": {"id": {"type": "string", "pattern": "^[a-z]+\\d$"}}});
+        let mut ok = json!({"id": "ab1"});
+        assert!(validate(&schema, &mut ok).is_empty());
+        let mut bad = json!({"id": "AB"});
+        let f = validate(&schema, &mut bad);
+        assert_eq!(message(&f), "data/id must match pattern \"^[a-z]+\\d$\"");
+        assert_eq!(f[0].expected, "a match of /^[a-z]+\\d$/");
     }
 
     #[test]

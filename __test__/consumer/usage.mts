@@ -90,3 +90,24 @@ export async function main(workspaceRoot: string): Promise<string[]> {
   log.push(`limits=${DEFAULT_MAX_FILE_BYTES},${DEFAULT_BASH_TIMEOUT_MS},${DEFAULT_BASH_TIMEOUT_MAX_MS}`)
   return log
 }
+
+/** Host control options type-check (not run): writeScope and a custom tool. */
+export function hostOptions(workspaceRoot: string): AgentToolsOptions {
+  return {
+    workspaceRoot,
+    writeScope: ['src'],
+    customTools: [
+      {
+        name: 'lookup',
+        description: 'Look a thing up.',
+        inputSchema: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+        readOnly: true,
+        annotations: { openWorldHint: true },
+        handler: async (args, { signal, workspaceRoot: root }) => {
+          if (signal.aborted) throw new ToolError('aborted', 'stopped')
+          return { content: [{ type: 'text', text: `${root}:${String(args.id)}` }], meta: { n: 1 } }
+        },
+      },
+    ],
+  }
+}
