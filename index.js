@@ -143,6 +143,8 @@ function optionsJson(options) {
     if (typeof value === 'number' && !Number.isFinite(value)) return String(value)
     if (typeof value === 'bigint') return String(value)
     if (typeof value === 'function') return undefined
+    // redactSecrets.patterns: a RegExp crosses as its source and flags.
+    if (value instanceof RegExp) return { source: value.source, flags: value.flags }
     return value
   })
 }

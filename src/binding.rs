@@ -185,7 +185,11 @@ impl NativeTools {
             Ok((dispatch::Target::Custom(_), args)) => {
                 serde_json::json!({ "ok": true, "args": args, "custom": true }).to_string()
             }
-            Err(e) => serde_json::json!({ "ok": false, "text": e.envelope() }).to_string(),
+            Err(e) => serde_json::json!({
+                "ok": false,
+                "text": dispatch::error_envelope(&e, &self.config)
+            })
+            .to_string(),
         }
     }
 

@@ -250,6 +250,8 @@ pub struct Config {
     pub write_scope: Vec<WriteScope>,
     /// `customTools`: the host's tools (their handlers stay in JavaScript).
     pub custom_tools: Vec<crate::custom::CustomTool>,
+    /// `redactSecrets`: masks credentials in what goes back to the model (`None`: off).
+    pub redact: Option<std::sync::Arc<crate::redact::Redactor>>,
     /// The checkpoints of this tools object (`checkpointBytes` is its budget).
     pub checkpoints: std::sync::Arc<crate::checkpoint::Store>,
     /// `checkpointBash`: `bash` commands are checkpointed too.
@@ -282,6 +284,7 @@ impl Config {
             tool_policy: ToolPolicy::default(),
             write_scope: Vec::new(),
             custom_tools: Vec::new(),
+            redact: None,
             checkpoints: std::sync::Arc::new(crate::checkpoint::Store::new(
                 &root,
                 crate::checkpoint::DEFAULT_CHECKPOINT_BYTES,
@@ -324,6 +327,17 @@ impl Config {
                 o.insert("checkpointBash".into(), Value::Bool(self.checkpoint_bash));
                 if let Some(ms) = self.kill_grace_ms {
                     o.insert("killGraceMs".into(), Value::from(ms));
+                }
+                if let Some(r) = &self.redact {
+                    let patterns = r.host_patterns();
+                    o.insert(
+                        "redactSecrets".into(),
+                        if patterns.is_empty() {
+                            Value::Bool(true)
+                        } else {
+                            serde_json::json!({ "patterns": patterns })
+                        },
+                    );
                 }
                 if !self.write_scope.is_empty() {
                     let names: Vec<&str> =
@@ -575,6 +589,7 @@ pub fn resolve_config_with(options: &Value, probes: Probes) -> Result<Config, St
         tool_policy,
         write_scope,
         custom_tools,
+        redact: crate::redact::parse(opts.get("redactSecrets"))?.map(std::sync::Arc::new),
         checkpoints: std::sync::Arc::new(crate::checkpoint::Store::new(&root, checkpoint_bytes)),
         checkpoint_bash: bool_option(opts, "checkpointBash", false),
         kill_grace_ms,

@@ -9,6 +9,7 @@ use crate::config::{Compat, Config};
 use crate::custom::CustomTool;
 use crate::error::{Code, ToolError};
 use crate::output;
+use crate::redact::Redactor;
 use crate::schema;
 use crate::tools::{self, Call, Handler, Output, Part, Warnings};
 use serde_json::{Map, Value};
@@ -41,10 +42,26 @@ impl Outcome {
         }
     }
 
-    /// A success: each text part bounded to `max` bytes unless the tool bounds itself.
-    fn success(out: Output, bounded: bool, max: u64, warnings: Vec<String>) -> Outcome {
-        let bound = |t: String| if bounded { t } else { output::bound(t, max) };
-        let meta = out.meta.filter(|m| !m.is_empty());
+    /// A success: each text part redacted (with `redactSecrets`), then bounded to `max` bytes
+    /// unless the tool bounds itself. Redacting first means a cut never leaves half a secret.
+    fn success(out: Output, bounded: bool, config: &Config, warnings: Vec<String>) -> Outcome {
+        let max = config.max_output_bytes;
+        let redact = |t: String| match &config.redact {
+            Some(r) => r.redact(t),
+            None => t,
+        };
+        let bound = |t: String| {
+            let t = redact(t);
+            if bounded {
+                t
+            } else {
+                output::bound(t, max)
+            }
+        };
+        let mut meta = out.meta.filter(|m| !m.is_empty());
+        if let (Some(r), Some(m)) = (&config.redact, meta.as_mut()) {
+            m.values_mut().for_each(|v| r.redact_value(v));
+        }
         let mut content = out.content;
         if content.len() == 1 {
             if let Some(Part::Text(t)) = content.pop_if(|p| matches!(p, Part::Text(_))) {
@@ -146,13 +163,46 @@ pub fn validate<'c>(
         });
     }
     match value {
-        Value::Object(args) => Ok((target, args)),
+        Value::Object(args) => {
+            // A mutation must not write a redaction placeholder back over the secret it hides.
+            let mutating = match target {
+                Target::Builtin(def) => def.mutating(),
+                Target::Custom(custom) => !custom.read_only,
+            };
+            if config.redact.is_some() && mutating {
+                crate::redact::refuse_placeholders(&args)?;
+            }
+            Ok((target, args))
+        }
         _ => Err(ToolError::invalid("data must be object")),
     }
 }
 
 /// Runs one tool call through the pipeline.
 pub async fn dispatch(name: &str, args: Args, config: Arc<Config>, cancel: Cancel) -> Outcome {
+    let redact = config.redact.clone();
+    let out = run(name, args, config, cancel).await;
+    redact_error(out, redact.as_deref())
+}
+
+/// With `redactSecrets`, an error envelope is redacted too (messages can quote file text or
+/// arguments). Successes were redacted part by part before bounding.
+fn redact_error(mut out: Outcome, redactor: Option<&Redactor>) -> Outcome {
+    if let (true, Some(r)) = (out.is_error, redactor) {
+        out.text = r.redact(std::mem::take(&mut out.text));
+    }
+    out
+}
+
+/// The envelope of a failed validation, for the JS guard path (redacted like any error).
+pub fn error_envelope(err: &ToolError, config: &Config) -> String {
+    match &config.redact {
+        Some(r) => r.redact(err.envelope()),
+        None => err.envelope(),
+    }
+}
+
+async fn run(name: &str, args: Args, config: Arc<Config>, cancel: Cancel) -> Outcome {
     // 1–2. Look up in the active surface; validate a copy, filling defaults.
     let (def, args) = match validate(name, args, &config) {
         Ok((Target::Builtin(def), args)) => (def, args),
@@ -214,7 +264,7 @@ pub async fn dispatch(name: &str, args: Args, config: Arc<Config>, cancel: Cance
     let mut lines = warnings.take();
     match joined {
         // 4. Bound, unless the tool bounds itself. 5. Serialize.
-        Ok(Ok(out)) => Outcome::success(out, def.bounded, config.max_output_bytes, lines),
+        Ok(Ok(out)) => Outcome::success(out, def.bounded, &config, lines),
         Ok(Err(e)) if e.code == Code::Internal => {
             lines.push(format!(
                 "clarvis-agent-tools: internal error: {}\n",
@@ -315,8 +365,8 @@ pub fn finish_custom(name: &str, result: &Value) -> Result<Output, ToolError> {
 /// [`finish_custom`] as the call's [`Outcome`]: bounded like a built-in tool, internal
 /// details moved to the warnings.
 pub fn custom_outcome(name: &str, result: &Value, config: &Config) -> Outcome {
-    match finish_custom(name, result) {
-        Ok(out) => Outcome::success(out, false, config.max_output_bytes, vec![]),
+    let out = match finish_custom(name, result) {
+        Ok(out) => Outcome::success(out, false, config, vec![]),
         Err(e) if e.code == Code::Internal => Outcome::error(
             &ToolError::new(Code::Internal, "internal error"),
             vec![format!(
@@ -325,7 +375,8 @@ pub fn custom_outcome(name: &str, result: &Value, config: &Config) -> Outcome {
             )],
         ),
         Err(e) => Outcome::error(&e, vec![]),
-    }
+    };
+    redact_error(out, config.redact.as_deref())
 }
 
 /// Parses the JSON text the JS layer sends (`undefined` arguments arrive as `None`).

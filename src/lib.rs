@@ -34,6 +34,7 @@ pub mod jsregex;
 pub mod output;
 pub mod patch;
 pub mod process;
+pub mod redact;
 pub mod schema;
 pub mod search;
 pub mod syntax;
