@@ -215,8 +215,13 @@ function contentText(parts) {
 
 // The result object: exactly `{ isError, text }` under compat "0.1"; otherwise the content
 // parts as well, and `meta` only when a tool set it.
+// `out` is a native outcome, or its text alone for a plain success (one text part, no meta,
+// no warnings), which crosses the boundary as one string.
 function shape(handle, out) {
   if (handle.compat01 === undefined) handle.compat01 = handle.isCompat01()
+  if (typeof out === 'string') {
+    return handle.compat01 ? { isError: false, text: out } : { isError: false, text: out, content: [{ type: 'text', text: out }] }
+  }
   if (handle.compat01) return { isError: out.isError, text: out.text }
   const content = out.partsJson ? JSON.parse(out.partsJson) : [{ type: 'text', text: out.text }]
   const result = { isError: out.isError, text: out.text, content }
@@ -337,7 +342,7 @@ async function runCustom(handle, handler, name, enc, hooks, signal) {
   if (!v.ok) return shape(handle, { isError: true, text: v.text })
   const finish = (result) => {
     const out = handle.finishCustom(name, JSON.stringify(result))
-    for (const line of out.warnings) warn(line)
+    if (typeof out !== 'string') for (const line of out.warnings) warn(line)
     return shape(handle, out)
   }
   if (hooks && hooks.guard) {
@@ -423,7 +428,7 @@ async function run(handle, name, args, signal) {
   }
   try {
     const out = await handle.dispatch(String(name), enc.json, enc.error, token)
-    for (const line of out.warnings) warn(line)
+    if (typeof out !== 'string') for (const line of out.warnings) warn(line)
     return shape(handle, out)
   } catch (e) {
     warn(`clarvis-agent-tools: internal error: ${(e && e.stack) || e}\n`)

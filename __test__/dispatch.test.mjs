@@ -5,6 +5,8 @@ import {
   ToolError, serializeError, fsError, setWarnSink,
 } from '../index.mjs'
 import { workspace, envelope, scratch } from './helpers.mjs'
+import fs from 'node:fs'
+import path from 'node:path'
 
 // This suite injects faults through `__testHooks`, which only work with this variable set.
 process.env.CLARVIS_AGENT_TOOLS_TEST_HOOKS = '1'
@@ -113,6 +115,29 @@ test('a panic inside a tool becomes internal; the process survives; the detail g
     assert.match(lines[0], /^clarvis-agent-tools: internal error: .*deliberate panic in list_dir.*\n$/s)
     // Still alive and working afterwards.
     assert.equal((await t.callTool('read_file', { path: 'nope' })).isError, true)
+  } finally {
+    setWarnSink(null)
+  }
+})
+
+test('read_file, which runs its whole pipeline on one pool thread, reports a panic the same way', async () => {
+  const root = scratch()
+  fs.writeFileSync(path.join(root, 'a.txt'), 'hi\n')
+  const t = createAgentTools({ workspaceRoot: root, __testHooks: { panicIn: 'read_file' } })
+  const lines = []
+  setWarnSink((l) => lines.push(l))
+  try {
+    const r = await t.callTool('read_file', { path: 'a.txt' })
+    assert.deepEqual(r, {
+      isError: true,
+      text: '{"error":"internal","message":"internal error"}',
+      content: [{ type: 'text', text: '{"error":"internal","message":"internal error"}' }],
+    })
+    assert.equal(lines.length, 1)
+    assert.match(lines[0], /^clarvis-agent-tools: internal error: panic in read_file: test hook: deliberate panic in read_file\n$/)
+    // Validation still comes first, and other tools are unaffected.
+    assert.equal(JSON.parse((await t.callTool('read_file', {})).text).error, 'invalid_input')
+    assert.equal((await t.callTool('list_dir', {})).isError, false)
   } finally {
     setWarnSink(null)
   }

@@ -146,9 +146,24 @@ test('tolerant match: applied when unique, ambiguous with lines otherwise', asyn
 
 test('a one-line old_string ending in a newline falls through to the trimmed-substring tier', async () => {
   const { root, call } = workspace({ 'f.txt': 'alpha\n  beta  \ngamma\n' })
-  const r = await call('edit_file', { path: 'f.txt', old_string: ' beta\n', new_string: 'BETA' })
-  assert.equal(r.text, 'Replaced 1 occurrence in f.txt' + TOLERANT + ' Matched by tier 4, trimmed substring.')
-  assert.equal(bytes(root, 'f.txt').toString(), 'alpha\n  BETA  \ngamma\n')
+  // Inside a line, tier 4 replaces the trimmed text verbatim (the contract).
+  fs.writeFileSync(path.join(root, 'g.txt'), 'alpha\n  x beta  y\ngamma\n')
+  let r = await call('edit_file', { path: 'g.txt', old_string: ' beta\t', new_string: 'BETA' })
+  assert.equal(r.text, 'Replaced 1 occurrence in g.txt' + TOLERANT + ' Matched by tier 4, trimmed substring.')
+  assert.equal(bytes(root, 'g.txt').toString(), 'alpha\n  x BETA  y\ngamma\n')
+  // Dropping the line break old_string ends with is refused (choice, SPEC.md): which of
+  // "keep it" (the contract) and "join the lines" was meant is not decided.
+  fs.writeFileSync(path.join(root, 'f.txt'), 'alpha\n  beta  \ngamma\n')
+  const e = envelope(await call('edit_file', { path: 'f.txt', old_string: ' beta\n', new_string: 'BETA' }))
+  assert.equal(e.error, 'no_match')
+  assert.match(e.message, /tier 4, trimmed substring\) found it at line 2, but old_string starts or ends with a line break that new_string does not/)
+  assert.equal(e.line, 2)
+  assert.equal(bytes(root, 'f.txt').toString(), 'alpha\n  beta  \ngamma\n')
+  // Kept, the line is rewritten in the file's whitespace; emptied, it is deleted.
+  r = await call('edit_file', { path: 'f.txt', old_string: ' beta\n', new_string: ' bet_a\n' })
+  assert.equal(bytes(root, 'f.txt').toString(), 'alpha\n  bet_a  \ngamma\n')
+  r = await call('edit_file', { path: 'f.txt', old_string: ' bet_a\n', new_string: '' })
+  assert.equal(bytes(root, 'f.txt').toString(), 'alpha\ngamma\n')
 })
 
 test('refuses to write through a symlink', async () => {

@@ -157,6 +157,26 @@ test('gitignore stack in a real repository: nested, negation, info/exclude, pare
   assert.equal((await tools.callTool('grep', { pattern: 'tok', path: 'sub' })).text, 'sub/keep.gen')
 })
 
+test('the glob filter and the ignore stack both apply, in either order (negations, anchored globs, ignored directories)', async () => {
+  const { call } = workspace({
+    '.gitignore': '*.ts\n!keep.ts\ngen/\n',
+    'a.ts': 'tok\n',
+    'keep.ts': 'tok\n',
+    'b.js': 'tok\n',
+    'src/keep.ts': 'tok\n',
+    'src/c.ts': 'tok\n',
+    'src/d.rs': 'tok\n',
+    'gen/keep.ts': 'tok\n',
+    'src/sub/keep.ts': 'tok\n',
+  })
+  assert.equal(await grep(call, { pattern: 'tok', glob: '*.ts' }), 'keep.ts\nsrc/keep.ts\nsrc/sub/keep.ts')
+  assert.equal(await grep(call, { pattern: 'tok', glob: 'src/**/*.ts' }), 'src/keep.ts\nsrc/sub/keep.ts')
+  assert.equal(await grep(call, { pattern: 'tok', glob: '*.{rs,js}', output_mode: 'count' }), 'b.js:1\nsrc/d.rs:1')
+  assert.equal(await grep(call, { pattern: 'tok', glob: 'sub/*.ts', path: 'src' }), 'src/sub/keep.ts')
+  // A directory name matching the glob is still only a directory: its files must match too.
+  assert.equal(await grep(call, { pattern: 'tok', glob: 'src' }), '(no matches)')
+})
+
 test('global excludes file ($XDG_CONFIG_HOME/git/ignore) applies, even outside a repository', async () => {
   const xdg = scratch()
   fs.mkdirSync(path.join(xdg, 'git'))
@@ -225,4 +245,65 @@ test('multiline: a million one-character matches on one line stay linear (fuzzer
   const r = await call('grep', { pattern: '(?s).', multiline: true, ignore_case: true, output_mode: 'count' })
   // The file is kept whole; its 1 MB line passes the scan budget, hence the warning.
   assert.match(r.text, /^x\.txt:2\n\[\.\.\. search incomplete/)
+})
+
+// A pattern that is one plain literal is looked for in each file's raw bytes before the file
+// is prepared (BOM, UTF-16, line endings) and searched; files without it are skipped. The
+// answers must be exactly those of the full path, which an alternation (not a plain
+// literal, so never pre-filtered) takes.
+test('the plain-literal pre-filter changes no answer: encodings, line endings, binary, case, multiline', async () => {
+  const utf16 = (text, be) => {
+    const body = Buffer.from(text, 'utf16le')
+    return Buffer.concat([Buffer.from(be ? [0xfe, 0xff] : [0xff, 0xfe]), be ? Buffer.from(body).swap16() : body])
+  }
+  const files = {
+    'crlf.txt': 'a\r\nneedle\r\nb\rneedle x\r',
+    'bom.txt': '\uFEFFneedle first\nsecond\n',
+    'le.txt': utf16('first\r\nneedle here\r\n café needle\n'),
+    'be.txt': utf16('needle\n', true),
+    'latin.txt': Buffer.concat([Buffer.from('caf'), Buffer.from([0xe9, 0x20, 0xff, 0xfe]), Buffer.from('needle\n')]),
+    'uni.txt': 'café needle\n',
+    'bin.dat': Buffer.from('needle\0\n'),
+    'late-nul.txt': 'x'.repeat(9000) + '\0' + 'x'.repeat(9000) + '\nneedle\n',
+    'split.txt': 'nee\r\ndle\n',
+    'caps.txt': 'NEEDLE\nNeedle\n',
+    'none.txt': 'nothing here\n',
+    'empty.txt': '',
+  }
+  const { call } = workspace(files)
+  const same = async (literal, control, extra, expected) => {
+    for (const output_mode of ['files_with_matches', 'content', 'count']) {
+      const a = await grep(call, { pattern: literal, output_mode, ...extra })
+      const b = await grep(call, { pattern: control, output_mode, ...extra })
+      assert.equal(a, b, `${literal} vs ${control} (${output_mode}, ${JSON.stringify(extra)})`)
+      if (output_mode === 'files_with_matches') assert.equal(a, expected)
+    }
+  }
+  const NEVER = '|\\bzq9never\\b'
+  await same('needle', 'needle' + NEVER, {}, 'be.txt\nbom.txt\ncrlf.txt\nlate-nul.txt\nlatin.txt\nle.txt\nuni.txt')
+  await same('needle', 'needle' + NEVER, { context: 1 }, 'be.txt\nbom.txt\ncrlf.txt\nlate-nul.txt\nlatin.txt\nle.txt\nuni.txt')
+  // Non-ASCII: the UTF-8 bytes of é, not the Latin-1 byte; the UTF-16 file is transcoded first.
+  await same('café', 'café' + NEVER, {}, 'le.txt\nuni.txt')
+  assert.equal(await grep(call, { pattern: 'café needle', output_mode: 'content' }), 'le.txt:3: café needle\nuni.txt:1:café needle')
+  // Case-insensitive and multiline searches are never pre-filtered.
+  await same('needle', 'needle' + NEVER, { ignore_case: true }, 'be.txt\nbom.txt\ncaps.txt\ncrlf.txt\nlate-nul.txt\nlatin.txt\nle.txt\nuni.txt')
+  await same('needle', 'needle' + NEVER, { multiline: true }, 'be.txt\nbom.txt\ncrlf.txt\nlate-nul.txt\nlatin.txt\nle.txt\nuni.txt')
+  // A match across a CRLF only exists after the line endings are normalised.
+  assert.equal(await grep(call, { pattern: 'nee\\ndle', multiline: true, output_mode: 'content' }), 'split.txt:1:nee\ndle')
+  // A literal carriage return never survives normalisation: no file matches, pre-filter or not.
+  assert.equal(await grep(call, { pattern: '\\r' }), '(no matches)')
+  // A single file given as the path goes through the same filter.
+  assert.equal(await grep(call, { pattern: 'needle', path: 'le.txt', output_mode: 'count' }), 'le.txt:2')
+  assert.equal(await grep(call, { pattern: 'needle', path: 'bin.dat' }), '(no matches)')
+})
+
+test('files that change size between searches are read as they are now', async () => {
+  const { root, call } = workspace({ 'a.txt': 'needle\n', 'b.txt': 'nothing\n', 'c.txt': 'needle\n' }, { maxFileBytes: 1024 })
+  assert.equal(await grep(call, { pattern: 'needle' }), 'a.txt\nc.txt')
+  fs.writeFileSync(path.join(root, 'a.txt'), 'gone\n'.repeat(100)) // grows, loses the literal
+  fs.writeFileSync(path.join(root, 'b.txt'), 'needle') // shrinks, gains it (no final newline)
+  fs.writeFileSync(path.join(root, 'c.txt'), 'needle\n' + 'z'.repeat(2000)) // grows past maxFileBytes
+  assert.equal(await grep(call, { pattern: 'needle', output_mode: 'content' }), 'b.txt:1:needle')
+  fs.truncateSync(path.join(root, 'b.txt'), 3)
+  assert.equal(await grep(call, { pattern: 'needle' }), '(no matches)')
 })

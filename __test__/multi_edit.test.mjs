@@ -124,6 +124,6 @@ test('drift is handled per edit, and the suffix says which tier matched each edi
       { old_string: 'let a = \u201Cx\u201D;', new_string: 'let a = \u201Cy\u201D;' },
     ],
   })
-  assert.equal(r.text, "Applied 3 edits to d.rs. (2 matched after a whitespace-tolerant search — edit[1] tier 1, indentation-flexible: re-indented new_string to the file's indentation (shifted right by 4 spaces), kept 3 lines new_string did not change exactly as in the file; edit[2] tier 5, typographic: curly quotes, dashes, non-breaking spaces and ellipses read as their ASCII forms: re-indented new_string to the file's indentation (shifted right by 4 spaces), wrote typographic quotes, dashes and spaces in new lines as ASCII, as the file does.)")
+  assert.equal(r.text, "Applied 3 edits to d.rs. (2 matched after a whitespace-tolerant search — edit[1] tier 1, indentation-flexible: re-indented new_string to the file's indentation (shifted right by 4 spaces), kept 3 lines new_string did not change exactly as in the file; edit[2] tier 5, typographic: curly quotes, dashes, non-breaking spaces and ellipses read as their ASCII forms: re-indented new_string to the file's indentation (shifted right by 4 spaces), kept the file's own characters in the unchanged parts of 1 changed line.)")
   assert.equal(bytes(root, 'd.rs').toString(), 'fn main() -> () {\n    let a = "y";\n    if a.is_empty() {\n        eprintln!("empty");\n        return;\n    }\n}\n')
 })

@@ -59,6 +59,8 @@ async function main() {
     corpus: n(9, 3), // whole-corpus grep/glob samples
     calls: n(15, 5), // batches of per-call samples
     batch: 320, // calls per batch (read_file, list_dir)
+    cBatch: 2000, // calls per sample of the 2,000-line C file rows (issue 11's 2,000 calls)
+    cRounds: n(7, 3), // samples of those rows
     edits: n(15, 5), // edit_file / apply_patch samples
     spawns: n(41, 11), // bash samples
     memory: n(3, 1), // child-process pairs

@@ -14,6 +14,15 @@ export const PATTERNS = [
   ['case-insens.', 'timeout', true],
 ]
 
+/**
+ * Rare-literal queries narrowed to some files (issue 11: every query shape ≤ 1.0× rg):
+ * [label, our glob, rg's equivalent filter]. rg's type filter `-t rust` is `*.rs` exactly.
+ */
+export const FILTERS = [
+  ['type rust', '*.rs', ['-t', 'rust']],
+  ['glob *.ts', '*.ts', ['-g', '*.ts']],
+]
+
 const MODES = [
   ['files_with_matches', '-l'],
   ['content', '-n'],
@@ -76,44 +85,58 @@ function compareGrep(mode, oursText, rgText) {
   return `lines ours ${ours.length} / rg ${rg.length}, ${describeDiff('path:line sets', diffSets(ours.map(key), rg.map(key)))}${warn}`
 }
 
-/** grep rows: every pattern in every mode, ours (full results) vs rg; default config noted. */
+/** The grep queries: every pattern in every mode, then the rare literal under each filter. */
+function grepQueries() {
+  const out = []
+  for (const [mode, flag] of MODES) {
+    const m = mode === 'files_with_matches' ? 'files' : mode
+    for (const [label, pattern, ic] of PATTERNS) {
+      // The rare literal is issue 11's ≤ 1.0× rg; the others keep the first target.
+      const target = { op: '<=', value: label === 'rare literal' ? 1.0 : 1.1 }
+      out.push({ name: `grep ${m} ${label}`, mode, flag, pattern, ic, glob: null, filter: [], target })
+    }
+    const [, pattern] = PATTERNS[0]
+    for (const [label, glob, filter] of FILTERS) {
+      out.push({ name: `grep ${m} rare literal, ${label}`, mode, flag, pattern, ic: false, glob, filter, target: { op: '<=', value: 1.0 } })
+    }
+  }
+  return out
+}
+
+/** grep rows: ours (full results) vs rg on each query; default config noted. */
 export async function grepRows(ctx, want) {
   const rows = []
-  for (const [mode, flag] of MODES) {
-    for (const [label, pattern, ic] of PATTERNS) {
-      const name = `grep ${mode === 'files_with_matches' ? 'files' : mode} ${label}`
-      const target = { op: '<=', value: 1.1 }
-      if (!want(name)) continue
-      if (!ctx.rg) {
-        rows.push(skipped(name, target, 'n/a', ctx.rgMissing))
-        continue
-      }
-      const args = { pattern, output_mode: mode, ...(ic ? { ignore_case: true } : {}) }
-      const rgArgs = [...RG_POLICY, ...RG_SIZE, ...(ic ? ['-i'] : []), flag, '-e', pattern]
-      let oursText = ''
-      let rgText = ''
-      let dflt = ''
-      const ours = async () => {
-        oursText = expectOk('grep', await ctx.big.callTool('grep', args))
-      }
-      const peer = async () => {
-        const r = await capture(ctx.rg, rgArgs, ctx.corpus)
-        if (r.code > 1) throw new Error(`rg failed (${r.code}): ${r.stderr}`)
-        rgText = r.stdout
-      }
-      const byDefault = async () => {
-        dflt = expectOk('grep', await ctx.dflt.callTool('grep', args))
-      }
-      try {
-        const [o, p, d] = await interleaved([ours, peer, byDefault], ctx.rounds.corpus)
-        const capped = /search incomplete/.test(dflt) ? 'scan capped' : /output truncated|showing/.test(dflt) ? 'page cut' : 'complete'
-        const note = `${compareGrep(mode, oursText, rgText.toString())}; default config: ${(d).toFixed(1)} ms (${capped})`
-        rows.push(row(name, o, p, target, note))
-      } catch (e) {
-        rows.push(skipped(name, target, e.notImplemented ? 'n/a' : 'ERROR', e.notImplemented ? 'grep not implemented yet' : e.message))
-      }
-      oursText = rgText = dflt = ''
+  for (const { name, mode, flag, pattern, ic, glob, filter, target } of grepQueries()) {
+    if (!want(name)) continue
+    if (!ctx.rg) {
+      rows.push(skipped(name, target, 'n/a', ctx.rgMissing))
+      continue
     }
+    const args = { pattern, output_mode: mode, ...(ic ? { ignore_case: true } : {}), ...(glob ? { glob } : {}) }
+    const rgArgs = [...RG_POLICY, ...RG_SIZE, ...filter, ...(ic ? ['-i'] : []), flag, '-e', pattern]
+    let oursText = ''
+    let rgText = ''
+    let dflt = ''
+    const ours = async () => {
+      oursText = expectOk('grep', await ctx.big.callTool('grep', args))
+    }
+    const peer = async () => {
+      const r = await capture(ctx.rg, rgArgs, ctx.corpus)
+      if (r.code > 1) throw new Error(`rg failed (${r.code}): ${r.stderr}`)
+      rgText = r.stdout
+    }
+    const byDefault = async () => {
+      dflt = expectOk('grep', await ctx.dflt.callTool('grep', args))
+    }
+    try {
+      const [o, p, d] = await interleaved([ours, peer, byDefault], ctx.rounds.corpus)
+      const capped = /search incomplete/.test(dflt) ? 'scan capped' : /output truncated|showing/.test(dflt) ? 'page cut' : 'complete'
+      const note = `${compareGrep(mode, oursText, rgText.toString())}; default config: ${(d).toFixed(1)} ms (${capped})`
+      rows.push(row(name, o, p, target, note))
+    } catch (e) {
+      rows.push(skipped(name, target, e.notImplemented ? 'n/a' : 'ERROR', e.notImplemented ? 'grep not implemented yet' : e.message))
+    }
+    oursText = rgText = dflt = ''
   }
   return rows
 }

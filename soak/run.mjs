@@ -5,11 +5,17 @@
 //   SOAK_KILLS      (default 200)     SIGKILLs of a write/edit/multi_edit/apply_patch loop
 //                                     (soak/crash.mjs), with commits paused so kills land
 //                                     mid-commit and recovery is exercised
+//   SOAK_DRIFT_CASES (default 100000) drifted edits generated from real trees (the drift soak,
+//                                     tests/drift_soak.rs, through cargo); 0 skips it
+//   SOAK_DRIFT_CORPUS                 its source trees (default: the fixtures, node_modules
+//                                     and python3's standard library when present)
 // Exit code 0 only when there are zero failures and zero escapes.
 import { setWarnSink } from '../index.mjs'
 import { runFuzz } from '../__test__/fuzz-gen.mjs'
 import { runRace } from '../__test__/escape-fixture.mjs'
 import { runCrashes, violations } from './crash.mjs'
+import { spawnSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
 
 const count = Number(process.env.SOAK_FUZZ_COUNT || 25000)
 const seed = Number(process.env.SOAK_SEED || Math.floor(Math.random() * 2 ** 32))
@@ -33,6 +39,25 @@ const crash = await runCrashes({ kills, pauseMs: 30 })
 const crashBad = violations(crash)
 for (const v of crashBad) console.log(`CRASH ${v}`)
 
-const ok = fuzz.failures.length === 0 && race.leaks.length === 0 && !raceWritten && crashBad.length === 0
-log(`summary: ${fuzz.stats.calls} fuzzed calls, ${fuzz.failures.length} failures; race ${race.flips} flips, ${race.stats.calls} calls, ${race.leaks.length + (raceWritten ? 1 : 0)} escapes; ${kills} SIGKILLs, ${crash.mixedAfterRecovery} mixed states after recovery, ${crashBad.length} violations; ${Math.round((Date.now() - started) / 1000)} s`)
+// The drift soak: every generated drifted edit lands exactly as intended or is refused.
+const driftCases = Number(process.env.SOAK_DRIFT_CASES ?? 100000)
+let driftOk = true
+if (driftCases > 0) {
+  const host = /host: (\S+)/.exec(spawnSync('rustc', ['-vV'], { encoding: 'utf8' }).stdout ?? '')?.[1]
+  const corpus = process.env.SOAK_DRIFT_CORPUS ??
+    ['tests/fixtures/drift', 'node_modules', ...['3.13', '3.12', '3.11', '3.10'].map((v) => `/usr/lib/python${v}`)]
+      .filter((d) => existsSync(d)).join(':')
+  const args = ['test', '--release', '--no-default-features', ...(host ? ['--target', host] : []),
+    '--test', 'drift_soak', '--', '--ignored', '--nocapture']
+  log(`drift soak: ${driftCases} cases over ${corpus}`)
+  const r = spawnSync('cargo', args, {
+    stdio: 'inherit',
+    env: { ...process.env, DRIFT_CASES: String(driftCases), DRIFT_CORPUS: corpus },
+  })
+  driftOk = r.status === 0
+  if (!driftOk) console.log('DRIFT wrong edits (see above)')
+}
+
+const ok = driftOk && fuzz.failures.length === 0 && race.leaks.length === 0 && !raceWritten && crashBad.length === 0
+log(`summary: ${fuzz.stats.calls} fuzzed calls, ${fuzz.failures.length} failures; race ${race.flips} flips, ${race.stats.calls} calls, ${race.leaks.length + (raceWritten ? 1 : 0)} escapes; ${kills} SIGKILLs, ${crash.mixedAfterRecovery} mixed states after recovery, ${crashBad.length} violations; drift soak ${driftCases > 0 ? (driftOk ? '0 wrong' : 'WRONG EDITS') : 'skipped'}; ${Math.round((Date.now() - started) / 1000)} s`)
 process.exit(ok ? 0 : 1)

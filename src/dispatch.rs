@@ -203,52 +203,19 @@ pub fn error_envelope(err: &ToolError, config: &Config) -> String {
 }
 
 async fn run(name: &str, args: Args, config: Arc<Config>, cancel: Cancel) -> Outcome {
-    // 1–2. Look up in the active surface; validate a copy, filling defaults.
-    let (def, args) = match validate(name, args, &config) {
-        Ok((Target::Builtin(def), args)) => (def, args),
-        Ok((Target::Custom(_), _)) => {
-            // The JS layer runs custom handlers itself; reaching here is a bug there.
-            let line = format!(
-                "clarvis-agent-tools: internal error: custom tool {name} was dispatched natively\n"
-            );
-            return Outcome::error(
-                &ToolError::new(Code::Internal, "internal error"),
-                vec![line],
-            );
-        }
-        Err(e) => return Outcome::error(&e, vec![]),
+    let (def, call) = match prepare(name, args, config, cancel) {
+        Prepared::Run(def, call) => (def, call),
+        Prepared::Done(out) => return out,
     };
-    if cancel.is_cancelled() {
-        return Outcome::error(&(def.aborted)(), vec![]);
-    }
-    // With the `undo` tool on, every mutating call starts a fresh "last call" checkpoint.
-    if def.mutating() && def.name != "undo" && config.tool_policy.allow.iter().any(|a| a == "undo")
-    {
-        config.checkpoints.begin_call();
-    }
     // 3. Run the handler, on its own task so a panic is caught here.
-    let warnings = Warnings::default();
-    let call = Call {
-        args,
-        config: config.clone(),
-        cancel,
-        warnings: warnings.clone(),
-    };
-    let panic_hook = config.hooks.panic_in.as_deref() == Some(def.name);
+    let warnings = call.warnings.clone();
+    let config = call.config.clone();
     let joined = match def.handler {
-        Handler::Blocking(f) => {
-            tokio::task::spawn_blocking(move || {
-                if panic_hook {
-                    panic!(
-                        "test hook: deliberate panic in {}",
-                        call.config.hooks.panic_in.as_deref().unwrap_or("")
-                    );
-                }
-                f(&call)
-            })
+        Handler::Blocking(f) => tokio::task::spawn_blocking(move || run_blocking(def, f, &call))
             .await
-        }
+            .map_err(|join| join_failure(join, name)),
         Handler::Async(f) => {
+            let panic_hook = config.hooks.panic_in.as_deref() == Some(def.name);
             tokio::spawn(async move {
                 if panic_hook {
                     panic!(
@@ -259,12 +226,133 @@ async fn run(name: &str, args: Args, config: Arc<Config>, cancel: Cancel) -> Out
                 f(call).await
             })
             .await
+            .map_err(|join| join_failure(join, name))
         }
     };
+    finish(def, joined, &warnings, &config)
+}
+
+/// Whether [`dispatch_inline`] may run this call: a tool whose handler is short blocking
+/// work, so a caller already on a worker thread (the napi layer queues it on libuv's pool)
+/// can run the whole pipeline there, saving the two thread hops of [`dispatch`] (runtime
+/// task, then blocking pool). Only `read_file`: at most `maxFileBytes` read and formatted,
+/// the size of work Node's own `fs.readFile` puts on that pool. Searches, trees, writes and
+/// process tools keep their own pools.
+pub fn runs_inline(name: &str, config: &Config) -> bool {
+    matches!(
+        tools::get_tool(name, config),
+        Some(def) if def.name == "read_file" && matches!(def.handler, Handler::Blocking(_))
+    )
+}
+
+/// The pipeline of [`dispatch`] on the calling thread, for a tool [`runs_inline`] accepts.
+/// Same outcome as `dispatch`, panics included; an async tool answers an internal error.
+pub fn dispatch_inline(name: &str, args: Args, config: Arc<Config>, cancel: Cancel) -> Outcome {
+    let redact = config.redact.clone();
+    let out = run_inline(name, args, config, cancel);
+    redact_error(out, redact.as_deref())
+}
+
+fn run_inline(name: &str, args: Args, config: Arc<Config>, cancel: Cancel) -> Outcome {
+    let (def, call) = match prepare(name, args, config, cancel) {
+        Prepared::Run(def, call) => (def, call),
+        Prepared::Done(out) => return out,
+    };
+    let Handler::Blocking(f) = def.handler else {
+        let e = ToolError::new(Code::Internal, "internal error");
+        let line = format!("clarvis-agent-tools: internal error: {name} is not a blocking tool\n");
+        return Outcome::error(&e, vec![line]);
+    };
+    let joined =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_blocking(def, f, &call)))
+            .map_err(|payload| panic_detail(payload, name));
+    finish(def, joined, &call.warnings, &call.config)
+}
+
+/// What the steps before the handler leave.
+enum Prepared {
+    /// The tool and its call, ready for step 3.
+    Run(&'static tools::ToolDef, Call),
+    /// Already finished: an unknown tool, invalid arguments, a fired token.
+    Done(Outcome),
+}
+
+/// Steps 1–2 and what precedes step 3.
+fn prepare(name: &str, args: Args, config: Arc<Config>, cancel: Cancel) -> Prepared {
+    // 1–2. Look up in the active surface; validate a copy, filling defaults.
+    let (def, args) = match validate(name, args, &config) {
+        Ok((Target::Builtin(def), args)) => (def, args),
+        Ok((Target::Custom(_), _)) => {
+            // The JS layer runs custom handlers itself; reaching here is a bug there.
+            let line = format!(
+                "clarvis-agent-tools: internal error: custom tool {name} was dispatched natively\n"
+            );
+            let e = ToolError::new(Code::Internal, "internal error");
+            return Prepared::Done(Outcome::error(&e, vec![line]));
+        }
+        Err(e) => return Prepared::Done(Outcome::error(&e, vec![])),
+    };
+    if cancel.is_cancelled() {
+        return Prepared::Done(Outcome::error(&(def.aborted)(), vec![]));
+    }
+    // With the `undo` tool on, every mutating call starts a fresh "last call" checkpoint.
+    if def.mutating() && def.name != "undo" && config.tool_policy.allow.iter().any(|a| a == "undo")
+    {
+        config.checkpoints.begin_call();
+    }
+    let call = Call {
+        args,
+        config,
+        cancel,
+        warnings: Warnings::default(),
+    };
+    Prepared::Run(def, call)
+}
+
+/// A blocking handler, with the test hook that makes it panic.
+fn run_blocking(
+    def: &tools::ToolDef,
+    f: fn(&Call) -> crate::error::ToolResult<Output>,
+    call: &Call,
+) -> crate::error::ToolResult<Output> {
+    if call.config.hooks.panic_in.as_deref() == Some(def.name) {
+        panic!(
+            "test hook: deliberate panic in {}",
+            call.config.hooks.panic_in.as_deref().unwrap_or("")
+        );
+    }
+    f(call)
+}
+
+/// The warn-sink detail of a handler task that did not finish.
+fn join_failure(join: tokio::task::JoinError, name: &str) -> String {
+    if join.is_panic() {
+        panic_detail(join.into_panic(), name)
+    } else {
+        format!("task for {name} was cancelled")
+    }
+}
+
+fn panic_detail(payload: Box<dyn std::any::Any + Send>, name: &str) -> String {
+    let msg = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "panic with a non-string payload".into());
+    format!("panic in {name}: {msg}")
+}
+
+/// Steps 4–5: the handler's result (or why it did not finish) as the outcome.
+fn finish(
+    def: &tools::ToolDef,
+    joined: Result<crate::error::ToolResult<Output>, String>,
+    warnings: &Warnings,
+    config: &Config,
+) -> Outcome {
     let mut lines = warnings.take();
     match joined {
         // 4. Bound, unless the tool bounds itself. 5. Serialize.
-        Ok(Ok(out)) => Outcome::success(out, def.bounded, &config, lines),
+        Ok(Ok(out)) => Outcome::success(out, def.bounded, config, lines),
         Ok(Err(e)) if e.code == Code::Internal => {
             lines.push(format!(
                 "clarvis-agent-tools: internal error: {}\n",
@@ -273,18 +361,7 @@ async fn run(name: &str, args: Args, config: Arc<Config>, cancel: Cancel) -> Out
             Outcome::error(&ToolError::new(Code::Internal, "internal error"), lines)
         }
         Ok(Err(e)) => Outcome::error(&e, lines),
-        Err(join) => {
-            let detail = if join.is_panic() {
-                let payload = join.into_panic();
-                let msg = payload
-                    .downcast_ref::<&str>()
-                    .map(|s| s.to_string())
-                    .or_else(|| payload.downcast_ref::<String>().cloned())
-                    .unwrap_or_else(|| "panic with a non-string payload".into());
-                format!("panic in {name}: {msg}")
-            } else {
-                format!("task for {name} was cancelled")
-            };
+        Err(detail) => {
             lines.push(format!("clarvis-agent-tools: internal error: {detail}\n"));
             Outcome::error(&ToolError::new(Code::Internal, "internal error"), lines)
         }

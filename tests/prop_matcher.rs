@@ -232,6 +232,9 @@ fn check(
 ) -> Result<&'static str, TestCaseError> {
     let result = apply(text, old, new, replace_all);
     let exact = occurrences(text, old);
+    // A unique match is one start: an occurrence overlapping another is ambiguous even when
+    // the non-overlapping count is one (SPEC.md, edit_file).
+    let unique = starts(text, old) == 1;
     let new_norm = normalize_eol(new).into_owned();
     let old_norm = normalize_eol(old).into_owned();
     let lines = Lines::new(text);
@@ -242,7 +245,9 @@ fn check(
         Err(e) => {
             let expected = if old == new {
                 Code::InvalidInput
-            } else if !replace_all && (exact > 1 || (exact == 0 && tolerant_regions() > 1)) {
+            } else if !replace_all
+                && ((exact > 0 && !unique) || (exact == 0 && tolerant_regions() > 1))
+            {
                 Code::AmbiguousMatch
             } else {
                 Code::NoMatch
@@ -257,7 +262,7 @@ fn check(
             );
             // Every way to an error is one where no unique region exists.
             prop_assert!(
-                old == new || exact != 1,
+                old == new || !unique,
                 "an exact unique match failed: {}\n{}",
                 e.message,
                 case()
@@ -273,7 +278,7 @@ fn check(
             if exact > 0 {
                 prop_assert!(!done.tolerant, "an exact match went tolerant\n{}", case());
                 prop_assert!(
-                    replace_all || exact == 1,
+                    replace_all || unique,
                     "{} exact matches accepted\n{}",
                     exact,
                     case()
@@ -297,7 +302,12 @@ fn check(
                 regions,
                 case()
             );
-            let r = regions[0];
+            let (r, _) = clarvis_agent_tools::edit::placed(
+                text,
+                found.as_ref().unwrap(),
+                &regions[0],
+                &new_norm,
+            );
             prop_assert!(
                 done.text.starts_with(&text[..r.start]) && done.text.ends_with(&text[r.end..]),
                 "a tolerant edit changed text outside its region {:?}\nresult {:?}\n{}",
@@ -433,7 +443,7 @@ fn an_exact_unique_edit_lands_byte_for_byte_with_the_files_bom_and_terminator() 
                 }
                 t
             };
-            prop_assume!(!old.is_empty() && occurrences(&norm, old) == 1 && old != new);
+            prop_assume!(!old.is_empty() && starts(&norm, old) == 1 && old != new);
             let raw_text = norm.replace('\n', eol);
             let mut raw = if bom {
                 "\u{feff}".to_string()

@@ -87,11 +87,18 @@ pub fn visible(s: &str) -> String {
     out
 }
 
-/// Escape sequences that old_string has and the file never contains.
+/// Escape sequences of old_string that the file does not have there: never anywhere in the
+/// file, or on an old_string line that the file does not contain.
 fn foreign_escapes(text: &str, old: &str) -> Vec<&'static str> {
     [r"\n", r"\t", r#"\""#, r"\\"]
         .into_iter()
-        .filter(|e| old.contains(e) && !text.contains(e))
+        .filter(|e| {
+            old.contains(e)
+                && (!text.contains(e)
+                    || old
+                        .lines()
+                        .any(|l| l.contains(e) && !text.contains(l.trim())))
+        })
         .collect()
 }
 
@@ -104,7 +111,7 @@ fn causes(text: &str, lines: &Lines, old: &str) -> String {
     let escapes = foreign_escapes(text, old);
     if !escapes.is_empty() {
         out.push_str(&format!(
-            " old_string contains escape sequences the file does not ({}): write the characters themselves (a real newline, tab, quote, single backslash) as they appear in the file.",
+            " old_string contains escape sequences the file does not have there ({}): write the characters themselves (a real newline, tab, quote, single backslash) as they appear in the file.",
             escapes.join(", ")
         ));
     }
@@ -177,8 +184,15 @@ mod tests {
         assert!(m.contains(" old_string contains typographic characters"));
         assert!(m.ends_with(" The closest region is lines 1-4 (2 of 4 lines match once trimmed); first difference at line 2: the file has \"····say(\"hi\");\" where old_string has \"····say(\u{201C}hi\u{201D});\" (quote/dash style). Re-read that region with read_file and copy it verbatim."));
         let m = msg(text, r#"say(\"hi\");\n    donе();"#);
+        assert!(m.contains(
+            r#"old_string contains escape sequences the file does not have there (\n, \"): write"#
+        ));
+        // The file has `\n` in a string elsewhere: the escaped line is still named.
+        let text = "fn a() {\n    say(\"hi\\n\");\n    done();\n}\n";
+        let m = msg(text, r#"fn a() {\n    done());\n}"#);
         assert!(
-            m.contains(r#"old_string contains escape sequences the file does not (\n, \"): write"#)
+            m.contains(r#"escape sequences the file does not have there (\n): write"#),
+            "{m}"
         );
     }
 

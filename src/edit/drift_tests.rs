@@ -49,12 +49,26 @@ fn tabs_become_the_files_spaces_and_python_stays_valid() {
 }
 
 #[test]
-fn without_a_consistent_transformation_new_lines_stay_verbatim_and_say_so() {
+fn without_a_consistent_transformation_an_observed_indentation_is_reused() {
     // Indents 0/2/5 in the file against 0/4/6 in old_string: no shift or ratio fits.
     let text = "a:\n  b\n     c\n";
     let a = ok(text, "a:\n    b\n      c", "a:\n    b\n      c\n    d");
-    assert_eq!(a.text, "a:\n  b\n     c\n    d\n");
-    assert!(note(&a).contains("inserted new lines with new_string's own indentation (no consistent re-indentation exists), so re-read the region to verify it"));
+    assert_eq!(a.text, "a:\n  b\n     c\n  d\n");
+    // An indentation never seen and not extrapolable is refused, not written verbatim.
+    let e = apply(
+        text,
+        "a:\n    b\n      c",
+        "a:\n    b\n      c\n   d",
+        false,
+    )
+    .unwrap_err();
+    assert_eq!(e.code, Code::NoMatch);
+    assert!(
+        e.message
+            .contains("cannot be written in the file's own whitespace"),
+        "{}",
+        e.message
+    );
 }
 
 #[test]
@@ -208,4 +222,115 @@ mod properties {
             }
         }
     }
+}
+
+#[test]
+fn a_changed_line_in_a_tab_indented_c_file_gets_the_files_tabs() {
+    // The model wrote four spaces per tab in both strings; the changed line (not only the
+    // context) lands with the file's tabs.
+    let text = "int f(int x)\n{\n\tif (x) {\n\t\treturn g(x);\n\t}\n\treturn 0;\n}\n";
+    let a = ok(
+        text,
+        "    if (x) {\n        return g(x);\n    }",
+        "    if (x) {\n        return g(x) + 1;\n    }",
+    );
+    assert_eq!(
+        a.text,
+        "int f(int x)\n{\n\tif (x) {\n\t\treturn g(x) + 1;\n\t}\n\treturn 0;\n}\n"
+    );
+}
+
+#[test]
+fn tabs_inside_a_python_string_literal_are_not_guessed() {
+    // Spaces-indented Python whose usage text starts lines with tabs.
+    let text =
+        "def usage():\n    text = \"\"\"\n\tprog FILE\n\t\t-v\tverbose\n\"\"\"\n    return text\n";
+    // A changed literal line keeps its tabs (its counterpart's indentation and inner tab).
+    let a = ok(
+        text,
+        "    text = \"\"\"\n    prog FILE\n        -v    verbose",
+        "    text = \"\"\"\n    prog [options] FILE\n        -v    verbose",
+    );
+    assert_eq!(
+        a.text,
+        "def usage():\n    text = \"\"\"\n\tprog [options] FILE\n\t\t-v\tverbose\n\"\"\"\n    return text\n"
+    );
+    // A new line at 4 spaces could be the file's 4 spaces or one drifted tab: refused.
+    let e = apply(
+        text,
+        "    text = \"\"\"\n    prog FILE",
+        "    text = \"\"\"\n    prog FILE\n    -q",
+        false,
+    )
+    .unwrap_err();
+    assert_eq!(e.code, Code::NoMatch);
+    assert!(
+        e.message.contains("indents with both tabs and spaces"),
+        "{}",
+        e.message
+    );
+}
+
+#[test]
+fn unchanged_parts_of_a_changed_line_keep_typography_and_trailing_whitespace() {
+    let text = "// pages 1\u{2013}9 of \u{201C}the guide\u{201D}  \nlet n = 9;\n";
+    let a = ok(
+        text,
+        "// pages 1-9 of \"the guide\"\nlet n = 9;",
+        "// pages 1-12 of \"the guide\"\nlet n = 12;",
+    );
+    assert_eq!(
+        a.text,
+        "// pages 1\u{2013}12 of \u{201C}the guide\u{201D}  \nlet n = 12;\n"
+    );
+    assert!(
+        note(&a)
+            .contains("kept the file's own characters in the unchanged parts of 1 changed line"),
+        "{}",
+        note(&a)
+    );
+}
+
+#[test]
+fn a_one_line_old_string_with_a_newline_keeps_the_files_indentation() {
+    // Tier 4 (trimmed substring): new_string loses the whitespace old_string had around it.
+    let text = "build:\n\t@cargo build\n\ntest:\n\t@cargo test\n";
+    let a = ok(text, "    @cargo test\n", "    @cargo test --all\n");
+    assert_eq!(
+        a.text,
+        "build:\n\t@cargo build\n\ntest:\n\t@cargo test --all\n"
+    );
+}
+
+fn refused(text: &str, old: &str, new: &str) -> String {
+    let e = apply(text, old, new, false).expect_err("a refusal");
+    assert_eq!(e.code, Code::NoMatch, "{}", e.message);
+    e.message
+}
+
+#[test]
+fn deleting_one_of_a_run_of_equal_lines_whose_file_copies_differ_is_refused() {
+    // Trailing whitespace stripped by the model: three `}` lines, which one goes?
+    let text = "  return a;\n}  \n}\t\n}\t\n\n#endif\n";
+    let why = refused(text, "  return a;\n}\n}\n}", "  return a;\n}\n}");
+    assert!(why.contains("one of several equal lines"), "{why}");
+    // The same deletion lands when the file's copies are alike.
+    let text = "  return a;\n}\n}\n}\n\n#endif\n";
+    let a = ok(text, "  return a;  \n}\n}\n}", "  return a;  \n}\n}");
+    assert_eq!(a.text, "  return a;\n}\n}\n\n#endif\n");
+}
+
+#[test]
+fn trailing_blank_lines_over_whitespace_only_file_lines_are_refused() {
+    // new_string's trailing blank lines could keep either of the file's " " lines.
+    let text = "/* head */\n \n/* by */\n \n\n#ifndef X\n";
+    let why = refused(text, "/* head */\n\n/* by */\n\n", "/* head */\n\n\n");
+    assert!(why.contains("holding only whitespace"), "{why}");
+    let text = "    {\n      p = s;\n      \n      while (x)\n\t++p;\n";
+    let why = refused(
+        text,
+        "    {\n      p = s;\n\n      while (x)",
+        "    {\n      p = s;\n",
+    );
+    assert!(why.contains("holding only whitespace"), "{why}");
 }

@@ -6,15 +6,18 @@
 //! [`crate::atomic`]'s. Locating is split from applying: [`exact`] finds literal occurrences,
 //! [`cascade`] the tolerant regions (with [`typographic`], [`blank_lines`] and [`escapes`] for
 //! tiers 5–7), [`rewrite`] writes new_string over a tolerant region without carrying the
-//! model's drift into the file (with [`reindent`]), [`diagnose`] explains a miss and
+//! model's drift into the file (with [`reindent`], [`changed`] and [`merge`]), [`diagnose`] explains a miss and
 //! [`report`] words the success messages.
 
 pub mod blank_lines;
 pub mod cascade;
+pub mod changed;
 pub mod closest;
 pub mod diagnose;
 pub mod escapes;
 pub mod exact;
+pub mod merge;
+pub mod placement;
 pub mod reindent;
 pub mod report;
 pub mod rewrite;
@@ -105,7 +108,12 @@ pub fn apply(text: &str, old: &str, new: &str, replace_all: bool) -> ToolResult<
         ));
     }
     let new = normalize_eol(new);
-    let offsets = exact::find_all(text, old);
+    let mut offsets = exact::find_all(text, old);
+    if offsets.len() == 1 && !replace_all {
+        // One occurrence by the contract's count, but others overlapping it: which one the
+        // model meant is not decided.
+        offsets = exact::find_overlapping(text, old);
+    }
     if offsets.len() > 1 && !replace_all {
         let lines = exact::line_numbers(text, &offsets);
         return Err(ToolError::new(
@@ -137,13 +145,16 @@ pub fn apply(text: &str, old: &str, new: &str, replace_all: bool) -> ToolResult<
     match found.regions.as_slice() {
         [] => Err(diagnose::no_match(text, &lines, &old)),
         [r] => {
+            let (r, tier) = &placed(text, &found, r, &new);
+            let (r, tier) = (r, *tier);
             let new = match found.tier {
                 cascade::Tier::Escapes(decoder, _) => {
                     normalize_eol(&decoder.decode(&new)).into_owned()
                 }
                 _ => new.into_owned(),
             };
-            let mut done = rewrite::rewrite(text, &lines, r, found.tier, &found.needle, &new);
+            let mut done = rewrite::rewrite(text, &lines, r, tier, &found.needle, &new)
+                .map_err(|why| report::refused(found.tier, r, &why))?;
             if let cascade::Tier::Escapes(..) = found.tier {
                 done.notes
                     .insert(0, "decoded new_string's escapes the same way".to_string());
@@ -167,6 +178,25 @@ pub fn apply(text: &str, old: &str, new: &str, replace_all: bool) -> ToolResult<
             })
         }
         many => Err(report::ambiguous(found.tier, many)),
+    }
+}
+
+/// The region a unique tolerant match `r` of `found` rewrites, and the tier it is rewritten
+/// as: a tier-4 match that covers whole lines (only whitespace around it on its lines, and
+/// old_string and new_string ending in a line break) is the whole lines, so the line break old_string
+/// names is the file's own and the edit is rewritten line by line (tier 2).
+pub fn placed(
+    text: &str,
+    found: &cascade::Found,
+    r: &cascade::Region,
+    new: &str,
+) -> (cascade::Region, cascade::Tier) {
+    let whole = (found.tier == cascade::Tier::Substring)
+        .then(|| rewrite::whole_lines(text, r, &found.needle, new))
+        .flatten();
+    match whole {
+        Some(w) => (w, cascade::Tier::Trimmed),
+        None => (*r, found.tier),
     }
 }
 

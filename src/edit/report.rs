@@ -27,6 +27,26 @@ pub fn ambiguous(tier: Tier, regions: &[Region]) -> ToolError {
     ToolError::new(Code::AmbiguousMatch, message).with("lines", numbers)
 }
 
+/// The refusal of a tolerant match whose changed lines cannot be written without the model's
+/// drift (`no_match`, fields `line` and `reason`): a wrong byte is never written.
+pub fn refused(tier: Tier, region: &Region, why: &str) -> ToolError {
+    ToolError::new(
+        Code::NoMatch,
+        format!(
+            "old_string was not found exactly; tolerant matching ({}) found it at line {}, but {why}, so nothing was written. Re-read that region with read_file and send old_string and new_string with the file's exact {}.",
+            tier.describe(),
+            region.line,
+            match tier {
+                Tier::Escapes(..) => "characters (a real newline, tab, quote or single backslash where the file has one, not an escape sequence for it)",
+                Tier::Typographic => "punctuation (its quotes, dashes and spaces)",
+                _ => "whitespace (tabs vs spaces)",
+            }
+        ),
+    )
+    .with("line", region.line)
+    .with("reason", why.to_string())
+}
+
 /// edit_file's success message.
 pub fn edit_file_success(shown: &str, done: &Applied) -> String {
     match (&done.note, done.count) {

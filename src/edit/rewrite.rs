@@ -17,6 +17,8 @@
 
 use super::blank_lines;
 use super::cascade::{indent_split, is_blank, InnerTier, Region, Tier};
+use super::changed::{Context, Refusal};
+use super::placement::{core_lines, sliding, votes};
 use super::reindent::Plan;
 use super::typographic;
 use super::Lines;
@@ -32,58 +34,26 @@ pub struct Rewritten {
     pub notes: Vec<String>,
 }
 
+/// A new line as it is written: typographic punctuation folded to ASCII with `dash` when
+/// the file has none, trailing whitespace old_string added removed when `strip`.
+fn finish(line: &str, dash: Option<&str>, strip: bool) -> String {
+    let mut s = match dash {
+        Some(dash) if typographic::has_typographic(line) => typographic::fold_with(line, dash),
+        _ => line.to_string(),
+    };
+    if strip {
+        s.truncate(s.trim_end_matches([' ', '\t']).len());
+    }
+    s
+}
+
+/// Whether `s` is only spaces and tabs (or empty).
+fn spaces_only(s: &str) -> bool {
+    s.bytes().all(|b| b == b' ' || b == b'\t')
+}
+
 fn trailing_ws(line: &str) -> bool {
     line.ends_with([' ', '\t'])
-}
-
-/// `s` split into lines with trailing empty lines dropped, and the newlines that followed.
-fn core_lines(s: &str) -> (Vec<&str>, &str) {
-    let core = s.trim_end_matches('\n');
-    let lines = if core.is_empty() {
-        Vec::new()
-    } else {
-        core.split('\n').collect()
-    };
-    (lines, &s[core.len()..])
-}
-
-/// Votes on whether new_string's changed lines are written in old_string's indentation
-/// (first) or already in the file's (second): lines replaced one for one are compared.
-fn votes(
-    ops: &[DiffOp],
-    needle: &[&str],
-    new: &[&str],
-    file_indent: &dyn Fn(usize) -> Option<String>,
-) -> (usize, usize) {
-    let (mut old_side, mut file_side) = (0, 0);
-    for op in ops {
-        let (o, n, len) = match *op {
-            DiffOp::Equal {
-                old_index,
-                new_index,
-                len,
-            } => (old_index, new_index, len),
-            DiffOp::Replace {
-                old_index,
-                old_len,
-                new_index,
-                new_len,
-            } if old_len == new_len => (old_index, new_index, old_len),
-            _ => continue,
-        };
-        for k in 0..len {
-            let (ni, fi) = (indent_split(needle[o + k]).0, file_indent(o + k));
-            let mi = indent_split(new[n + k]).0;
-            match fi {
-                Some(fi) if fi != ni && !is_blank(new[n + k]) => {
-                    old_side += usize::from(mi == ni);
-                    file_side += usize::from(mi == fi);
-                }
-                _ => {}
-            }
-        }
-    }
-    (old_side, file_side)
 }
 
 /// The replacement for `region` (of a line tier) given the `old_string` it matched (`needle`,
@@ -95,31 +65,60 @@ pub fn rewrite(
     tier: Tier,
     needle: &str,
     new: &str,
-) -> Rewritten {
+) -> Result<Rewritten, Refusal> {
     let verbatim = || Rewritten {
         text: new.to_string(),
         notes: Vec::new(),
     };
+    if region.count == 0 && tier == Tier::Substring {
+        return substring(text, region, needle, new);
+    }
     if region.count == 0 {
         let matched = &text[region.start..region.end];
         if tier == Tier::Typographic
             && typographic::has_typographic(new)
             && !typographic::has_typographic(matched)
         {
-            return Rewritten {
+            return Ok(Rewritten {
                 text: typographic::fold(new),
                 notes: vec!["wrote typographic quotes, dashes and spaces of new_string as ASCII, as the file does".to_string()],
-            };
+            });
         }
-        return verbatim();
+        return Ok(verbatim());
     }
     let file = &lines.lines[region.line - 1..region.line - 1 + region.count];
-    let (needle, _) = core_lines(needle);
+    let (needle, needle_tail) = core_lines(needle);
     let (new_lines, tail) = core_lines(new);
+    // The region holds at most one of old_string's trailing newlines; the others are
+    // old_string's, not the region's, and must not be written again from new_string's.
+    let extra = needle_tail.len().saturating_sub(usize::from(
+        text[..region.end].ends_with('\n') && !needle_tail.is_empty(),
+    ));
+    let Some(tail) = tail.get(extra..) else {
+        return Err("old_string ends with blank lines the matched region does not have, and new_string removes them".to_string());
+    };
+    // Blank lines at new_string's end are written empty, but each stands for a line of the
+    // region, and where the region has whitespace-only lines which of them new_string keeps
+    // (and so which whitespace survives) is not decided by the strings.
+    let trailing_blank = tail.len() > usize::from(!needle_tail.is_empty());
+    if trailing_blank && file.iter().any(|l| is_blank(l) && !l.is_empty()) {
+        return Err("new_string ends with blank lines and the matched region has lines holding only whitespace, so which of them new_string keeps is not decided".to_string());
+    }
+    // new_string without old_string's final line break ends on the file's next line, whose
+    // whitespace-only remainder (which old_string did not show) would trail its last line.
+    let next = &text[region.end..];
+    let rest_of_line = &next[..next.find('\n').unwrap_or(next.len())];
+    if !needle_tail.is_empty()
+        && tail.is_empty()
+        && !rest_of_line.is_empty()
+        && spaces_only(rest_of_line)
+    {
+        return Err("new_string ends without old_string's final line break, on a file line that holds only whitespace old_string did not show".to_string());
+    }
     let map: Vec<Option<usize>> = match tier {
         Tier::BlankLines => blank_lines::align(&needle, file),
         _ if needle.len() == file.len() => (0..needle.len()).map(Some).collect(),
-        _ => return verbatim(),
+        _ => return Ok(verbatim()),
     };
     let pairs: Vec<(usize, usize)> = map
         .iter()
@@ -136,7 +135,7 @@ pub fn rewrite(
             .iter()
             .any(|&(i, f)| !needle[i].split_whitespace().eq(file[f].split_whitespace()))
     {
-        return verbatim();
+        return Ok(verbatim());
     }
     let deadline = Instant::now() + Duration::from_millis(200);
     let ops = similar::capture_diff_slices_deadline(
@@ -145,6 +144,9 @@ pub fn rewrite(
         &new_lines,
         Some(deadline),
     );
+    if let Some(why) = sliding(&ops, &needle, &new_lines, &map, file) {
+        return Err(why);
+    }
     let indent_pairs: Vec<(&str, &str)> = pairs
         .iter()
         .filter(|&&(i, f)| !is_blank(needle[i]) && !is_blank(file[f]))
@@ -169,11 +171,7 @@ pub fn rewrite(
     };
     let (old_side, file_side) = votes(&ops, &needle, &new_lines, &file_indent);
     let indents_differ = indent_pairs.iter().any(|(n, f)| n != f);
-    let plan = match Plan::learn(&indent_pairs, &inserted_indents) {
-        Some(Plan::Identity) | None => None,
-        Some(_) if file_side > old_side => None,
-        plan => plan,
-    };
+    let matched: Vec<(&str, &str)> = pairs.iter().map(|&(i, f)| (needle[i], file[f])).collect();
     let strip = pairs
         .iter()
         .any(|&(i, f)| trailing_ws(needle[i]) && !trailing_ws(file[f]))
@@ -189,30 +187,33 @@ pub fn rewrite(
         "-"
     };
 
+    let finish = move |s: &str| finish(s, fold.then_some(dash), strip);
+    let ctx = Context::new(
+        &matched,
+        &lines.lines,
+        file_side > old_side,
+        Box::new(finish),
+    );
     let mut out: Vec<String> = Vec::with_capacity(new_lines.len() + 2);
     let mut notes = Vec::new();
     let (mut next_file, mut prev_deleted, mut restored) = (0, false, 0);
-    let (mut reindented, mut stripped, mut folded) = (false, false, false);
-    let mut emit_new = |line: &str, out: &mut Vec<String>| {
-        let mut s = line.to_string();
-        if let Some(plan) = &plan {
-            let (ind, rest) = indent_split(line);
-            if !is_blank(line) {
-                if let Some(mapped) = plan.apply(ind) {
-                    reindented |= mapped != ind;
-                    s = format!("{mapped}{rest}");
-                }
-            }
-        }
-        if fold && typographic::has_typographic(&s) {
-            s = typographic::fold_with(&s, dash);
-            folded = true;
-        }
-        if strip && trailing_ws(&s) {
-            s.truncate(s.trim_end_matches([' ', '\t']).len());
-            stripped = true;
-        }
+    let (mut reindented, mut stripped, mut folded, mut merged) = (false, false, false, 0usize);
+    let mut emit_new = |line: &str, partner: Option<usize>, out: &mut Vec<String>| {
+        let partner = partner.and_then(|i| map[i].map(|f| (needle[i], file[f])));
+        let mut s = ctx.line(line, partner).map_err(|why| {
+            format!(
+                "new_string's line \"{}\" cannot be written in the file's own whitespace: {why}",
+                super::diagnose::visible(line)
+            )
+        })?;
+        let (ind, _) = indent_split(line);
+        reindented |= !is_blank(line) && indent_split(&s).0 != ind;
+        merged += usize::from(partner.is_some() && indent_split(&s).1 != indent_split(line).1);
+        folded |= fold && typographic::has_typographic(&s);
+        stripped |= strip && trailing_ws(&s);
+        s = finish(&s);
         out.push(s);
+        Ok::<(), Refusal>(())
     };
     for op in &ops {
         for i in op.old_range() {
@@ -232,7 +233,16 @@ pub fn rewrite(
         }
         if !matches!(op, DiffOp::Equal { .. }) {
             for j in op.new_range() {
-                emit_new(new_lines[j], &mut out);
+                let partner = match *op {
+                    DiffOp::Replace {
+                        old_index,
+                        old_len,
+                        new_index,
+                        new_len,
+                    } if old_len == new_len => Some(old_index + j - new_index),
+                    _ => None,
+                };
+                emit_new(new_lines[j], partner, &mut out)?;
             }
         }
     }
@@ -242,16 +252,20 @@ pub fn rewrite(
             .map(|l| l.to_string()),
     );
     if reindented {
-        let plan = plan.as_ref().map_or_else(String::new, Plan::describe);
+        let plan = ctx
+            .plan()
+            .map_or_else(|| "as the lines it matched".to_string(), Plan::describe);
         notes.push(format!(
             "re-indented new_string to the file's indentation ({plan})"
         ));
-    } else if indents_differ && !inserted_indents.is_empty() {
-        notes.push(if file_side > old_side {
-            "kept new_string's indentation, which already matched the file's".to_string()
-        } else {
-            "inserted new lines with new_string's own indentation (no consistent re-indentation exists), so re-read the region to verify it".to_string()
-        });
+    } else if indents_differ && !inserted_indents.is_empty() && file_side > old_side {
+        notes.push("kept new_string's indentation, which already matched the file's".to_string());
+    }
+    if merged > 0 {
+        notes.push(format!(
+            "kept the file's own characters in the unchanged parts of {merged} changed line{}",
+            if merged == 1 { "" } else { "s" }
+        ));
     }
     if restored > 0 {
         notes.push(format!(
@@ -283,5 +297,90 @@ pub fn rewrite(
     if text == new {
         notes.clear();
     }
-    Rewritten { text, notes }
+    Ok(Rewritten { text, notes })
+}
+
+/// A tier-4 region that is whole lines once the whitespace around it is counted: old_string
+/// ended with a line break (so the contract's proportion rule kept it out of tiers 1–3),
+/// new_string does too or is empty (deleting those lines), and only spaces
+/// and tabs stand between the match and its lines' edges. Such a match is the
+/// per-line trimmed match of those lines, and is rewritten as one, so the file's whitespace
+/// at the lines' edges is decided line by line instead of being left around new_string.
+pub fn whole_lines(text: &str, region: &Region, needle: &str, new: &str) -> Option<Region> {
+    if !needle.ends_with('\n') || !(new.is_empty() || new.ends_with('\n')) {
+        return None;
+    }
+    let start = text[..region.start].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = text[region.end..]
+        .find('\n')
+        .map_or(text.len(), |i| region.end + i);
+    if !spaces_only(&text[start..region.start]) || !spaces_only(&text[region.end..line_end]) {
+        return None;
+    }
+    Some(Region {
+        start,
+        end: (line_end + 1).min(text.len()),
+        line: region.line,
+        count: text[start..line_end].matches('\n').count() + 1,
+    })
+}
+
+/// Tier 4 matched `needle` trimmed inside a line: new_string loses the same leading and
+/// trailing whitespace, so the model's indentation is not written after the file's. A
+/// new_string that does not share old_string's edges, or whose further lines carry an
+/// indentation the file's line does not have, cannot be placed without guessing.
+fn substring(text: &str, region: &Region, needle: &str, new: &str) -> Result<Rewritten, Refusal> {
+    let body = needle.trim();
+    let lead = &needle[..needle.find(body).unwrap_or(0)];
+    let trail = &needle[lead.len() + body.len()..];
+    let line_start = text[..region.start].rfind('\n').map_or(0, |i| i + 1);
+    let file_lead = &text[line_start..region.start];
+    // new_string sharing old_string's edges loses them; one without leading whitespace is
+    // written as it is (the contract's verbatim tier 4); one with a different leading
+    // whitespace would put the model's indentation after the file's.
+    let line_end = text[region.end..]
+        .find('\n')
+        .map_or(text.len(), |i| region.end + i);
+    if (trail.contains('\n') && !spaces_only(&text[region.end..line_end]))
+        || (lead.contains('\n') && !spaces_only(file_lead))
+    {
+        return Err("old_string starts or ends with a line break, but the text tolerant matching found continues on that line in the file".to_string());
+    }
+    if (lead.contains('\n') && !new.starts_with(lead))
+        || (trail.contains('\n') && !new.ends_with(trail))
+    {
+        return Err("old_string starts or ends with a line break that new_string does not, and tolerant matching found it only inside a line, so where new_string's lines begin and end is not decided".to_string());
+    }
+    let mid = match new.strip_prefix(lead) {
+        Some(m) if !lead.is_empty() => m.strip_suffix(trail).ok_or_else(|| {
+            "new_string does not end with the whitespace old_string had after the matched text, so where its lines end is not decided".to_string()
+        })?,
+        _ if new.starts_with([' ', '\t']) => {
+            return Err("new_string starts with whitespace other than old_string's, which would be written after the file's own indentation".to_string());
+        }
+        _ if !lead.is_empty() && (new.is_empty() || (!trail.is_empty() && new.ends_with(trail))) => {
+            return Err("old_string has whitespace around the text it matched inside a line and new_string does not start with it, so whether the line's indentation and end stay is not decided".to_string());
+        }
+        _ => new,
+    };
+    let mid = mid
+        .strip_suffix(trail)
+        .filter(|_| !trail.is_empty())
+        .unwrap_or(mid);
+    let indented_more = mid.split('\n').skip(1).any(|l| l.starts_with([' ', '\t']));
+    if indented_more && lead != file_lead {
+        return Err(
+            "new_string adds indented lines, and old_string's indentation differs from the file's"
+                .to_string(),
+        );
+    }
+    let notes = if mid == new {
+        Vec::new()
+    } else {
+        vec!["wrote new_string without the leading and trailing whitespace old_string had around the matched text".to_string()]
+    };
+    Ok(Rewritten {
+        text: mid.to_string(),
+        notes,
+    })
 }

@@ -51,6 +51,37 @@ pub fn build(pattern: &str, ignore_case: bool, multiline: bool) -> ToolResult<En
     )
 }
 
+/// The bytes of `pattern` when it is one plain literal that can only match inside a line
+/// (no regex syntax, not case-insensitive, not `multiline`, no `\r` or `\n`): a file
+/// whose raw bytes lack them cannot match, so [`crate::search::scan::Scanner`] skips it
+/// before preparing and searching it. Parsed exactly as `grep-regex` translates a
+/// pattern (same parser defaults, `utf8(false)`), so the bytes are the ones its matcher
+/// looks for; anything else (a class, a repetition, inline flags that fold case, a parse
+/// error) gives `None` and no pre-filter.
+pub fn plain_literal(pattern: &str, ignore_case: bool, multiline: bool) -> Option<Vec<u8>> {
+    use regex_syntax::hir::{translate::TranslatorBuilder, HirKind, Literal};
+    if ignore_case || multiline {
+        return None;
+    }
+    let ast = regex_syntax::ast::parse::Parser::new()
+        .parse(pattern)
+        .ok()?;
+    let hir = TranslatorBuilder::new()
+        .utf8(false)
+        .multi_line(true)
+        .build()
+        .translate(pattern, &ast)
+        .ok()?;
+    match hir.kind() {
+        HirKind::Literal(Literal(bytes))
+            if !bytes.is_empty() && !bytes.contains(&b'\n') && !bytes.contains(&b'\r') =>
+        {
+            Some(bytes.to_vec())
+        }
+        _ => None,
+    }
+}
+
 /// The parser's own explanation of `pattern` (caret under the user's text), else the
 /// engine's message (size limits, a line terminator without `multiline`).
 fn explain(pattern: &str, engine_err: &str) -> String {
@@ -83,5 +114,25 @@ mod tests {
         assert_eq!(err.fields["pattern"], "foo(");
         assert!(build(r"a\nb", false, false).is_err());
         assert!(matches!(build(r"a\nb", false, true), Ok(Engine::Rust(_))));
+    }
+
+    #[test]
+    fn plain_literals_only() {
+        let lit = |p: &str| plain_literal(p, false, false);
+        assert_eq!(lit("Ed25519").as_deref(), Some(&b"Ed25519"[..]));
+        assert_eq!(lit(r"a\.b\(").as_deref(), Some(&b"a.b("[..]));
+        assert_eq!(lit("é").as_deref(), Some("é".as_bytes()));
+        assert_eq!(lit(r"\x{e9}").as_deref(), Some("é".as_bytes()));
+        assert_eq!(lit("(?x) a b").as_deref(), Some(&b"ab"[..]));
+        // Bytes that are not UTF-8 are what grep-regex (utf8 off) looks for too.
+        assert_eq!(lit(r"(?-u:\xFF)").as_deref(), Some(&[0xFF][..]));
+        for p in [
+            "a.b", "a|b", "ab+", "(?i)ab", "a(?i:b)", "^ab", "ab$", r"\bab", "", "(", r"a\rb",
+            r"a\nb",
+        ] {
+            assert_eq!(lit(p), None, "{p}");
+        }
+        assert_eq!(plain_literal("ab", true, false), None);
+        assert_eq!(plain_literal("ab", false, true), None);
     }
 }

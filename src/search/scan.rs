@@ -58,6 +58,7 @@ pub struct Scanner<M> {
     max_file_bytes: u64,
     buf: Vec<u8>,
     guard: Option<Guard>,
+    required: Option<memchr::memmem::Finder<'static>>,
 }
 
 impl<M: Matcher> Scanner<M> {
@@ -82,7 +83,20 @@ impl<M: Matcher> Scanner<M> {
             max_file_bytes,
             buf: Vec::new(),
             guard: None,
+            required: None,
         }
+    }
+
+    /// Skips, before the text rules and the search, every file whose raw bytes do not
+    /// contain `literal` ([`crate::search::matcher::plain_literal`]: the whole pattern, with
+    /// no `\r`/`\n`). Sound because preparing a file only drops a BOM and rewrites line
+    /// terminators: a match inside a line of the prepared text is a run of the raw bytes.
+    /// UTF-16 files are transcoded first, so they are never pre-filtered. Most files of a
+    /// rare-literal search then cost one SIMD substring pass instead of the binary sniff,
+    /// the line-ending pass and the searcher's own pass.
+    pub fn require_literal(mut self, literal: Option<&[u8]>) -> Self {
+        self.required = literal.map(|l| memchr::memmem::Finder::new(l).into_owned());
+        self
     }
 
     /// Only reads files whose opened descriptor lies inside the guard's root: a directory
@@ -113,7 +127,19 @@ impl<M: Matcher> Scanner<M> {
                 read_limited(opened.file, self.max_file_bytes, &mut self.buf)
             })
             .unwrap_or(false);
-        ok && prepare(&mut self.buf)
+        ok && self.may_match() && prepare(&mut self.buf)
+    }
+
+    /// The [`Scanner::require_literal`] test of the raw buffer.
+    fn may_match(&self) -> bool {
+        use crate::text::{detect_bom, Encoding};
+        match &self.required {
+            None => true,
+            Some(_) if matches!(detect_bom(&self.buf), Encoding::Utf16Le | Encoding::Utf16Be) => {
+                true
+            }
+            Some(finder) => finder.find(&self.buf).is_some(),
+        }
     }
 
     /// Searches the loaded buffer, feeding `sink`.

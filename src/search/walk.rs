@@ -19,11 +19,33 @@ pub fn threads() -> usize {
         .clamp(1, 8)
 }
 
+/// A cheap test of the files a caller wants (a name glob), run before the ignore policy.
+pub type Wanted = Arc<dyn Fn(&DirEntry) -> bool + Send + Sync>;
+
 /// Walks `base` in parallel, calling a visitor made by `make_visitor` (one per thread) with
 /// every regular file the policy allows. Directories, symlinks and walk errors (an
 /// unreadable directory) are skipped silently.
-pub fn walk<'s, F>(base: &Path, policy: Arc<Policy>, cancel: &Cancel, mut make_visitor: F)
+pub fn walk<'s, F>(base: &Path, policy: Arc<Policy>, cancel: &Cancel, make_visitor: F)
 where
+    F: FnMut() -> Box<dyn FnMut(&DirEntry) + Send + 's>,
+{
+    walk_wanted(base, policy, cancel, None, make_visitor)
+}
+
+/// [`walk`], visiting only the files `wanted` accepts. `wanted` sees every entry that is
+/// not a directory *before* the policy does, as ripgrep applies its `-g`/`-t` filters
+/// before the gitignore stack: a file the caller does not want then costs one glob match
+/// instead of a match against every `.gitignore` up to the ignore root. (Only the order
+/// changes: a visited file passes both tests either way; directories are never tested. A
+/// directory holding no wanted file and no subdirectory then never has its `.gitignore`
+/// read, so an unreadable one there is not warned about: its rules could not matter.)
+pub fn walk_wanted<'s, F>(
+    base: &Path,
+    policy: Arc<Policy>,
+    cancel: &Cancel,
+    wanted: Option<Wanted>,
+    mut make_visitor: F,
+) where
     F: FnMut() -> Box<dyn FnMut(&DirEntry) + Send + 's>,
 {
     let mut builder = WalkBuilder::new(base);
@@ -32,7 +54,18 @@ where
         .standard_filters(false)
         .follow_links(false)
         .threads(threads())
-        .filter_entry(move |entry| !filter_cancel.is_cancelled() && policy.allows(entry));
+        .filter_entry(move |entry| {
+            if filter_cancel.is_cancelled() {
+                return false;
+            }
+            if let Some(wanted) = &wanted {
+                let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+                if entry.depth() > 0 && !is_dir && !wanted(entry) {
+                    return false;
+                }
+            }
+            policy.allows(entry)
+        });
     builder.build_parallel().run(|| {
         let mut visit = make_visitor();
         let cancel = cancel.clone();

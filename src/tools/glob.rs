@@ -13,7 +13,7 @@ use crate::error::{Code, ToolError, ToolResult};
 use crate::schema::{bool_arg, str_arg};
 use crate::search::at::BaseDir;
 use crate::search::policy::Policy;
-use crate::search::walk::walk;
+use crate::search::walk::{walk_wanted, Wanted};
 use crate::text::js_cmp;
 use crate::workspace;
 use globset::{GlobBuilder, GlobMatcher};
@@ -171,20 +171,20 @@ fn run(call: &Call) -> ToolResult<String> {
     let found: Mutex<Vec<(f64, String)>> = Mutex::new(Vec::new());
     let guard = workspace::Guard::new(&call.config);
     let base_dir = BaseDir::open(&base).confine(&guard);
-    walk(&base, policy, &call.cancel, || {
-        let (base, matcher, config, base_dir, guard) =
-            (&base, &matcher, &call.config, &base_dir, &guard);
+    // The pattern is tested before the ignore policy (see `walk_wanted`).
+    let wanted: Wanted = {
+        let base = base.clone();
+        Arc::new(move |entry: &ignore::DirEntry| {
+            relative(&base, entry.path()).is_some_and(|rel| matcher.is_match(&*rel))
+        })
+    };
+    walk_wanted(&base, policy, &call.cancel, Some(wanted), || {
+        let (config, base_dir, guard) = (&call.config, &base_dir, &guard);
         let mut mine = Found {
             local: Vec::new(),
             all: &found,
         };
         Box::new(move |entry: &ignore::DirEntry| {
-            let Some(rel) = relative(base, entry.path()) else {
-                return;
-            };
-            if !matcher.is_match(&*rel) {
-                return;
-            }
             // A file whose stat fails (vanished, unreadable) is silently dropped. When
             // confined, the file is opened (O_PATH, not followed) and stat'd through a
             // descriptor checked against the root: the walk goes by path, and a directory

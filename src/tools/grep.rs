@@ -13,7 +13,7 @@ use crate::search::matcher::{self, Engine};
 use crate::search::policy::Policy;
 use crate::search::render::{render, Mode, PageSpec};
 use crate::search::scan::{RowSink, Scanner};
-use crate::search::walk::walk;
+use crate::search::walk::{walk_wanted, Wanted};
 use crate::tools::glob::{compile, display, relative};
 use crate::workspace;
 use globset::GlobMatcher;
@@ -65,6 +65,8 @@ struct Job<'a> {
     glob: Option<(GlobMatcher, bool)>,
     spec: PageSpec,
     multiline: bool,
+    /// The pattern's bytes when it is a plain literal: the per-file pre-filter.
+    literal: Option<Vec<u8>>,
 }
 
 fn nonneg(call: &Call, key: &str) -> Option<u64> {
@@ -119,6 +121,7 @@ fn run(call: &Call) -> ToolResult<String> {
         glob,
         spec,
         multiline,
+        literal: matcher::plain_literal(pattern, ignore_case, multiline),
     };
     match &engine {
         Engine::Rust(m) => search(&job, m),
@@ -142,6 +145,7 @@ fn search<M: Matcher + Sync>(job: &Job<'_>, matcher: &M) -> ToolResult<String> {
             config.max_file_bytes,
         )
         .confined(guard.clone())
+        .require_literal(job.literal.as_deref())
     };
     let collector = Collector::new(config.max_output_bytes);
     // One file's stored rows are capped at the budget (plus room for the row that crosses).
@@ -184,22 +188,22 @@ fn search<M: Matcher + Sync>(job: &Job<'_>, matcher: &M) -> ToolResult<String> {
             true,
             call.warnings.clone(),
         ));
-        walk(job.base, policy, &call.cancel, || {
+        // The glob is tested before the ignore policy (see `walk_wanted`).
+        let wanted = job.glob.clone().map(|(glob, anchored)| {
+            let base = job.base.to_path_buf();
+            Arc::new(move |entry: &ignore::DirEntry| {
+                if anchored {
+                    relative(&base, entry.path()).is_some_and(|rel| glob.is_match(&*rel))
+                } else {
+                    glob.is_match(entry.file_name())
+                }
+            }) as Wanted
+        });
+        walk_wanted(job.base, policy, &call.cancel, wanted, || {
             let mut scanner = new_scanner();
             let search_one = &search_one;
             Box::new(move |entry: &ignore::DirEntry| {
-                let path = entry.path();
-                if let Some((glob, anchored)) = &job.glob {
-                    let ok = if *anchored {
-                        relative(job.base, path).is_some_and(|rel| glob.is_match(&*rel))
-                    } else {
-                        glob.is_match(entry.file_name())
-                    };
-                    if !ok {
-                        return;
-                    }
-                }
-                search_one(&mut scanner, path);
+                search_one(&mut scanner, entry.path());
             }) as Box<dyn FnMut(&ignore::DirEntry) + Send>
         });
     }

@@ -65,10 +65,7 @@ pub fn render(
     if content.is_empty() {
         return Ok("(empty file)".into());
     }
-    let mut lines: Vec<&str> = content.split('\n').collect();
-    if lines.last() == Some(&"") {
-        lines.pop();
-    }
+    let lines = split_lines(content);
     let total = lines.len() as u64;
     if offset == 0 {
         return Err(ToolError::invalid(
@@ -92,7 +89,14 @@ pub fn render(
     };
     let end = start.saturating_add(limit - 1).min(total); // inclusive
     let max = usize::try_from(max_bytes).unwrap_or(usize::MAX);
-    let mut out = String::new();
+    // Sized once for the common whole-file read: the text plus an 8-byte prefix per row.
+    let rows = (end - start + 1) as usize;
+    let mut out = String::with_capacity(
+        content
+            .len()
+            .saturating_add(rows.saturating_mul(8))
+            .min(max.saturating_add(128)),
+    );
     let mut used = 0usize;
     let mut shown = 0u64;
     for ln in start..=end {
@@ -116,6 +120,22 @@ pub fn render(
         ));
     }
     Ok(out)
+}
+
+/// The lines of `content` without their `\n`; a final empty line (after a trailing `\n`)
+/// is not one. `memchr`'s SIMD search: `str::split('\n')` searched each short line with
+/// core's generic char searcher, a quarter of a 2,000-line read's worker time.
+pub(crate) fn split_lines(content: &str) -> Vec<&str> {
+    let mut lines = Vec::with_capacity(content.len() / 32 + 1);
+    let mut from = 0;
+    for nl in memchr::memchr_iter(b'\n', content.as_bytes()) {
+        lines.push(&content[from..nl]);
+        from = nl + 1;
+    }
+    if from < content.len() {
+        lines.push(&content[from..]);
+    }
+    lines
 }
 
 /// Appends one numbered row to `out`: `<n right-aligned in 6>\t<line>`, cut at 2,000 UTF-16
@@ -156,10 +176,14 @@ pub(crate) fn push_row(out: &mut String, ln: u64, line: &str, max: usize) -> usi
 }
 
 /// `format!("{n:>6}\t")` without the formatting machinery (it showed in profiles of
-/// read_files, which numbers every line of 64 files).
+/// read_files, which numbers every line of 64 files): the row prefix is built in a stack
+/// buffer and appended with one copy.
 fn push_number(out: &mut String, n: u64) {
-    let mut buf = [0u8; 20];
-    let mut i = buf.len();
+    // 20 digits at most, right-aligned in at least 6 columns, then a tab.
+    let mut buf = [b' '; 21];
+    let end = buf.len() - 1;
+    buf[end] = b'\t';
+    let mut i = end;
     let mut v = n;
     loop {
         i -= 1;
@@ -169,13 +193,11 @@ fn push_number(out: &mut String, n: u64) {
             break;
         }
     }
-    let digits = buf.len() - i;
-    for _ in digits..6 {
-        out.push(' ');
-    }
-    // The buffer holds ASCII digits only.
-    out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or_default());
-    out.push('\t');
+    let from = i.min(end - 6);
+    // SAFETY: `buf[from..]` holds only ASCII spaces, digits and a tab, so appending it keeps
+    // `out` valid UTF-8. (`str::from_utf8` on each 7-byte prefix was 5 % of a 2,000-line
+    // read's worker time.)
+    unsafe { out.as_mut_vec() }.extend_from_slice(&buf[from..]);
 }
 
 #[cfg(test)]
@@ -204,6 +226,28 @@ mod tests {
         );
         assert_eq!(render("", 5, 1, 1024, "f").unwrap(), "(empty file)");
         assert_eq!(render("x", 1, 1, 1024, "f").unwrap(), "     1\tx");
+    }
+
+    #[test]
+    fn row_prefixes_and_line_splitting() {
+        for (n, want) in [
+            (1, "     1\t"),
+            (999_999, "999999\t"),
+            (1_000_000, "1000000\t"),
+            (u64::MAX, "18446744073709551615\t"),
+        ] {
+            let mut out = String::from(">");
+            push_number(&mut out, n);
+            assert_eq!(out, format!(">{want}"));
+            assert_eq!(want, format!("{n:>6}\t"));
+        }
+        for text in ["", "a", "a\n", "a\n\n", "\n", "\n\nb", "a\nb", "é\n😀\nx"] {
+            let mut want: Vec<&str> = text.split('\n').collect();
+            if want.last() == Some(&"") {
+                want.pop();
+            }
+            assert_eq!(split_lines(text), want, "{text:?}");
+        }
     }
 
     #[test]

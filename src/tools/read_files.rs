@@ -1,7 +1,7 @@
 //! `read_files`: up to 64 text files in one call, each shown like `read_file`, under one
 //! output budget; a file that fails is reported inline and the batch goes on.
 
-use super::read_file::push_row;
+use super::read_file::{push_row, split_lines};
 use super::{object_schema, read_annotations, Call, Handler, Output, ToolDef};
 use crate::error::{Code, ToolError, ToolResult};
 use crate::{text, workspace};
@@ -58,10 +58,7 @@ fn section(raw: &str, content: &str, budget: i64) -> String {
         out.push_str("(empty file)");
         return out;
     }
-    let mut lines: Vec<&str> = content.split('\n').collect();
-    if lines.last() == Some(&"") {
-        lines.pop();
-    }
+    let lines = split_lines(content);
     let total = lines.len();
     let max = usize::try_from(budget.max(1)).unwrap_or(usize::MAX);
     out.reserve(content.len() + 8 * total);

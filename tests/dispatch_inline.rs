@@ -1,0 +1,104 @@
+//! `dispatch_inline` (the whole pipeline on the calling thread, which the napi layer uses for
+//! read_file) gives exactly the outcome of `dispatch` (runtime task + blocking pool) for
+//! every kind of call: successes, each error, a fired token, a panic.
+
+use clarvis_agent_tools::cancel::Cancel;
+use clarvis_agent_tools::config::{Compat, Config};
+use clarvis_agent_tools::dispatch::{self, Args};
+use serde_json::json;
+use std::sync::Arc;
+
+fn both(config: &Arc<Config>, name: &str, args: Args, cancel: Cancel) {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .build()
+        .unwrap();
+    let pooled = rt.block_on(dispatch::dispatch(
+        name,
+        args.clone(),
+        config.clone(),
+        cancel.clone(),
+    ));
+    let inline = dispatch::dispatch_inline(name, args, config.clone(), cancel);
+    assert_eq!(inline, pooled, "{name}");
+}
+
+#[test]
+fn inline_and_pooled_dispatch_agree() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::write(root.join("a.c"), "int main(void)\n{\n\treturn 0;\n}\n").unwrap();
+    std::fs::write(root.join("crlf.txt"), "a\r\nb\r\n").unwrap();
+    std::fs::write(root.join("bin.dat"), b"\x7fELF\0\0").unwrap();
+    std::fs::write(root.join("empty.txt"), "").unwrap();
+    std::fs::create_dir(root.join("sub")).unwrap();
+    for compat in [Compat::Latest, Compat::V01] {
+        let mut config = Config::with_root(root);
+        config.compat = compat;
+        let config = Arc::new(config);
+        assert!(dispatch::runs_inline("read_file", &config));
+        assert!(!dispatch::runs_inline("list_dir", &config));
+        assert!(!dispatch::runs_inline("nope", &config));
+        let cases = [
+            json!({"path": "a.c"}),
+            json!({"path": "a.c", "offset": -2}),
+            json!({"path": "a.c", "offset": 2, "limit": 1}),
+            json!({"path": "a.c", "offset": 9}),
+            json!({"path": "a.c", "offset": 0}),
+            json!({"path": "crlf.txt"}),
+            json!({"path": "bin.dat"}),
+            json!({"path": "empty.txt"}),
+            json!({"path": "sub"}),
+            json!({"path": "missing.txt"}),
+            json!({"path": "../outside.txt"}),
+            json!({"path": 5}),
+            json!({}),
+            json!([]),
+        ];
+        for args in cases {
+            both(&config, "read_file", Args::Json(args), Cancel::new());
+        }
+        both(
+            &config,
+            "read_file",
+            Args::NotJson("Arguments must be plain JSON: 'x' is a function".into()),
+            Cancel::new(),
+        );
+        let fired = Cancel::new();
+        fired.cancel();
+        both(
+            &config,
+            "read_file",
+            Args::Json(json!({"path": "a.c"})),
+            fired,
+        );
+        // An async tool cannot run inline: an internal error, never a wrong answer.
+        let out = dispatch::dispatch_inline(
+            "bash",
+            Args::Json(json!({"command": "true"})),
+            config.clone(),
+            Cancel::new(),
+        );
+        assert!(out.is_error && out.text.contains("\"internal\""));
+    }
+    // A panic in the handler: internal, with the detail for the warn sink.
+    let mut config = Config::with_root(root);
+    config.hooks.panic_in = Some("read_file".into());
+    let config = Arc::new(config);
+    both(
+        &config,
+        "read_file",
+        Args::Json(json!({"path": "a.c"})),
+        Cancel::new(),
+    );
+    let out = dispatch::dispatch_inline(
+        "read_file",
+        Args::Json(json!({"path": "a.c"})),
+        config,
+        Cancel::new(),
+    );
+    assert_eq!(
+        out.warnings,
+        ["clarvis-agent-tools: internal error: panic in read_file: test hook: deliberate panic in read_file\n"]
+    );
+}
