@@ -215,11 +215,49 @@ pub struct Probes {
     pub tree_sitter: Option<bool>,
 }
 
+/// The realpath of the workspace root, taken once (the first time it resolves) and kept:
+/// a root swapped for a symlink afterwards cannot widen what counts as inside, and the
+/// confinement check of every call saves a `realpath` of the root. Keyed by the root it was
+/// taken for, so a configuration whose `workspace_root` is changed (tests do) never sees a
+/// stale one.
+#[derive(Debug, Clone, Default)]
+pub struct RealRoot(std::sync::Arc<std::sync::OnceLock<(PathBuf, PathBuf)>>);
+
+impl RealRoot {
+    /// The realpath of `root`, from the cache when it was taken for `root`; `None` while it
+    /// does not resolve (callers fail closed).
+    pub fn get(&self, root: &Path) -> Option<std::borrow::Cow<'_, Path>> {
+        use std::borrow::Cow;
+        if let Some((of, real)) = self.0.get() {
+            if of == root {
+                return Some(Cow::Borrowed(real));
+            }
+            return std::fs::canonicalize(root).ok().map(Cow::Owned);
+        }
+        let real = std::fs::canonicalize(root).ok()?;
+        let (of, cached) = self.0.get_or_init(|| (root.to_path_buf(), real.clone()));
+        Some(if of == root {
+            Cow::Borrowed(cached)
+        } else {
+            Cow::Owned(real)
+        })
+    }
+}
+
+impl PartialEq for RealRoot {
+    /// A cache, not part of what a configuration means.
+    fn eq(&self, _: &RealRoot) -> bool {
+        true
+    }
+}
+
 /// The resolved, immutable configuration every tool call reads.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Config {
     /// Absolute, lexically normalised workspace root (not realpath'd).
     pub workspace_root: PathBuf,
+    /// The root's realpath, resolved once ([`RealRoot`]).
+    pub real_root: RealRoot,
     /// Budget for a call's output text.
     pub max_output_bytes: u64,
     /// Largest file the text tools read.
@@ -269,6 +307,7 @@ impl Config {
         let root: PathBuf = root.into();
         Config {
             workspace_root: root.clone(),
+            real_root: RealRoot::default(),
             max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES,
             max_file_bytes: DEFAULT_MAX_FILE_BYTES,
             max_image_bytes: DEFAULT_MAX_IMAGE_BYTES,
@@ -574,6 +613,7 @@ pub fn resolve_config_with(options: &Value, probes: Probes) -> Result<Config, St
     let write_scope = WriteScope::parse(opts.get("writeScope").unwrap_or(&Value::Null), &root)?;
     Ok(Config {
         workspace_root: root.clone(),
+        real_root: RealRoot::default(),
         max_output_bytes,
         max_file_bytes,
         max_image_bytes,

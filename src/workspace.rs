@@ -135,11 +135,11 @@ pub fn path_fact(config: &Config, raw: &str, base: &str, shell: bool) -> (String
 
 /// Whether the real location of `abs` is the real root or lies under it.
 pub fn is_inside(config: &Config, abs: &Path) -> bool {
-    let Ok(root) = std::fs::canonicalize(&config.workspace_root) else {
+    let Some(root) = config.real_root.get(&config.workspace_root) else {
         return false;
     };
     match realpath_prefix(abs) {
-        Ok(real) => real == root || real.starts_with(&root),
+        Ok(real) => real == *root || real.starts_with(&*root),
         Err(_) => false,
     }
 }
@@ -149,6 +149,11 @@ pub fn is_inside(config: &Config, abs: &Path) -> bool {
 /// place outside the root still counts as outside).
 pub fn realpath_prefix(path: &Path) -> io::Result<PathBuf> {
     let mut current = normalize(path);
+    // The common case, an existing path, in one realpath (the walk below would lstat it first
+    // and then realpath the same thing).
+    if let Ok(real) = std::fs::canonicalize(&current) {
+        return Ok(real);
+    }
     for _ in 0..64 {
         let mut prefix = current.clone();
         let mut rest: Vec<std::ffi::OsString> = Vec::new();
@@ -216,6 +221,22 @@ mod tests {
         assert_eq!(resolve(&c, "a/../b").unwrap(), root.path().join("b"));
         assert_eq!(resolve(&c, "").unwrap(), root.path());
         assert_eq!(resolve(&c, "~/x").unwrap(), root.path().join("~/x"));
+    }
+
+    #[test]
+    fn a_root_swapped_for_a_link_after_first_use_does_not_widen() {
+        let parent = tempfile::tempdir().unwrap();
+        let root = parent.path().join("ws");
+        std::fs::create_dir(&root).unwrap();
+        let c = Config::with_root(&root);
+        assert!(resolve(&c, "a").is_ok());
+        // The root becomes a link to `/`: everything would be "inside" a fresh realpath.
+        std::fs::rename(&root, parent.path().join("moved")).unwrap();
+        symlink("/", &root).unwrap();
+        assert_eq!(
+            resolve(&c, "etc/passwd").unwrap_err().code,
+            Code::PathEscape
+        );
     }
 
     #[test]
