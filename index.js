@@ -106,8 +106,16 @@ function freezeConfig(handle, opts) {
 // guard, elicit and guardTimeoutMs from options (or a hand-built config carrying them).
 function hostHooks(opts) {
   if (!opts || typeof opts !== 'object') return null
-  const guard = typeof opts.guard === 'function' ? opts.guard : null
-  const elicit = typeof opts.elicit === 'function' ? opts.elicit : null
+  // A hook that is set but not a function would otherwise be ignored: a guard the host
+  // believes in that lets everything through. Absent (undefined, null, false) means none.
+  const hook = (name, shape) => {
+    const v = opts[name]
+    if (v === undefined || v === null || v === false) return null
+    if (typeof v !== 'function') throw new StartupError(`${name} must be a function ${shape}, got: ${typeof v}`)
+    return v
+  }
+  const guard = hook('guard', '(ctx) => { verdict, reason? }')
+  const elicit = hook('elicit', '(request) => boolean')
   const t = opts.guardTimeoutMs
   if (t !== undefined && t !== null && !(Number.isInteger(t) && t >= 1)) {
     throw new StartupError(`guardTimeoutMs must be an integer >= 1, got: ${String(t)}`)
@@ -291,8 +299,17 @@ function hostAnswer(fn, arg, signal, timeoutMs, what) {
 }
 
 // The guard step (after validation, before the handler): `null` to go on with the
-// validated arguments, or a result to return. Fail-closed: a throw denies the call.
+// validated arguments, `'aborted'`, or a result to return. Fail-closed: whatever the host's
+// callbacks throw or return, this resolves (a throw is the call's error envelope).
 async function guarded(handle, hooks, name, validated, signal) {
+  try {
+    return await guardStep(handle, hooks, name, validated, signal)
+  } catch (e) {
+    return { isError: true, text: serializeError(e) }
+  }
+}
+
+async function guardStep(handle, hooks, name, validated, signal) {
   const config = configOfHandle(handle)
   const ctx = buildGuardContext(name, validated, config)
   const failed = (e) => ({ isError: true, text: serializeError(e) })
@@ -305,6 +322,7 @@ async function guarded(handle, hooks, name, validated, signal) {
   } catch (e) {
     return failed(e)
   }
+  // Read once: a getter may throw (caught above us) or answer differently each time.
   const verdict = decision && typeof decision === 'object' ? decision.verdict : undefined
   const reason = decision && typeof decision === 'object' ? decision.reason : undefined
   if (verdict === 'allow') return null
@@ -319,7 +337,7 @@ async function guarded(handle, hooks, name, validated, signal) {
       return failed(e)
     }
   }
-  return { isError: true, text: deniedText(`guard returned an invalid decision: ${JSON.stringify(decision) ?? String(decision)}`) }
+  return { isError: true, text: deniedText(`guard returned an invalid decision: ${describe(decision)}`) }
 }
 
 const configByHandle = new WeakMap()
@@ -515,10 +533,34 @@ function getTool(name, surface = tools) {
 /** The error envelope text for a thrown value; non-ToolErrors are logged and become internal. */
 function serializeError(err) {
   if (err instanceof ToolError) {
-    return JSON.stringify({ error: err.code, message: err.message, ...err.fields })
+    try {
+      return JSON.stringify({ error: err.code, message: err.message, ...err.fields })
+    } catch (e) {
+      err = e
+    }
   }
-  warn(`clarvis-agent-tools: internal error: ${(err && err.stack) || String(err)}\n`)
+  let detail
+  try {
+    detail = (err && err.stack) || String(err)
+  } catch {
+    detail = Object.prototype.toString.call(err)
+  }
+  warn(`clarvis-agent-tools: internal error: ${detail}\n`)
   return INTERNAL
+}
+
+// A value the host handed back, for a message: its JSON, else its string form, else its tag
+// (a BigInt, a cycle or a throwing toString must not turn an answer into a rejection).
+function describe(value) {
+  try {
+    const json = JSON.stringify(value)
+    if (json !== undefined) return json
+  } catch {}
+  try {
+    return String(value)
+  } catch {
+    return Object.prototype.toString.call(value)
+  }
 }
 
 /** Maps a Node fs error to the contract's ToolError. */
