@@ -35,9 +35,13 @@ export interface AgentToolsOptions {
   maxMonitors?: number
   /** Which tools the surface keeps: an empty or absent `allow` keeps all; `deny` wins. Unknown names throw StartupError. */
   toolPolicy?: { allow?: readonly ToolName[]; deny?: readonly ToolName[] }
-  /** Decides, per call, whether it runs (after validation, before the handler). Fail-closed. */
+  /**
+   * Decides, per call, whether it runs (after validation, before the handler). Fail-closed:
+   * a throw, a rejection or an invalid decision denies (never a rejected promise). A value
+   * that is not a function (undefined, null and false mean none) throws StartupError.
+   */
   guard?: Guard
-  /** Asked when the guard answers `ask`; true runs the call. Without it, `ask` is denied. */
+  /** Asked when the guard answers `ask`; only `true` runs the call. Without it, `ask` is denied. Not a function: StartupError. */
   elicit?: Elicit
   /** A guard or elicit that has not answered within this many ms denies the call. Default: no limit. */
   guardTimeoutMs?: number
@@ -53,6 +57,15 @@ export interface AgentToolsOptions {
    * MCP). A name taken by a built-in tool, a bad schema or a missing handler throws StartupError.
    */
   customTools?: readonly CustomToolDefinition[]
+  /**
+   * Masks credentials (private keys; AWS, GitHub, npm, OpenAI, Anthropic, Google, Slack,
+   * Stripe keys; `.env`-style password/token/secret values; plus `patterns`, as
+   * `[REDACTED:custom]`) as `[REDACTED:<kind>]` in every text that goes back to the model:
+   * results, `meta`, error envelopes, custom tools. A mutating call whose arguments contain a
+   * placeholder is `invalid_input` (fields `placeholder`, `at`). A string pattern is a regex
+   * source. Malformed patterns, or ones matching "", throw StartupError. Default off.
+   */
+  redactSecrets?: boolean | { patterns?: ReadonlyArray<string | RegExp> }
   /** Budget for checkpointed prior contents, in bytes (>= 0; 0 turns checkpoints off). Default 268435456. */
   checkpointBytes?: number
   /** Record what `bash` commands change while a checkpoint is live (walks the workspace around each command). Default false. */
@@ -120,6 +133,22 @@ export interface ServerConfig {
   readonly customTools?: readonly CustomToolDefinition[]
   /** The write scope, normalised (`./src/` → `src`); absent when unset or under compat "0.1". */
   readonly writeScope?: readonly string[]
+  /** `true`, or the host's patterns as `{ source, flags }`; absent when off or under compat "0.1" (redaction still applies there). */
+  readonly redactSecrets?: true | { patterns: ReadonlyArray<{ source: string; flags: string }> }
+}
+
+/**
+ * One entry of the `issues` array that a schema `invalid_input` envelope carries (not under
+ * compat "0.1"): `path` is a JSON pointer to the value to fix (`/edits/0/old_string`; a
+ * missing or unknown property points at itself), `message` the ajv-style text for it.
+ */
+export interface ValidationIssue {
+  path: string
+  /** What the schema wants, in a few words (`string`, `>= 1`, `one of: a, b`). */
+  expected: string
+  /** What arrived, in a few words (`number`, `0`, `undefined`). */
+  received: string
+  message: string
 }
 
 /** A checkpoint as `checkpoints()` lists it. */

@@ -28,6 +28,7 @@ import {
   type ToolName,
   type ErrorCode,
   type ToolAnnotations,
+  type ValidationIssue,
   type JsonSchema,
 } from '@clarvis/agent-tools'
 
@@ -96,6 +97,7 @@ export function hostOptions(workspaceRoot: string): AgentToolsOptions {
   return {
     workspaceRoot,
     writeScope: ['src'],
+    redactSecrets: { patterns: [/ACME-\d+/i, 'internal-[0-9]+'] },
     customTools: [
       {
         name: 'lookup',
@@ -110,4 +112,16 @@ export function hostOptions(workspaceRoot: string): AgentToolsOptions {
       },
     ],
   }
+}
+
+/** The issues of a schema invalid_input, typed (not run). */
+export function issuesOf(text: string): ValidationIssue[] {
+  const e = JSON.parse(text) as { issues?: ValidationIssue[] }
+  return (e.issues ?? []).map((i) => ({ ...i, message: `${i.path}: expected ${i.expected}, got ${i.received}` }))
+}
+
+/** The redaction setting as the config reports it (not run). */
+export function redaction(config: ServerConfig): string {
+  const r = config.redactSecrets
+  return r === undefined ? 'off' : r === true ? 'builtin' : r.patterns.map((p) => `/${p.source}/${p.flags}`).join(' ')
 }
