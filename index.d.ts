@@ -33,6 +33,8 @@ export interface AgentToolsOptions {
   monitorReadyTimeoutMs?: number
   /** The most live monitors at once (>= 1). Default 32. */
   maxMonitors?: number
+  /** The most bytes a monitor's log keeps, its latest output (>= 65536). Default 16 MiB. */
+  monitorLogMaxBytes?: number
   /** Which tools the surface keeps: an empty or absent `allow` keeps all; `deny` wins. Unknown names throw StartupError. */
   toolPolicy?: { allow?: readonly ToolName[]; deny?: readonly ToolName[] }
   /**
@@ -125,6 +127,8 @@ export interface ServerConfig {
   readonly monitorReadyTimeoutMs?: number
   /** The live monitor cap (absent under compat "0.1"). */
   readonly maxMonitors?: number
+  /** The monitor log bound, present only when given. */
+  readonly monitorLogMaxBytes?: number
   /** The checkpoint budget in bytes (absent under compat "0.1"). */
   readonly checkpointBytes?: number
   /** Whether bash commands are checkpointed (absent under compat "0.1"). */
@@ -299,6 +303,25 @@ export type ErrorCode =
   | 'too_many_monitors'
   | 'internal'
 
+/** One piece of a running command's output, as `onOutput` receives it. */
+export interface OutputChunk {
+  readonly stream: 'stdout' | 'stderr'
+  /** Whole characters only: a character cut by a read arrives with its next chunk. */
+  readonly text: string
+}
+
+/** `callTool`'s third argument when it is not a bare AbortSignal. */
+export interface CallOptions {
+  /** Aborts the call (a running command's process group is killed). */
+  signal?: AbortSignal
+  /**
+   * Called while `bash` runs, in order, with each chunk of its output (within the capture
+   * ceiling). Every chunk arrives before the call resolves and none after. What it throws
+   * or rejects with is ignored.
+   */
+  onOutput?: (chunk: OutputChunk) => void | Promise<void>
+}
+
 /** The tools for one workspace. */
 export interface AgentTools {
   /** The resolved configuration (frozen). */
@@ -306,7 +329,7 @@ export interface AgentTools {
   /** The active surface, for advertising to a model. */
   listTools(): ToolInfo[]
   /** Runs a tool. Never rejects for a tool-level problem. */
-  callTool(name: string, args?: Record<string, unknown>, signal?: AbortSignal): Promise<DispatchResult>
+  callTool(name: string, args?: Record<string, unknown>, options?: AbortSignal | CallOptions): Promise<DispatchResult>
   /** Takes a checkpoint of what these tools change from now on; returns its id. Throws ToolError when checkpointBytes is 0. */
   checkpoint(label?: string): string
   /** The live checkpoints, oldest first. */
@@ -387,7 +410,7 @@ export declare function dispatch(
   name: string,
   args: Record<string, unknown> | undefined,
   config: ServerConfig,
-  signal?: AbortSignal,
+  options?: AbortSignal | CallOptions,
 ): Promise<DispatchResult>
 export declare function listTools(config: ServerConfig): ToolInfo[]
 export declare const tools: readonly ToolDef[]

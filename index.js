@@ -408,7 +408,41 @@ function customResult(value) {
   return { internal: `the result is a ${typeof value}` }
 }
 
-async function run(handle, name, args, signal) {
+// callTool's third argument: an AbortSignal (0.1), or `{ signal?, onOutput? }`.
+function callOptions(x) {
+  if (!x || typeof x !== 'object') return { signal: undefined, onOutput: undefined }
+  if (typeof x.addEventListener === 'function') return { signal: x, onOutput: undefined }
+  return { signal: x.signal, onOutput: typeof x.onOutput === 'function' ? x.onOutput : undefined }
+}
+
+// The native side's live-output callback for one call. It queues `(stream, text)` to this
+// thread and sends `('end', '')` after the last chunk; the call's result waits for `ended`,
+// so every chunk is delivered before the result and none after it. A throwing (or
+// rejecting) host callback is swallowed: it must not disturb the call.
+function liveOutput(onOutput) {
+  let ended
+  const done = new Promise((resolve) => {
+    ended = resolve
+  })
+  let open = true
+  const fn = (stream, text) => {
+    if (stream === 'end') {
+      open = false
+      return ended()
+    }
+    if (!open) return
+    try {
+      const r = onOutput({ stream, text })
+      if (r && typeof r.then === 'function') r.then(undefined, () => {})
+    } catch {
+      // The host's problem, not the call's.
+    }
+  }
+  return { fn, done, close: () => { open = false } }
+}
+
+async function run(handle, name, args, options) {
+  const { signal, onOutput } = callOptions(options)
   let enc = encodeArgs(args === undefined ? {} : args)
   const hooks = hooksOf.get(handle)
   const custom = customOf.get(handle)
@@ -445,7 +479,18 @@ async function run(handle, name, args, signal) {
     }
   }
   try {
-    const out = await handle.dispatch(String(name), enc.json, enc.error, token)
+    let out
+    if (onOutput) {
+      const live = liveOutput(onOutput)
+      try {
+        out = await handle.dispatchLive(String(name), enc.json, enc.error, token, live.fn)
+        await live.done
+      } finally {
+        live.close()
+      }
+    } else {
+      out = await handle.dispatch(String(name), enc.json, enc.error, token)
+    }
     if (typeof out !== 'string') for (const line of out.warnings) warn(line)
     return shape(handle, out)
   } catch (e) {
@@ -611,7 +656,7 @@ function agentToolsFor(config) {
   return Object.freeze({
     config,
     listTools: () => listTools(config),
-    callTool: (name, args = {}, signal) => run(handle, name, args, signal),
+    callTool: (name, args = {}, options) => run(handle, name, args, options),
     /** Takes a checkpoint of everything these tools change from now on; returns its id. */
     checkpoint: (label) => checkpointResult(handle.checkpoint(label === undefined ? undefined : String(label))).id,
     /** The live checkpoints, oldest first. */

@@ -7,7 +7,11 @@
 // with `data` and `mimeType`) with MCP's `isError` (a 0.1-shaped `{ isError, text }` becomes
 // one text item), and the request's AbortSignal — which the SDK aborts when the client sends
 // `notifications/cancelled` — is passed to callTool, so a cancelled `bash` kills its process
-// group and a cancelled edit writes nothing.
+// group and a cancelled edit writes nothing. When the client sent a progress token
+// (`_meta.progressToken`), a running `bash`'s output goes to it live as
+// `notifications/progress`: `progress` is the count of output characters so far, `message`
+// the chunk, and `_meta["clarvis/stream"]` says `stdout` or `stderr`. They are all sent
+// before the call's result.
 import { createRequire } from 'node:module'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
@@ -82,6 +86,20 @@ async function callCheckpointTool(agentTools, def, args) {
   }
 }
 
+// An `onOutput` that reports each chunk as a progress notification for `token`.
+function progressTo(extra, token) {
+  let progress = 0
+  return ({ stream, text }) => {
+    progress += text.length
+    extra
+      .sendNotification({
+        method: 'notifications/progress',
+        params: { progressToken: token, progress, message: text, _meta: { 'clarvis/stream': stream } },
+      })
+      .catch(() => {})
+  }
+}
+
 /** An MCP `Server` (not yet connected) serving `agentTools`. */
 export function createMcpServer(agentTools, options = {}) {
   if (!agentTools || typeof agentTools.listTools !== 'function' || typeof agentTools.callTool !== 'function') {
@@ -109,7 +127,9 @@ export function createMcpServer(agentTools, options = {}) {
     const { name, arguments: args } = request.params
     const own = ckptTools.find((t) => t.name === name)
     if (own) return callCheckpointTool(agentTools, own, args)
-    const result = await agentTools.callTool(name, args ?? {}, extra.signal)
+    const token = request.params._meta?.progressToken
+    const options = token === undefined ? extra.signal : { signal: extra.signal, onOutput: progressTo(extra, token) }
+    const result = await agentTools.callTool(name, args ?? {}, options)
     const content = Array.isArray(result.content)
       ? result.content.map((p) =>
           p.type === 'image' ? { type: 'image', data: p.data, mimeType: p.mimeType } : { type: 'text', text: p.text },

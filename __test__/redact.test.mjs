@@ -49,6 +49,17 @@ test('meta.diff of an edit is masked too', async () => {
   assert.match(w.meta.diff, /^\+DB_PASSWORD=\[REDACTED:password\]$/m)
 })
 
+test('live output (onOutput) is masked too', async () => {
+  const { tools } = latest({ '.env': ENV }, { redactSecrets: true })
+  const chunks = []
+  const r = await tools.callTool('bash', { command: 'cat .env' }, { onOutput: (c) => chunks.push(c) })
+  assert.equal(r.isError, false)
+  const live = chunks.map((c) => c.text).join('')
+  assert.ok(live.length > 0)
+  assert.ok(!live.includes('hunter2') && !live.includes(GH), live)
+  assert.match(live, /DB_PASSWORD=\[REDACTED:password\]/)
+})
+
 test('without the option nothing is masked', async () => {
   const { call } = latest({ '.env': ENV })
   assert.match((await call('read_file', { path: '.env' })).text, /hunter2/)

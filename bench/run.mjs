@@ -17,6 +17,7 @@ import { ensureCorpus, CORPUS } from './corpus.mjs'
 import { hostRows } from './host.mjs'
 import { captureWarnings, printTable } from './lib.mjs'
 import { memoryRows } from './memory.mjs'
+import { monitorRows } from './monitor.mjs'
 import { readToolRows } from './readtools.mjs'
 import { globRows, grepRows } from './search.mjs'
 import { syntaxRows } from './syntax.mjs'
@@ -100,7 +101,7 @@ async function main() {
 
   const rows = []
   try {
-    for (const group of [grepRows, globRows, callRows, readToolRows, checkpointRows, hostRows, syntaxRows, memoryRows]) {
+    for (const group of [grepRows, globRows, callRows, readToolRows, checkpointRows, hostRows, syntaxRows, monitorRows, memoryRows]) {
       const got = await group(ctx, want)
       rows.push(...got)
       for (const r of got) process.stderr.write(`  done: ${r.name} (${r.status})\n`)

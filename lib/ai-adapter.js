@@ -15,6 +15,12 @@
 //   names the error code and how to recover. Throwing is the one mechanism AI SDK 5, 6 and 7
 //   all mark as an error; a `toModelOutput` returning `error-text` would reach the model but
 //   leave the SDK reporting a successful `tool-result`.
+// - live output: `bash`'s `execute` is an async generator (the SDK's streaming tool
+//   execution). While the command runs it yields preliminary results `{ status: 'running',
+//   stdout, stderr }` — the last LIVE_TAIL characters of each stream so far, each replacing
+//   the previous as the SDK expects — then the final result as above (the last value
+//   yielded, which is what the model gets). Chunks arriving while the SDK is busy are merged
+//   into the next yield, so a fast command costs few yields.
 
 const { pick } = require('./tool-calls.js')
 
@@ -37,6 +43,67 @@ class ToolCallError extends Error {
   }
 }
 
+// Tools whose calls produce live output.
+const LIVE_TOOLS = new Set(['bash'])
+
+// How much of each stream a preliminary result carries (its end: where progress shows).
+const LIVE_TAIL = 16384
+
+function tail(text) {
+  return text.length > LIVE_TAIL ? text.slice(text.length - LIVE_TAIL) : text
+}
+
+// The final value of `execute`: the text, `{ content }` with images, or a thrown ToolCallError.
+function finalOutput(name, result) {
+  if (result.isError) throw new ToolCallError(name, result.text)
+  const content = Array.isArray(result.content) ? result.content : null
+  if (content && content.some((p) => p.type === 'image')) return { content }
+  return result.text
+}
+
+async function* liveExecute(agentTools, name, input, signal) {
+  const seen = { stdout: '', stderr: '' }
+  let dirty = false
+  let finished = false
+  let wake = null
+  const poke = () => {
+    if (wake) {
+      const w = wake
+      wake = null
+      w()
+    }
+  }
+  const onOutput = ({ stream, text }) => {
+    if (stream !== 'stdout' && stream !== 'stderr') return
+    seen[stream] = tail(seen[stream] + text)
+    dirty = true
+    poke()
+  }
+  const call = Promise.resolve(agentTools.callTool(name, input, { signal, onOutput }))
+  call.then(
+    () => {
+      finished = true
+      poke()
+    },
+    () => {
+      finished = true
+      poke()
+    },
+  )
+  while (!finished) {
+    if (!dirty) {
+      await new Promise((resolve) => {
+        wake = resolve
+      })
+    }
+    if (dirty && !finished) {
+      dirty = false
+      yield { status: 'running', stdout: seen.stdout, stderr: seen.stderr }
+    }
+  }
+  yield finalOutput(name, await call)
+}
+
 function toModelPart(p) {
   if (p && p.type === 'image') return { type: 'media', data: p.data, mediaType: p.mimeType }
   return { type: 'text', text: p && typeof p.text === 'string' ? p.text : '' }
@@ -54,14 +121,12 @@ function makeAdapter({ tool, jsonSchema }) {
       set[name] = tool({
         description: info.description,
         inputSchema: jsonSchema(info.inputSchema),
-        async execute(input, execOptions) {
-          const signal = execOptions && execOptions.abortSignal
-          const result = await agentTools.callTool(name, input, signal)
-          if (result.isError) throw new ToolCallError(name, result.text)
-          const content = Array.isArray(result.content) ? result.content : null
-          if (content && content.some((p) => p.type === 'image')) return { content }
-          return result.text
-        },
+        execute: LIVE_TOOLS.has(name)
+          ? (input, execOptions) => liveExecute(agentTools, name, input, execOptions && execOptions.abortSignal)
+          : async (input, execOptions) => {
+              const signal = execOptions && execOptions.abortSignal
+              return finalOutput(name, await agentTools.callTool(name, input, signal))
+            },
         toModelOutput(options) {
           const output = options ? options.output : undefined
           if (output && typeof output === 'object' && Array.isArray(output.content)) {

@@ -33,7 +33,6 @@ use crate::workspace;
 use std::collections::HashSet;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
@@ -121,11 +120,14 @@ pub fn write_temp(dir: &Path, bytes: &[u8], mode: Option<u32>) -> io::Result<Tem
 /// parallel ([`parallel_map`]).
 pub fn create_temp(dir: &Path) -> io::Result<(TempFile, File)> {
     let path = temp_name(dir);
-    let file = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o666)
-        .open(&path)?;
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o666);
+    }
+    let file = options.open(&path)?;
     Ok((TempFile::new(path), file))
 }
 
@@ -135,16 +137,22 @@ pub fn fill_temp(mut file: &File, bytes: &[u8], mode: Option<u32>) -> io::Result
     file.write_all(bytes)?;
     if let Some(mode) = mode {
         // fchmod, not chmod: the bits land on the file we wrote, whatever the name points to.
-        file.set_permissions(fs::Permissions::from_mode(mode & 0o7777))?;
+        crate::fsmeta::set_file_mode(file, mode)?;
     }
     file.sync_all()
 }
 
 /// fsyncs a directory so a rename or unlink inside it is durable. Best effort on
 /// filesystems that do not support it (`EINVAL`).
+/// Windows cannot open a directory for syncing; NTFS journals the rename itself.
 pub fn fsync_dir(dir: &Path) -> io::Result<()> {
+    #[cfg(not(unix))]
+    if cfg!(not(unix)) {
+        let _ = dir;
+        return Ok(());
+    }
     match File::open(dir).and_then(|d| d.sync_all()) {
-        Err(e) if e.raw_os_error() == Some(libc::EINVAL) => Ok(()),
+        Err(e) if crate::error::errno(&e) == Some(libc::EINVAL) => Ok(()),
         other => other,
     }
 }
@@ -152,7 +160,7 @@ pub fn fsync_dir(dir: &Path) -> io::Result<()> {
 /// The permission bits of an existing file (`None` when it does not exist).
 pub fn mode_of(path: &Path) -> io::Result<Option<u32>> {
     match fs::symlink_metadata(path) {
-        Ok(m) => Ok(Some(m.permissions().mode() & 0o7777)),
+        Ok(m) => Ok(Some(crate::fsmeta::mode(&m))),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(e),
     }
@@ -186,7 +194,7 @@ pub fn ensure_parent_dirs(dir: &Path) -> io::Result<Vec<PathBuf>> {
     loop {
         match fs::metadata(cur) {
             Ok(m) if m.is_dir() => break,
-            Ok(_) => return Err(io::Error::from_raw_os_error(libc::ENOTDIR)),
+            Ok(_) => return Err(crate::error::os_error(libc::ENOTDIR)),
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 missing.push(cur.to_path_buf());
                 match cur.parent() {
@@ -228,7 +236,40 @@ pub fn replace(abs: &Path, bytes: &[u8], mode: Option<u32>) -> io::Result<()> {
 /// pid namespace sharing the directory), whose temp file is seconds old at most.
 pub const STALE_TEMP_AGE: Duration = Duration::from_secs(30);
 
+/// Whether `pid` is a running process: Windows asks the process handle for its exit code
+/// (`STILL_ACTIVE` while it runs); a pid that cannot be opened for lack of rights is alive.
+#[cfg(windows)]
+pub fn pid_alive(pid: u32) -> bool {
+    use windows_sys::Win32::Foundation::{
+        CloseHandle, GetLastError, ERROR_ACCESS_DENIED, STILL_ACTIVE,
+    };
+    use windows_sys::Win32::System::Threading::{
+        GetExitCodeProcess, OpenProcess, PROCESS_QUERY_LIMITED_INFORMATION,
+    };
+    if pid == 0 {
+        return false;
+    }
+    // SAFETY: plain Win32 calls; the handle, when opened, is closed before returning.
+    unsafe {
+        let h = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, 0, pid);
+        if h.is_null() {
+            return GetLastError() == ERROR_ACCESS_DENIED;
+        }
+        let mut code = 0u32;
+        let ok = GetExitCodeProcess(h, &mut code) != 0;
+        CloseHandle(h);
+        !ok || code == STILL_ACTIVE as u32
+    }
+}
+
+/// Elsewhere without a probe, a pid is presumed alive (its files then wait for a later start).
+#[cfg(not(any(unix, windows)))]
+pub fn pid_alive(pid: u32) -> bool {
+    pid != 0
+}
+
 /// Whether `pid` is a running process (a zombie is not; another user's process is).
+#[cfg(unix)]
 pub fn pid_alive(pid: u32) -> bool {
     let Ok(p) = libc::pid_t::try_from(pid) else {
         return false;
@@ -286,7 +327,7 @@ pub fn sweep_stale(dir: &Path) -> usize {
 /// the file atomically. Returns whether the file was created. Errors carry `input`.
 pub fn write_file(abs: &Path, bytes: &[u8], input: &str) -> ToolResult<bool> {
     let meta = refuse_symlink(abs, input)?;
-    let mode = meta.as_ref().map(|m| m.permissions().mode() & 0o7777);
+    let mode = meta.as_ref().map(crate::fsmeta::mode);
     replace(abs, bytes, mode).map_err(|e| ToolError::fs(&e, input))?;
     Ok(meta.is_none())
 }
@@ -311,10 +352,7 @@ pub fn write_file_confined(
 pub fn write_file_in(dir: &File, abs: &Path, bytes: &[u8], input: &str) -> ToolResult<bool> {
     let parent = abs.parent().unwrap_or(Path::new("/"));
     let Some(name) = abs.file_name() else {
-        return Err(ToolError::fs(
-            &io::Error::from_raw_os_error(libc::EISDIR),
-            input,
-        ));
+        return Err(ToolError::fs(&crate::error::os_error(libc::EISDIR), input));
     };
     let via = workspace::io_path(dir, parent).join(name);
     let meta = match fs::symlink_metadata(&via) {
@@ -323,7 +361,7 @@ pub fn write_file_in(dir: &File, abs: &Path, bytes: &[u8], input: &str) -> ToolR
         Err(e) if e.kind() == io::ErrorKind::NotFound => None,
         Err(e) => return Err(ToolError::fs(&e, input)),
     };
-    let mode = meta.as_ref().map(|m| m.permissions().mode() & 0o7777);
+    let mode = meta.as_ref().map(crate::fsmeta::mode);
     replace(&via, bytes, mode).map_err(|e| ToolError::fs(&e, input))?;
     Ok(meta.is_none())
 }
@@ -398,10 +436,11 @@ pub fn lock_paths(paths: &[PathBuf]) -> PathGuard {
     guard
 }
 
-#[cfg(test)]
+// Unix only: these tests build symlinks, FIFOs and permission bits.
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
-    use std::os::unix::fs::symlink;
+    use std::os::unix::fs::{symlink, PermissionsExt};
     use std::sync::Arc;
 
     fn leftovers(dir: &Path) -> Vec<String> {

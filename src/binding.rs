@@ -289,6 +289,58 @@ impl NativeTools {
     }
 }
 
+/// The host's live-output callback: `(stream, text)`, and `("end", "")` once after the
+/// call's last chunk (the JS side resolves the call only after that, so no chunk arrives
+/// after the result).
+type LiveOutput = napi::threadsafe_function::ThreadsafeFunction<
+    FnArgs<(String, String)>,
+    Unknown<'static>,
+    FnArgs<(String, String)>,
+    Status,
+    false,
+>;
+
+#[napi]
+impl NativeTools {
+    /// [`NativeTools::dispatch`] with live output: `on_output(stream, text)` is queued to the
+    /// JS thread, never waited for, while a command runs.
+    #[napi(ts_return_type = "Promise<string | NativeOutcome>")]
+    pub fn dispatch_live<'env>(
+        &self,
+        env: &'env Env,
+        name: String,
+        args_json: Option<String>,
+        args_error: Option<String>,
+        cancel: Option<&CancelToken>,
+        #[napi(ts_arg_type = "(stream: string, text: string) => void")] on_output: LiveOutput,
+    ) -> Result<PromiseRaw<'env, Either<Text, NativeOutcome>>> {
+        use napi::threadsafe_function::ThreadsafeFunctionCallMode::NonBlocking;
+        let config = self.config.clone();
+        let cancel = cancel.map(|c| c.inner.clone()).unwrap_or_default();
+        let args = match args_error {
+            Some(why) => dispatch::Args::NotJson(why),
+            None => dispatch::parse_args(args_json.as_deref()),
+        };
+        let tsfn = std::sync::Arc::new(on_output);
+        let feed = tsfn.clone();
+        let sink = crate::process::live::OutputSink::new(move |stream, text| {
+            // Non-blocking into an unbounded queue: what is queued is bounded by the capture.
+            feed.call(
+                FnArgs::from((stream.as_str().to_string(), text)),
+                NonBlocking,
+            );
+        });
+        env.spawn_future(async move {
+            let out = dispatch::dispatch_live(&name, args, config, cancel, Some(sink)).await;
+            tsfn.call(
+                FnArgs::from(("end".to_string(), String::new())),
+                NonBlocking,
+            );
+            Ok(crossing(out))
+        })
+    }
+}
+
 /// The value a call resolves to in JavaScript: the text alone for a plain success (one
 /// text part, no meta, no warnings), the whole outcome otherwise.
 fn crossing(out: dispatch::Outcome) -> Either<Text, NativeOutcome> {

@@ -21,6 +21,10 @@ pub const DEFAULT_MAX_IMAGE_BYTES: u64 = 5_000_000;
 pub const DEFAULT_MONITOR_READY_TIMEOUT_MS: u64 = 30_000;
 /// Default `maxMonitors`.
 pub const DEFAULT_MAX_MONITORS: u64 = 32;
+/// Default `monitorLogMaxBytes`: the rolling window a monitor's log keeps (16 MiB).
+pub const DEFAULT_MONITOR_LOG_MAX_BYTES: u64 = 16 * 1024 * 1024;
+/// Smallest `monitorLogMaxBytes` (64 KiB).
+pub const MIN_MONITOR_LOG_MAX_BYTES: u64 = 64 * 1024;
 /// Default `bashTimeoutMaxMs`.
 pub const DEFAULT_BASH_TIMEOUT_MAX_MS: u64 = 600_000;
 
@@ -297,11 +301,20 @@ pub struct Config {
     /// `killGraceMs`: how long a killed command gets between SIGTERM and SIGKILL. `None`
     /// keeps the original's behaviour (immediate SIGKILL for `bash`, 400 ms for monitors).
     pub kill_grace_ms: Option<u64>,
+    /// `monitorLogMaxBytes` when given: the most a monitor's log holds (see
+    /// [`Config::monitor_log_max_bytes`]).
+    pub monitor_log_max: Option<u64>,
     /// Fault injection (tests only).
     pub hooks: TestHooks,
 }
 
 impl Config {
+    /// The most bytes a monitor's log keeps: `monitorLogMaxBytes`, 16 MiB by default.
+    pub fn monitor_log_max_bytes(&self) -> u64 {
+        self.monitor_log_max
+            .unwrap_or(DEFAULT_MONITOR_LOG_MAX_BYTES)
+    }
+
     /// A configuration with every default, for `root` (which is not checked). Meant for tests.
     pub fn with_root(root: impl Into<PathBuf>) -> Config {
         let root: PathBuf = root.into();
@@ -330,6 +343,7 @@ impl Config {
             )),
             checkpoint_bash: false,
             kill_grace_ms: None,
+            monitor_log_max: None,
             hooks: TestHooks::default(),
         }
     }
@@ -382,6 +396,9 @@ impl Config {
                     let names: Vec<&str> =
                         self.write_scope.iter().map(|s| s.name.as_str()).collect();
                     o.insert("writeScope".into(), Value::from(names));
+                }
+                if let Some(n) = self.monitor_log_max {
+                    o.insert("monitorLogMaxBytes".into(), Value::from(n));
                 }
             }
         }
@@ -594,6 +611,15 @@ pub fn resolve_config_with(options: &Value, probes: Probes) -> Result<Config, St
         None | Some(Value::Null) => None,
         Some(_) => Some(integer_option(opts, "killGraceMs", 0, 0)?),
     };
+    let monitor_log_max = match opts.get("monitorLogMaxBytes") {
+        None | Some(Value::Null) => None,
+        Some(_) => Some(integer_option(
+            opts,
+            "monitorLogMaxBytes",
+            DEFAULT_MONITOR_LOG_MAX_BYTES,
+            MIN_MONITOR_LOG_MAX_BYTES,
+        )?),
+    };
     let root = absolutize(root_str);
     match std::fs::metadata(&root) {
         Err(_) => {
@@ -633,6 +659,7 @@ pub fn resolve_config_with(options: &Value, probes: Probes) -> Result<Config, St
         checkpoints: std::sync::Arc::new(crate::checkpoint::Store::new(&root, checkpoint_bytes)),
         checkpoint_bash: bool_option(opts, "checkpointBash", false),
         kill_grace_ms,
+        monitor_log_max,
         hooks: hooks_option(opts),
     })
 }
@@ -749,6 +776,7 @@ pub fn build_config_with(
     let max_image = parse_int_env(env, "MAX_IMAGE_BYTES", 1024)?;
     let ready_timeout = parse_int_env(env, "MONITOR_READY_TIMEOUT_MS", 1)?;
     let max_monitors = parse_int_env(env, "MAX_MONITORS", 1)?;
+    let log_max = parse_int_env(env, "MONITOR_LOG_MAX_BYTES", MIN_MONITOR_LOG_MAX_BYTES)?;
     let timeout = parse_int_env(env, "BASH_TIMEOUT_MS", 1)?;
     let timeout_max = parse_int_env(env, "BASH_TIMEOUT_MAX_MS", 1)?;
     let t = timeout.unwrap_or(DEFAULT_BASH_TIMEOUT_MS);
@@ -767,6 +795,7 @@ pub fn build_config_with(
         "maxImageBytes": max_image.unwrap_or(DEFAULT_MAX_IMAGE_BYTES),
         "monitorReadyTimeoutMs": ready_timeout.unwrap_or(DEFAULT_MONITOR_READY_TIMEOUT_MS),
         "maxMonitors": max_monitors.unwrap_or(DEFAULT_MAX_MONITORS),
+        "monitorLogMaxBytes": log_max,
         "bashTimeoutMs": t,
         "bashTimeoutMaxMs": tm,
         "compat": compat.or_else(|| env.get("AGENT_TOOLS_COMPAT").filter(|s| !s.is_empty()).cloned()),

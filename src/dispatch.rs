@@ -9,6 +9,7 @@ use crate::config::{Compat, Config};
 use crate::custom::CustomTool;
 use crate::error::{Code, ToolError};
 use crate::output;
+use crate::process::live::OutputSink;
 use crate::redact::Redactor;
 use crate::schema;
 use crate::tools::{self, Call, Handler, Output, Part, Warnings};
@@ -183,8 +184,31 @@ pub fn validate<'c>(
 
 /// Runs one tool call through the pipeline.
 pub async fn dispatch(name: &str, args: Args, config: Arc<Config>, cancel: Cancel) -> Outcome {
+    dispatch_live(name, args, config, cancel, None).await
+}
+
+/// [`dispatch`], handing a running command's output to `on_output` as it arrives.
+pub async fn dispatch_live(
+    name: &str,
+    args: Args,
+    config: Arc<Config>,
+    cancel: Cancel,
+    on_output: Option<OutputSink>,
+) -> Outcome {
     let redact = config.redact.clone();
-    let out = run(name, args, config, cancel).await;
+    // Live chunks reach the host (and, through the adapters, the model) too: each is redacted
+    // on its own, so a secret split across two chunks can slip through (the result, redacted
+    // whole, does not).
+    let on_output = match (&redact, on_output) {
+        (Some(r), Some(sink)) => {
+            let r = r.clone();
+            Some(OutputSink::new(move |stream, text| {
+                sink.send(stream, r.redact(text))
+            }))
+        }
+        (_, sink) => sink,
+    };
+    let out = run(name, args, config, cancel, on_output).await;
     redact_error(out, redact.as_deref())
 }
 
@@ -205,8 +229,14 @@ pub fn error_envelope(err: &ToolError, config: &Config) -> String {
     }
 }
 
-async fn run(name: &str, args: Args, config: Arc<Config>, cancel: Cancel) -> Outcome {
-    let (def, call) = match prepare(name, args, config, cancel) {
+async fn run(
+    name: &str,
+    args: Args,
+    config: Arc<Config>,
+    cancel: Cancel,
+    on_output: Option<OutputSink>,
+) -> Outcome {
+    let (def, call) = match prepare(name, args, config, cancel, on_output) {
         Prepared::Run(def, call) => (def, call),
         Prepared::Done(out) => return out,
     };
@@ -239,12 +269,15 @@ async fn run(name: &str, args: Args, config: Arc<Config>, cancel: Cancel) -> Out
 /// work, so a caller already on a worker thread (the napi layer queues it on libuv's pool)
 /// can run the whole pipeline there, saving the two thread hops of [`dispatch`] (runtime
 /// task, then blocking pool). Only `read_file`: at most `maxFileBytes` read and formatted,
-/// the size of work Node's own `fs.readFile` puts on that pool. Searches, trees, writes and
-/// process tools keep their own pools.
+/// the size of work Node's own `fs.readFile` puts on that pool. And `monitor_poll`: one read
+/// of at most `maxOutputBytes` from a log (it waits only for a relay that is finishing, a
+/// few ms, up to 300 ms at worst). Searches, trees, writes and process tools keep their own
+/// pools.
 pub fn runs_inline(name: &str, config: &Config) -> bool {
     matches!(
         tools::get_tool(name, config),
-        Some(def) if def.name == "read_file" && matches!(def.handler, Handler::Blocking(_))
+        Some(def) if matches!(def.name, "read_file" | "monitor_poll")
+            && matches!(def.handler, Handler::Blocking(_))
     )
 }
 
@@ -257,7 +290,7 @@ pub fn dispatch_inline(name: &str, args: Args, config: Arc<Config>, cancel: Canc
 }
 
 fn run_inline(name: &str, args: Args, config: Arc<Config>, cancel: Cancel) -> Outcome {
-    let (def, call) = match prepare(name, args, config, cancel) {
+    let (def, call) = match prepare(name, args, config, cancel, None) {
         Prepared::Run(def, call) => (def, call),
         Prepared::Done(out) => return out,
     };
@@ -281,7 +314,13 @@ enum Prepared {
 }
 
 /// Steps 1–2 and what precedes step 3.
-fn prepare(name: &str, args: Args, config: Arc<Config>, cancel: Cancel) -> Prepared {
+fn prepare(
+    name: &str,
+    args: Args,
+    config: Arc<Config>,
+    cancel: Cancel,
+    on_output: Option<OutputSink>,
+) -> Prepared {
     // 1–2. Look up in the active surface; validate a copy, filling defaults.
     let (def, args) = match validate(name, args, &config) {
         Ok((Target::Builtin(def), args)) => (def, args),
@@ -308,6 +347,7 @@ fn prepare(name: &str, args: Args, config: Arc<Config>, cancel: Cancel) -> Prepa
         config,
         cancel,
         warnings: Warnings::default(),
+        on_output,
     };
     Prepared::Run(def, call)
 }

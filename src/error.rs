@@ -145,8 +145,7 @@ impl ToolError {
     /// ENOTDIR → `not_a_file`, anything else → `io_error` `<ERRNO>: <detail>`. Every variant
     /// carries `path`.
     pub fn fs(err: &io::Error, path: &str) -> Self {
-        let errno = err.raw_os_error();
-        let e = match errno {
+        let e = match errno(err) {
             Some(libc::ENOENT) => ToolError::new(Code::NotFound, format!("No such file: {path}")),
             Some(libc::EISDIR) => {
                 ToolError::new(Code::NotAFile, format!("Path is a directory: {path}"))
@@ -192,16 +191,72 @@ pub type ToolResult<T = String> = Result<T, ToolError>;
 /// `<ERRNO>: <system message>` as Node prints it (`EACCES: permission denied`), `EIO` when the
 /// error carries no errno.
 pub fn io_detail(err: &io::Error) -> String {
-    match err.raw_os_error() {
-        Some(n) => format!("{}: {}", errno_name(n), strerror_lower(n)),
-        None => format!("EIO: {err}"),
+    match (errno(err), err.raw_os_error()) {
+        (Some(n), Some(_)) => format!("{}: {}", errno_name(n), lower(&err.to_string())),
+        (Some(n), None) => format!("{}: {}", errno_name(n), lower(&os_error(n).to_string())),
+        (None, _) => format!("EIO: {err}"),
     }
 }
 
-fn strerror_lower(n: i32) -> String {
-    let msg = io::Error::from_raw_os_error(n).to_string();
-    // std renders "Permission denied (os error 13)"; Node says "permission denied".
-    let msg = msg.split(" (os error").next().unwrap_or(&msg).to_string();
+/// The errno an I/O error stands for: the raw value on Unix; elsewhere (Windows, whose raw
+/// codes are Win32 errors) the errno of its kind.
+pub fn errno(err: &io::Error) -> Option<i32> {
+    #[cfg(unix)]
+    return err.raw_os_error();
+    #[cfg(not(unix))]
+    kind_errno(err.kind())
+}
+
+#[cfg(not(unix))]
+fn kind_errno(kind: io::ErrorKind) -> Option<i32> {
+    use io::ErrorKind as K;
+    Some(match kind {
+        K::NotFound => libc::ENOENT,
+        K::PermissionDenied => libc::EACCES,
+        K::AlreadyExists => libc::EEXIST,
+        K::NotADirectory => libc::ENOTDIR,
+        K::IsADirectory => libc::EISDIR,
+        K::DirectoryNotEmpty => libc::ENOTEMPTY,
+        K::InvalidInput | K::InvalidFilename => libc::EINVAL,
+        K::ReadOnlyFilesystem => libc::EROFS,
+        K::StorageFull => libc::ENOSPC,
+        K::FileTooLarge => libc::EFBIG,
+        K::CrossesDevices => libc::EXDEV,
+        K::ResourceBusy => libc::EBUSY,
+        K::Interrupted => libc::EINTR,
+        K::WouldBlock => libc::EAGAIN,
+        K::OutOfMemory => libc::ENOMEM,
+        K::TooManyLinks => libc::EMLINK,
+        K::ExecutableFileBusy => libc::ETXTBSY,
+        _ => return None,
+    })
+}
+
+/// An I/O error for `errno`: the OS error on Unix, an error of the matching kind elsewhere
+/// (a raw errno there would be read as an unrelated Win32 code).
+pub fn os_error(errno: i32) -> io::Error {
+    #[cfg(unix)]
+    return io::Error::from_raw_os_error(errno);
+    #[cfg(not(unix))]
+    {
+        use io::ErrorKind as K;
+        let kind = match errno {
+            libc::ENOENT => K::NotFound,
+            libc::EACCES => K::PermissionDenied,
+            libc::EEXIST => K::AlreadyExists,
+            libc::ENOTDIR => K::NotADirectory,
+            libc::EISDIR => K::IsADirectory,
+            libc::ENOTEMPTY => K::DirectoryNotEmpty,
+            libc::EINVAL => K::InvalidInput,
+            _ => K::Other,
+        };
+        io::Error::from(kind)
+    }
+}
+
+/// std renders "Permission denied (os error 13)"; Node says "permission denied".
+fn lower(msg: &str) -> String {
+    let msg = msg.split(" (os error").next().unwrap_or(msg).to_string();
     let mut chars = msg.chars();
     match chars.next() {
         Some(c) => c.to_lowercase().collect::<String>() + chars.as_str(),
@@ -235,6 +290,7 @@ pub fn errno_name(n: i32) -> String {
         libc::ENAMETOOLONG => "ENAMETOOLONG",
         libc::ENOTEMPTY => "ENOTEMPTY",
         libc::ELOOP => "ELOOP",
+        #[cfg(unix)]
         libc::EDQUOT => "EDQUOT",
         libc::ENOEXEC => "ENOEXEC",
         libc::E2BIG => "E2BIG",
@@ -260,12 +316,12 @@ mod tests {
 
     #[test]
     fn fs_maps_errno() {
-        let e = ToolError::fs(&io::Error::from_raw_os_error(libc::ENOENT), "./a.txt");
+        let e = ToolError::fs(&crate::error::os_error(libc::ENOENT), "./a.txt");
         assert_eq!(e.code, Code::NotFound);
         assert_eq!(e.message, "No such file: ./a.txt");
-        let e = ToolError::fs(&io::Error::from_raw_os_error(libc::EACCES), "x");
+        let e = ToolError::fs(&crate::error::os_error(libc::EACCES), "x");
         assert_eq!(e.message, "EACCES: permission denied");
-        let e = ToolError::fs(&io::Error::from_raw_os_error(libc::ENOTDIR), "x");
+        let e = ToolError::fs(&crate::error::os_error(libc::ENOTDIR), "x");
         assert_eq!(
             (e.code, e.message.as_str()),
             (Code::NotAFile, "Not a directory: x")

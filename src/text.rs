@@ -257,6 +257,7 @@ mod tests {
         );
     }
 
+    #[cfg(unix)]
     #[test]
     fn load_refuses_special_files_without_blocking() {
         let dir = tempfile::tempdir().unwrap();

@@ -190,7 +190,7 @@ pub fn realpath_prefix(path: &Path) -> io::Result<PathBuf> {
         }
         return Ok(out);
     }
-    Err(io::Error::from_raw_os_error(libc::ELOOP))
+    Err(crate::error::os_error(libc::ELOOP))
 }
 
 /// How a path is shown to the model: relative to the root (`.` for the root itself), or
@@ -203,7 +203,8 @@ pub fn display(config: &Config, abs: &Path) -> String {
     }
 }
 
-#[cfg(test)]
+// Unix only: these tests build symlinks, FIFOs and permission bits.
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
     use std::os::unix::fs::symlink;

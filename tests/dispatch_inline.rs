@@ -102,3 +102,39 @@ fn inline_and_pooled_dispatch_agree() {
         ["clarvis-agent-tools: internal error: panic in read_file: test hook: deliberate panic in read_file\n"]
     );
 }
+
+#[test]
+fn monitor_poll_runs_inline_with_the_same_outcomes() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let state = root.join(".clarvis");
+    std::fs::create_dir(&state).unwrap();
+    // A monitor that exited on its own (its pid long gone): sidecar, log, exit file.
+    let id = "mon_0000abcd";
+    std::fs::write(
+        state.join(format!("monitor-{id}.json")),
+        json!({"id": id, "command": "x", "cwd": root, "pid": 4_000_000, "startedAt": 1, "readyWhen": null}).to_string(),
+    )
+    .unwrap();
+    std::fs::write(state.join(format!("monitor-{id}.log")), "one\ntwo\nthree\n").unwrap();
+    std::fs::write(state.join(format!("monitor-{id}.exit")), "3\n").unwrap();
+    let mut config = Config::with_root(root);
+    config.max_output_bytes = 6;
+    let config = Arc::new(config);
+    assert!(dispatch::runs_inline("monitor_poll", &config));
+    for args in [
+        json!({"id": id}),
+        json!({"id": id, "offset": 4}),
+        json!({"id": id, "offset": 99}),
+        json!({"id": id, "match": "^t"}),
+        json!({"id": id, "match": "("}),
+        json!({"id": "mon_ffffffff"}),
+        json!({"id": "../x"}),
+        json!({"id": 7}),
+    ] {
+        both(&config, "monitor_poll", Args::Json(args), Cancel::new());
+    }
+    let mut v01 = Config::with_root(root);
+    v01.compat = Compat::V01;
+    assert!(!dispatch::runs_inline("monitor_poll", &Arc::new(v01)));
+}

@@ -404,6 +404,7 @@ fn edit_file(root: &std::path::Path, path: &str, old: &str, new: &str) -> Result
         config: Arc::new(Config::with_root(root)),
         cancel: Cancel::new(),
         warnings: Warnings::default(),
+        on_output: None,
     };
     run(&call)
         .map(|o| o.joined_text())

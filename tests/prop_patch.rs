@@ -24,7 +24,6 @@ use proptest::test_runner::{Config as RunnerConfig, TestCaseError, TestRunner};
 use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::fs;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -58,6 +57,7 @@ fn apply_patch_with(config: Config, patch: &str) -> Result<String, ToolError> {
         config: Arc::new(config),
         cancel: Cancel::new(),
         warnings: Warnings::default(),
+        on_output: None,
     };
     run(&call).map(|o| o.joined_text())
 }
@@ -70,7 +70,7 @@ fn tree(root: &Path) -> BTreeMap<PathBuf, (char, u32, Vec<u8>)> {
         for entry in fs::read_dir(&dir).unwrap().flatten() {
             let path = entry.path();
             let meta = fs::symlink_metadata(&path).unwrap();
-            let mode = meta.permissions().mode() & 0o7777;
+            let mode = clarvis_agent_tools::fsmeta::mode(&meta);
             let rel = path.strip_prefix(root).unwrap().to_path_buf();
             if meta.is_dir() {
                 stack.push(path);

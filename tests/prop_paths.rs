@@ -3,6 +3,9 @@
 //! loops and dangling ones — a path `resolve` accepts with confinement on really lies inside
 //! the root, every descriptor `open_confined` hands out lies inside the root, and lexical
 //! normalisation is idempotent and agrees with a plain stack model.
+//!
+//! Unix only: the cases are built from symlinks, which Windows creates only with privileges.
+#![cfg(unix)]
 
 use clarvis_agent_tools::config::{normalize, Config};
 use clarvis_agent_tools::error::Code;

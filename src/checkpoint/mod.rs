@@ -362,5 +362,6 @@ pub fn sweep(root: &Path) {
     }
 }
 
-#[cfg(test)]
+// Unix only: these tests build symlinks, FIFOs and permission bits.
+#[cfg(all(test, unix))]
 mod tests;

@@ -12,7 +12,6 @@ use crate::atomic;
 use crate::error::{Code, ToolError, ToolResult};
 use crate::patch::commit::{self, Op};
 use std::collections::BTreeMap;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 /// How a path differs from its checkpoint state.
@@ -278,7 +277,7 @@ impl Store {
             })?;
         }
         for (path, mode) in modes {
-            let _ = std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode));
+            let _ = crate::fsmeta::set_path_mode(&path, mode);
         }
         // Deepest first, and only when empty: a directory holding anything else stays.
         dirs.sort_by_key(|d| std::cmp::Reverse(d.components().count()));

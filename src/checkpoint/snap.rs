@@ -1,7 +1,6 @@
 //! The state of one path, as a checkpoint keeps it, and the content store behind it.
 
 use std::io::{self, Write};
-use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 /// What a path was at a checkpoint.
@@ -53,8 +52,8 @@ impl Meta {
         Some(Meta {
             len: m.len(),
             mtime_ns: mtime_ns(&m),
-            ino: m.ino(),
-            dev: m.dev(),
+            ino: crate::fsmeta::identity(&m).1,
+            dev: crate::fsmeta::identity(&m).0,
             dir: m.is_dir(),
         })
     }
@@ -66,7 +65,8 @@ pub fn blob_path(dir: &Path, hash: &str) -> PathBuf {
 }
 
 fn mtime_ns(m: &std::fs::Metadata) -> i128 {
-    i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec())
+    let (s, ns) = crate::fsmeta::mtime(m);
+    i128::from(s) * 1_000_000_000 + i128::from(ns)
 }
 
 /// Reads a stored content back, checking it is still what was recorded: a copied object
@@ -108,7 +108,9 @@ pub fn snapshot(path: &Path, dir: &Path, keep: Keep) -> io::Result<(Snap, Option
     let meta = match std::fs::symlink_metadata(path) {
         Ok(m) => m,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok((Snap::Absent, None)),
-        Err(e) if e.raw_os_error() == Some(libc::ENOTDIR) => return Ok((Snap::Absent, None)),
+        Err(e) if crate::error::errno(&e) == Some(libc::ENOTDIR) => {
+            return Ok((Snap::Absent, None))
+        }
         Err(e) => return Err(e),
     };
     if meta.is_dir() {
@@ -117,7 +119,7 @@ pub fn snapshot(path: &Path, dir: &Path, keep: Keep) -> io::Result<(Snap, Option
     if !meta.is_file() {
         return Ok((Snap::Other, None));
     }
-    let mode = meta.permissions().mode() & 0o7777;
+    let mode = crate::fsmeta::mode(&meta);
     if keep == Keep::Link {
         let id = format!("l-{}", crate::atomic::unique_id());
         let blob = blob_path(dir, &id);

@@ -275,6 +275,7 @@ fn perform(step: &Step) -> io::Result<()> {
 mod stage;
 use stage::{stage, Plan};
 
-#[cfg(test)]
+// Unix only: these tests build symlinks, FIFOs and permission bits.
+#[cfg(all(test, unix))]
 #[path = "commit_tests.rs"]
 mod tests;

@@ -152,7 +152,7 @@ fn journal_dir(root: &Path, to_sync: &mut Vec<PathBuf>) -> io::Result<(PathBuf, 
             Err(e) => return Err(e),
         }
         if !fs::symlink_metadata(d)?.is_dir() {
-            return Err(io::Error::from_raw_os_error(libc::ENOTDIR));
+            return Err(crate::error::os_error(libc::ENOTDIR));
         }
     }
     Ok((dir, made_clarvis))
@@ -232,16 +232,12 @@ pub fn any_pending(root: &Path) -> bool {
 /// Opens `path` and takes an exclusive `flock` on it without waiting; `None` when another
 /// recoverer holds it or the journal is already gone.
 fn lock(path: &Path) -> Option<fs::File> {
-    use std::os::unix::io::AsRawFd;
     let file = fs::File::open(path).ok()?;
-    // SAFETY: plain syscall on a descriptor we own.
-    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
-        return None;
-    }
+    // std's lock is flock(LOCK_EX | LOCK_NB) on Unix, LockFileEx on Windows.
+    file.try_lock().ok()?;
     // The holder before us may have finished and removed it: then this is a dead name.
-    use std::os::unix::fs::MetadataExt;
     let same = match (file.metadata(), fs::metadata(path)) {
-        (Ok(a), Ok(b)) => a.ino() == b.ino(),
+        (Ok(a), Ok(b)) => crate::fsmeta::identity(&a) == crate::fsmeta::identity(&b),
         _ => false,
     };
     same.then_some(file)

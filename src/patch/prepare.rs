@@ -16,7 +16,6 @@ use crate::{atomic, text, workspace};
 use std::collections::HashMap;
 use std::fs;
 use std::io;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 /// What a block does, for the summary line.
@@ -129,7 +128,7 @@ fn same_file(a: &Path, b: &Path) -> bool {
         return true;
     }
     match (fs::metadata(a), fs::metadata(b)) {
-        (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
+        (Ok(x), Ok(y)) => crate::fsmeta::identity(&x) == crate::fsmeta::identity(&y),
         _ => false,
     }
 }
@@ -302,7 +301,7 @@ fn check_creatable(path: &Path, shown: &str) -> ToolResult<()> {
             while let Some(dir) = cur {
                 match fs::metadata(dir) {
                     Ok(m) if m.is_dir() => return Ok(()),
-                    Ok(_) => return Err(ToolError::fs(&io::Error::from_raw_os_error(libc::ENOTDIR), shown)),
+                    Ok(_) => return Err(ToolError::fs(&crate::error::os_error(libc::ENOTDIR), shown)),
                     Err(_) => cur = dir.parent(),
                 }
             }

@@ -14,8 +14,6 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::ffi::OsString;
 use std::fs;
 use std::io;
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 /// A path as stored in a journal: a JSON string when it is UTF-8, else `hex:<bytes>`
@@ -31,7 +29,7 @@ impl Serialize for JPath {
                 let hex: String = self
                     .0
                     .as_os_str()
-                    .as_bytes()
+                    .as_encoded_bytes()
                     .iter()
                     .map(|b| format!("{b:02x}"))
                     .collect();
@@ -55,7 +53,17 @@ impl<'de> Deserialize<'de> for JPath {
             })
             .collect::<Option<Vec<u8>>>()
             .ok_or_else(|| serde::de::Error::custom("bad hex path"))?;
-        Ok(JPath(PathBuf::from(OsString::from_vec(bytes))))
+        #[cfg(unix)]
+        let os = {
+            use std::os::unix::ffi::OsStringExt;
+            OsString::from_vec(bytes)
+        };
+        // Elsewhere only UTF-8 is taken back: arbitrary bytes are not a valid encoding there.
+        #[cfg(not(unix))]
+        let os = OsString::from(
+            String::from_utf8(bytes).map_err(|_| serde::de::Error::custom("bad hex path"))?,
+        );
+        Ok(JPath(PathBuf::from(os)))
     }
 }
 
@@ -207,8 +215,8 @@ pub struct Unrestored {
 
 /// The identity of the file at `path` (not following a symlink).
 pub fn file_id(path: &Path) -> io::Result<FileId> {
-    let m = fs::symlink_metadata(path)?;
-    Ok(FileId(m.ino(), m.size(), m.mtime(), m.mtime_nsec()))
+    let (ino, size, s, ns) = crate::fsmeta::stamp(&fs::symlink_metadata(path)?);
+    Ok(FileId(ino, size, s, ns))
 }
 
 /// The identity at `path`, or `None` when nothing can be stat'ed there.
@@ -229,9 +237,9 @@ pub fn rename_noreplace(from: &Path, to: &Path) -> io::Result<()> {
     #[cfg(target_os = "linux")]
     {
         use std::ffi::CString;
+        use std::os::unix::ffi::OsStrExt;
         let c = |p: &Path| {
-            CString::new(p.as_os_str().as_bytes())
-                .map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))
+            CString::new(p.as_os_str().as_bytes()).map_err(|_| crate::error::os_error(libc::EINVAL))
         };
         let (cf, ct) = (c(from)?, c(to)?);
         // SAFETY: two valid NUL-terminated paths; the syscall does not retain them.
@@ -254,7 +262,7 @@ pub fn rename_noreplace(from: &Path, to: &Path) -> io::Result<()> {
         }
     }
     if fs::symlink_metadata(to).is_ok() {
-        return Err(io::Error::from_raw_os_error(libc::EEXIST));
+        return Err(crate::error::os_error(libc::EEXIST));
     }
     fs::rename(from, to)
 }
@@ -273,7 +281,7 @@ fn kept(backup: &Path) -> String {
 /// Puts the parked `backup` (identity `want`) back at `target`, which must be free.
 fn restore(backup: &Path, target: &Path) -> Result<(), Unrestored> {
     rename_noreplace(backup, target).map_err(|e| {
-        let why = if e.raw_os_error() == Some(libc::EEXIST) {
+        let why = if crate::error::errno(&e) == Some(libc::EEXIST) {
             "another file was put there since".to_string()
         } else {
             e.to_string()

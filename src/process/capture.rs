@@ -9,6 +9,7 @@
 //! command writes. Past the capture ceiling the capture stops and reports it, so the
 //! caller can kill the command.
 
+use super::live::Feed;
 use super::spill;
 use super::view;
 use std::fs::File;
@@ -157,8 +158,15 @@ fn open(path: &Path, head: &[u8]) -> Spill {
 }
 
 /// Reads `reader` into `capture` until end of file, a read error, `stop` firing, or the
-/// ceiling (then `limit` is fired). Returns the capture.
-pub async fn pump<R>(mut reader: R, mut capture: Capture, limit: Cancel, stop: Cancel) -> Capture
+/// ceiling (then `limit` is fired), handing what it keeps to `feed` as it arrives. Returns
+/// the capture.
+pub async fn pump<R>(
+    mut reader: R,
+    mut capture: Capture,
+    limit: Cancel,
+    stop: Cancel,
+    mut feed: Option<Feed>,
+) -> Capture
 where
     R: AsyncRead + Unpin,
 {
@@ -173,7 +181,14 @@ where
                 Ok(n) => n,
             },
         };
-        if !capture.push(&buf[..n]) {
+        let before = capture.total();
+        let kept = capture.push(&buf[..n]);
+        if let Some(f) = feed.as_mut() {
+            // Only what the capture kept: the host's copy is bounded like the result.
+            let room = usize::try_from(capture.total() - before).unwrap_or(n);
+            f.push(&buf[..room.min(n)]);
+        }
+        if !kept {
             limit.cancel();
             // Keep the pipe open, discarding, until the kill is done (end of file or `stop`):
             // closing it would end the writer with SIGPIPE and let the shell exit first,
@@ -187,6 +202,9 @@ where
             }
             break;
         }
+    }
+    if let Some(f) = feed {
+        f.finish();
     }
     capture
 }

@@ -16,6 +16,7 @@
 
 pub mod capture;
 pub mod group;
+pub mod live;
 pub mod monitor;
 pub mod spill;
 pub mod view;
@@ -54,6 +55,8 @@ pub struct Request<'a> {
     pub max_output_bytes: u64,
     /// Time between SIGTERM and SIGKILL when the command is killed (zero: SIGKILL at once).
     pub kill_grace: Duration,
+    /// Where live output goes while the command runs (see [`live`]).
+    pub on_output: Option<live::OutputSink>,
 }
 
 /// How the command ended.
@@ -110,8 +113,21 @@ pub async fn run(
             spill::spill_path(req.root, &id, stream),
         )
     };
-    let out_task = start_pump(child.stdout.take(), new_capture("stdout"), &limit, &stop);
-    let err_task = start_pump(child.stderr.take(), new_capture("stderr"), &limit, &stop);
+    let feed = |stream| req.on_output.clone().map(|s| live::Feed::new(stream, s));
+    let out_task = start_pump(
+        child.stdout.take(),
+        new_capture("stdout"),
+        &limit,
+        &stop,
+        feed(live::Stream::Stdout),
+    );
+    let err_task = start_pump(
+        child.stderr.take(),
+        new_capture("stderr"),
+        &limit,
+        &stop,
+        feed(live::Stream::Stderr),
+    );
 
     enum Event {
         Exited(io::Result<std::process::ExitStatus>),
@@ -223,6 +239,7 @@ fn start_pump<R>(
     capture: Capture,
     limit: &Cancel,
     stop: &Cancel,
+    feed: Option<live::Feed>,
 ) -> JoinHandle<Capture>
 where
     R: AsyncRead + Unpin + Send + 'static,
@@ -230,7 +247,7 @@ where
     let (limit, stop) = (limit.clone(), stop.clone());
     tokio::spawn(async move {
         match reader {
-            Some(r) => capture::pump(r, capture, limit, stop).await,
+            Some(r) => capture::pump(r, capture, limit, stop, feed).await,
             None => capture,
         }
     })
@@ -257,6 +274,7 @@ mod tests {
             root,
             max_output_bytes: 1024,
             kill_grace: Duration::ZERO,
+            on_output: None,
         };
         run(req, cancel, |p| p.display().to_string()).await.unwrap()
     }
@@ -271,6 +289,7 @@ mod tests {
             root: root.path(),
             max_output_bytes: 1024,
             kill_grace: Duration::from_secs(5),
+            on_output: None,
         };
         let out = run(req, &Cancel::new(), |p| p.display().to_string())
             .await

@@ -32,7 +32,7 @@ pub fn create_dir(dir: &Path) -> io::Result<()> {
         Err(e) => return Err(e),
     }
     if !std::fs::symlink_metadata(dir)?.is_dir() {
-        return Err(io::Error::from_raw_os_error(libc::ENOTDIR));
+        return Err(crate::error::os_error(libc::ENOTDIR));
     }
     // `create_new` so a user's own `.gitignore` is never replaced; losing the race is fine.
     if let Ok(mut f) = std::fs::OpenOptions::new()
@@ -55,7 +55,7 @@ pub fn create_dir(dir: &Path) -> io::Result<()> {
 pub fn create(path: &Path) -> io::Result<File> {
     let dir = path
         .parent()
-        .ok_or_else(|| io::Error::from_raw_os_error(libc::ENOENT))?;
+        .ok_or_else(|| crate::error::os_error(libc::ENOENT))?;
     create_dir(dir)?;
     std::fs::OpenOptions::new()
         .write(true)

@@ -10,6 +10,10 @@
 //!
 //! Non-goals: following symlinks, reading `.ignore`/`.rgignore`, searching binary files.
 
+#[cfg(unix)]
+pub mod at;
+#[cfg(not(unix))]
+#[path = "at_portable.rs"]
 pub mod at;
 pub mod collect;
 pub mod matcher;

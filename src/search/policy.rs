@@ -26,7 +26,6 @@ use ignore::{DirEntry, Match};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::io;
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
@@ -304,8 +303,13 @@ impl Policy {
 /// Whether `path` is `dir` joined with a final component of `name_len` bytes (how the
 /// walker builds a child's path), without parsing components.
 fn is_child(dir: &Path, path: &Path, name_len: usize) -> bool {
-    let (dir, path) = (dir.as_os_str().as_bytes(), path.as_os_str().as_bytes());
-    path.len() == dir.len() + 1 + name_len && path.starts_with(dir) && path[dir.len()] == b'/'
+    let (dir, path) = (
+        dir.as_os_str().as_encoded_bytes(),
+        path.as_os_str().as_encoded_bytes(),
+    );
+    path.len() == dir.len() + 1 + name_len
+        && path.starts_with(dir)
+        && std::path::is_separator(char::from(path[dir.len()]))
 }
 
 /// The git directory of a repository root: `.git` itself, or for a worktree/submodule the

@@ -95,6 +95,7 @@ async fn execute(call: &Call) -> ToolResult<String> {
         root: &config.workspace_root,
         max_output_bytes: config.max_output_bytes,
         kill_grace: Duration::from_millis(config.kill_grace_ms.unwrap_or(0)),
+        on_output: call.on_output.clone(),
     };
     let recorded = call.bash_checkpoint_before().await;
     let outcome = process::run(request, &call.cancel, |p| workspace::display(config, p))

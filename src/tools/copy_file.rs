@@ -7,7 +7,6 @@ use crate::atomic;
 use crate::error::{ToolError, ToolResult};
 use serde_json::Value;
 use std::io::Read;
-use std::os::unix::fs::PermissionsExt;
 
 const DESCRIPTION: &str = "Copy one file inside the workspace, byte for byte (any size, binary included), with its permissions; missing parent directories of the destination are created. The copy appears atomically: readers see the old destination or the whole new file, never a partial one. Refuses to replace an existing file unless overwrite is true. Files only: to copy a directory use bash (cp -r). Use move to rename instead. Errors: not_found (no such source), not_a_file (the source is a directory, or the destination is one), invalid_input (same path, destination exists without overwrite, or a symlink at either end), path_escape (stay inside the workspace), io_error.";
 
@@ -64,9 +63,8 @@ fn copy_into(
             break;
         }
     }
-    let mode = ends.src_meta.permissions().mode() & 0o777;
-    out.set_permissions(std::fs::Permissions::from_mode(mode))
-        .map_err(fail)?;
+    let mode = crate::fsmeta::mode(&ends.src_meta) & 0o777;
+    crate::fsmeta::set_file_mode(&out, mode).map_err(fail)?;
     out.sync_all().map_err(fail)?;
     if call.cancel.is_cancelled() {
         return Err(ToolError::aborted());

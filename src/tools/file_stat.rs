@@ -7,7 +7,6 @@ use crate::schema::str_arg;
 use crate::{image, text, workspace};
 use serde_json::{json, Map, Value};
 use std::io::Read;
-use std::os::unix::fs::{FileTypeExt, MetadataExt};
 
 const DESCRIPTION: &str = "Describe one path without reading it: JSON {path, type (file|directory|symlink|other), size (bytes), mtime (ISO-8601), mode (octal permission bits such as \"0644\")}, plus symlink_target for a symlink (the link itself is described, never followed) and, for a file, binary (true when its first 8 KB contain a NUL byte; UTF-16 files count as binary) and mime (image/png, image/jpeg, image/gif or image/webp when it is an image, else null). Only an 8 KB head is read, so it works on files of any size. Use it to check whether a file exists, how big it is or when it changed before reading or editing it; use list_dir or tree to see many entries at once, read_file to read text. Errors: not_found (nothing at that path: check it with list_dir or glob), path_escape (stay inside the workspace), io_error.";
 
@@ -76,7 +75,8 @@ fn run(call: &Call) -> ToolResult<Output> {
         "other"
     };
     // Node's `stats.mtime` rounds the nanoseconds to the nearest millisecond.
-    let ms = meta.mtime() * 1000 + (meta.mtime_nsec() + 500_000) / 1_000_000;
+    let (secs, nanos) = crate::fsmeta::mtime(&meta);
+    let ms = secs * 1000 + (nanos + 500_000) / 1_000_000;
     let mut out = Map::new();
     out.insert("path".into(), workspace::display(&call.config, &abs).into());
     out.insert("type".into(), kind.into());
@@ -84,14 +84,14 @@ fn run(call: &Call) -> ToolResult<Output> {
     out.insert("mtime".into(), iso8601(ms).into());
     out.insert(
         "mode".into(),
-        format!("0{:03o}", meta.mode() & 0o777).into(),
+        format!("0{:03o}", crate::fsmeta::mode(&meta) & 0o777).into(),
     );
     if ft.is_symlink() {
         let target = std::fs::read_link(&abs)
             .ok()
             .map(|t| Value::from(t.to_string_lossy().into_owned()));
         out.insert("symlink_target".into(), target.unwrap_or(Value::Null));
-    } else if ft.is_file() && !ft.is_fifo() {
+    } else if ft.is_file() && !crate::fsmeta::is_special(&meta) {
         let head = read_head(call, &abs, input)?;
         let utf16 = matches!(
             text::detect_bom(&head),

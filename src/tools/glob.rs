@@ -20,7 +20,6 @@ use globset::{GlobBuilder, GlobMatcher};
 use serde_json::{json, Value};
 use std::borrow::Cow;
 use std::ffi::OsStr;
-use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -103,9 +102,17 @@ pub fn relative<'p>(base: &Path, path: &'p Path) -> Option<Cow<'p, str>> {
 
 /// `path` below `dir` when its bytes are `dir`, `/`, then the rest (no parsing).
 fn strip_dir<'p>(dir: &Path, path: &'p Path) -> Option<&'p Path> {
-    let (d, p) = (dir.as_os_str().as_bytes(), path.as_os_str().as_bytes());
-    if p.len() > d.len() + 1 && p.starts_with(d) && p[d.len()] == b'/' {
-        Some(Path::new(OsStr::from_bytes(&p[d.len() + 1..])))
+    let (d, p) = (
+        dir.as_os_str().as_encoded_bytes(),
+        path.as_os_str().as_encoded_bytes(),
+    );
+    if p.len() > d.len() + 1 && p.starts_with(d) && std::path::is_separator(char::from(p[d.len()]))
+    {
+        // SAFETY: `p` came from `as_encoded_bytes` and is split right after an ASCII
+        // separator, which the encoding guarantees is a valid boundary.
+        Some(Path::new(unsafe {
+            OsStr::from_encoded_bytes_unchecked(&p[d.len() + 1..])
+        }))
     } else {
         None
     }

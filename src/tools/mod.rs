@@ -74,6 +74,8 @@ pub struct Call {
     pub cancel: Cancel,
     /// Warnings for the warn sink.
     pub warnings: Warnings,
+    /// Where a running command's output goes live (`callTool`'s `onOutput`), if anywhere.
+    pub on_output: Option<crate::process::live::OutputSink>,
 }
 
 /// One part of a result's content, as the original's `ContentPart`.

@@ -66,8 +66,62 @@ fn run(call: &Call) -> ToolResult<Output> {
         call.config.max_output_bytes,
         filter.as_ref(),
     );
-    Ok(Output::text(
-        json!({"running": p.running, "output": p.output, "next_offset": p.next_offset, "exit_code": p.exit_code})
-            .to_string(),
-    ))
+    Ok(Output::text(answer(&p)))
+}
+
+/// The answer's JSON, written straight from the page (up to `maxOutputBytes`: going through
+/// a `Value` would copy it once more, and serde_json escapes a byte per step). Keys in the
+/// original's order; `dropped` only when output was dropped, so the original's four keys stay
+/// exact otherwise.
+fn answer(p: &monitor::Polled) -> String {
+    use std::fmt::Write as _;
+    let mut out = Vec::with_capacity(p.output.len() + p.output.len() / 16 + 128);
+    out.extend_from_slice(if p.running {
+        b"{\"running\":true,\"output\":"
+    } else {
+        b"{\"running\":false,\"output\":"
+    });
+    crate::jsonstr::push_str(&mut out, &p.output);
+    let mut tail = format!(",\"next_offset\":{},\"exit_code\":", p.next_offset);
+    match p.exit_code {
+        Some(c) => write!(tail, "{c}"),
+        None => write!(tail, "null"),
+    }
+    .unwrap_or(());
+    if p.dropped > 0 {
+        write!(tail, ",\"dropped\":{}", p.dropped).unwrap_or(());
+    }
+    tail.push('}');
+    out.extend_from_slice(tail.as_bytes());
+    // Only whole UTF-8 strings and ASCII went in.
+    String::from_utf8(out).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answer_keeps_the_original_keys_and_adds_dropped_only_when_set() {
+        let mut p = monitor::Polled {
+            running: true,
+            output: "a\"b\n".into(),
+            next_offset: 5,
+            exit_code: None,
+            dropped: 0,
+        };
+        let plain = answer(&p);
+        assert_eq!(
+            plain,
+            json!({"running": true, "output": "a\"b\n", "next_offset": 5, "exit_code": null})
+                .to_string()
+        );
+        p.dropped = 7;
+        p.running = false;
+        p.exit_code = Some(3);
+        assert_eq!(
+            answer(&p),
+            r#"{"running":false,"output":"a\"b\n","next_offset":5,"exit_code":3,"dropped":7}"#
+        );
+    }
 }

@@ -105,14 +105,20 @@ async fn execute(call: &Call) -> ToolResult<Output> {
             )
             .with("limit", config.max_monitors));
         }
-        monitor::start(&root, &cwd, &command, ready_src)
-            .map_err(|e| {
-                ToolError::new(
-                    Code::IoError,
-                    format!("Failed to spawn monitor: {}", crate::error::io_detail(&e)),
-                )
-            })?
-            .sidecar
+        monitor::start(
+            &root,
+            &cwd,
+            &command,
+            ready_src,
+            config.monitor_log_max_bytes(),
+        )
+        .map_err(|e| {
+            ToolError::new(
+                Code::IoError,
+                format!("Failed to spawn monitor: {}", crate::error::io_detail(&e)),
+            )
+        })?
+        .sidecar
     };
     let id = sidecar.id.clone();
     let Some(ready) = ready else {
@@ -129,10 +135,15 @@ async fn execute(call: &Call) -> ToolResult<Output> {
     let deadline = Instant::now() + Duration::from_millis(wait_ms);
     loop {
         let s = started(&root, &id)?;
-        let head = monitor::ready_head(&root, &id, config.max_output_bytes);
+        let running_before = monitor::running(&root, &s);
+        if !running_before {
+            // Its last output may still be in the relay's pipe.
+            monitor::settle(&root, &id);
+        }
+        let (head, next) = monitor::ready_head(&root, &id, config.max_output_bytes);
         let (ready_now, running, stop) = if ready.is_match(&head) {
-            (true, monitor::running(&root, &s), true)
-        } else if !monitor::running(&root, &s) {
+            (true, running_before && monitor::running(&root, &s), true)
+        } else if !running_before {
             (false, false, true)
         } else if Instant::now() >= deadline || call.cancel.is_cancelled() {
             (false, true, true)
@@ -140,7 +151,6 @@ async fn execute(call: &Call) -> ToolResult<Output> {
             (false, true, false)
         };
         if stop {
-            let next = head.len();
             return Ok(Output::text(
                 json!({"id": id, "running": running, "ready": ready_now, "output": head, "next_offset": next})
                     .to_string(),

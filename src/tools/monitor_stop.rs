@@ -56,6 +56,8 @@ fn run(call: &Call) -> ToolResult<Output> {
         // Exited on its own: its background children may still hold the marker.
         crate::process::group::sweep_marked(&s.id);
     }
+    // Its relay exits once the last writer is gone: return when it has.
+    monitor::finish_relay(root, &s.id);
     monitor::forget(root, &s.id);
     Ok(Output::text(
         json!({"stopped": true, "id": s.id}).to_string(),

@@ -118,7 +118,7 @@ impl Walk<'_> {
             self.out.push_str(&e.label);
             if e.is_dir && levels > 1 {
                 let path = dir.join(&e.raw);
-                let sub = match workspace::open_subdir(handle, &e.raw) {
+                let sub = match workspace::open_subdir(handle, dir, &e.raw) {
                     Ok(sub) => sub,
                     // Gone or no longer a directory since it was listed (a symlink now, say):
                     // it stays listed as it was, and is not descended.
@@ -139,7 +139,7 @@ impl Walk<'_> {
 /// An entry that changed between the listing and the descent.
 fn vanished(err: &io::Error) -> bool {
     matches!(
-        err.raw_os_error(),
+        crate::error::errno(err),
         Some(libc::ENOENT | libc::ENOTDIR | libc::ELOOP)
     )
 }

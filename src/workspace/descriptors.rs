@@ -12,18 +12,48 @@ use super::{escape_error, realpath_prefix};
 use crate::config::Config;
 use crate::error::{Code, ToolError, ToolResult};
 use std::fs::File;
+use std::fs::OpenOptions;
 use std::io;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
+
+/// Options that read a file without blocking on a FIFO (Unix) — on Windows, plain reading.
+fn read_options() -> OpenOptions {
+    let mut o = OpenOptions::new();
+    o.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC);
+    }
+    o
+}
+
+/// Options that open a directory as a handle: `O_PATH` on Linux, `O_DIRECTORY` on other
+/// Unixes, `FILE_FLAG_BACKUP_SEMANTICS` on Windows (without which a directory cannot be
+/// opened at all).
+fn dir_options() -> OpenOptions {
+    let mut o = OpenOptions::new();
+    o.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.custom_flags(dir_flags());
+    }
+    #[cfg(windows)]
+    {
+        use std::os::windows::fs::OpenOptionsExt;
+        const FILE_FLAG_BACKUP_SEMANTICS: u32 = 0x0200_0000;
+        o.custom_flags(FILE_FLAG_BACKUP_SEMANTICS);
+    }
+    o
+}
 
 /// Opens `abs` for reading (following symlinks, never blocking on a FIFO) and proves the
 /// opened file lies inside the root when confinement is on. Errors: the errno mapping of
 /// [`ToolError::fs`] with `input`, `path_escape` for a descriptor that landed outside.
 /// The type is not checked: a directory opens too (callers `fstat` the handle).
 pub fn open_confined(config: &Config, abs: &Path, input: &str) -> ToolResult<File> {
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
+    let file = read_options()
         .open(abs)
         .map_err(|e| ToolError::fs(&e, input))?;
     verify_open(config, &file, abs, input)?;
@@ -37,9 +67,7 @@ pub fn open_confined(config: &Config, abs: &Path, input: &str) -> ToolResult<Fil
 /// itself, so whatever is done through [`io_path`] (list it, `chdir` into it) is checked by
 /// the kernel exactly as it would have been on the path.
 pub fn open_dir_confined(config: &Config, abs: &Path, input: &str) -> ToolResult<File> {
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(dir_flags())
+    let file = dir_options()
         .open(abs)
         .map_err(|e| ToolError::fs(&e, input))?;
     verify_open(config, &file, abs, input)?;
@@ -138,9 +166,7 @@ pub fn open_dir_for_write(
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
             Err(e) => return Err(ToolError::fs(&e, input)),
         }
-        let next = std::fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(dir_flags())
+        let next = dir_options()
             .open(&via)
             .map_err(|e| ToolError::fs(&e, input))?;
         verify_open(config, &next, &lexical, input)?;
@@ -149,15 +175,18 @@ pub fn open_dir_for_write(
     Ok((handle, created))
 }
 
-/// Opens the subdirectory `name` of the open directory `parent` without following a symlink
-/// (`openat` with `O_NOFOLLOW`): a walk that descends this way stays in the tree it verified
-/// at its root, even if an entry is swapped for a symlink to the outside after it was listed
-/// (then this fails with `ELOOP` or `ENOTDIR`). The handle is like [`open_dir_confined`]'s.
-pub fn open_subdir(parent: &File, name: &std::ffi::OsStr) -> io::Result<File> {
+/// Opens the subdirectory `name` of the open directory `parent` (at `parent_path`) without
+/// following a symlink (`openat` with `O_NOFOLLOW`): a walk that descends this way stays in
+/// the tree it verified at its root, even if an entry is swapped for a symlink to the outside
+/// after it was listed (then this fails with `ELOOP` or `ENOTDIR`). The handle is like
+/// [`open_dir_confined`]'s. Elsewhere (Windows) the entry is checked by path and then
+/// opened, which narrows the window to the open itself.
+#[cfg(unix)]
+pub fn open_subdir(parent: &File, _parent_path: &Path, name: &std::ffi::OsStr) -> io::Result<File> {
     use std::os::fd::{AsRawFd, FromRawFd};
     use std::os::unix::ffi::OsStrExt;
     let c_name = std::ffi::CString::new(name.as_bytes())
-        .map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))?;
+        .map_err(|_| crate::error::os_error(libc::EINVAL))?;
     // SAFETY: `parent` is an open descriptor and `c_name` a NUL-terminated string, both
     // alive for the call; a non-negative result is a new descriptor we then own.
     let fd = unsafe {
@@ -174,6 +203,21 @@ pub fn open_subdir(parent: &File, name: &std::ffi::OsStr) -> io::Result<File> {
     Ok(unsafe { File::from_raw_fd(fd) })
 }
 
+/// See the Unix version: by path, refusing a symlink or reparse point.
+#[cfg(not(unix))]
+pub fn open_subdir(_parent: &File, parent_path: &Path, name: &std::ffi::OsStr) -> io::Result<File> {
+    let path = parent_path.join(name);
+    let meta = std::fs::symlink_metadata(&path)?;
+    if meta.file_type().is_symlink() || !meta.is_dir() {
+        return Err(io::Error::new(
+            io::ErrorKind::NotADirectory,
+            "not a directory",
+        ));
+    }
+    dir_options().open(&path)
+}
+
+#[cfg(unix)]
 fn dir_flags() -> i32 {
     #[cfg(target_os = "linux")]
     return libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC;
@@ -294,7 +338,8 @@ impl Pins {
     }
 }
 
-#[cfg(test)]
+// Unix only: these tests build symlinks, FIFOs and permission bits.
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
     use std::os::unix::fs::symlink;

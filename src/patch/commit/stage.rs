@@ -11,7 +11,6 @@ use crate::atomic::{
 use crate::patch::undo::{file_id, FileId, JPath, Step};
 use std::fs;
 use std::io;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 /// The staged steps and the directories created for them.
@@ -88,7 +87,10 @@ fn stage_chunk(ops: &[Op], plan: &mut Plan) -> io::Result<()> {
     let filled = parallel_map(&pending, |p| match &p.temp {
         Some(s) => fill_temp(&s.file, s.bytes, s.mode)
             .and_then(|()| s.file.metadata())
-            .map(|m| Some(FileId(m.ino(), m.size(), m.mtime(), m.mtime_nsec()))),
+            .map(|m| {
+                let (ino, size, s, ns) = crate::fsmeta::stamp(&m);
+                Some(FileId(ino, size, s, ns))
+            }),
         None => Ok(None),
     });
     let mut ids = Vec::with_capacity(filled.len());
@@ -192,8 +194,7 @@ fn finish_step(p: Pending<'_>, temp_id: Option<FileId>) -> io::Result<Step> {
 }
 
 fn mode_of(path: &Path) -> io::Result<Option<u32>> {
-    use std::os::unix::fs::PermissionsExt;
-    Ok(Some(fs::metadata(path)?.permissions().mode() & 0o7777))
+    Ok(Some(crate::fsmeta::mode(&fs::metadata(path)?)))
 }
 
 /// Keeps the current file as a `.clarvis-tmp-*` backup beside it: a hard link (the file

@@ -3,9 +3,10 @@
 //! stop them (LATER §2.5, §6).
 //!
 //! Under `<root>/.clarvis/`, per monitor `mon_<8 hex>`: `monitor-<id>.json` (the sidecar,
-//! written atomically), `monitor-<id>.log` (stdout and stderr, appended by the process
-//! itself) and `monitor-<id>.exit` (its exit status, written by the shell's EXIT trap on a
-//! natural exit). Nothing is kept in memory: "running" means no exit file and a live pid.
+//! written atomically), `monitor-<id>.log` (stdout and stderr, a rolling window kept by the
+//! relay, see [`relay`]), `monitor-<id>.state` (the relay's count of dropped bytes) and
+//! `monitor-<id>.exit` (its exit status, written by the shell's EXIT trap on a natural exit).
+//! Nothing is kept in memory: "running" means no exit file and a live pid.
 //!
 //! Stronger than the original: ids from the model are validated before they are joined into
 //! a path (`mon_` + 8 lowercase hex, nothing else), and stopping ends the whole process tree
@@ -13,9 +14,10 @@
 //! checks it is gone (see [`stop`]).
 
 mod read;
+pub mod relay;
 mod spawn;
 
-pub use read::{poll, ready_head, Polled};
+pub use read::{poll, ready_head, settle, Polled};
 pub use spawn::{start, Started};
 
 use crate::atomic;
@@ -101,13 +103,19 @@ pub fn load(root: &Path, id: &str) -> Option<Sidecar> {
     Sidecar::from_json(&v).filter(|s| s.id == id)
 }
 
-/// Writes a sidecar atomically.
+/// Writes a sidecar atomically: a temp file renamed over the name, so a reader sees all of
+/// it or nothing. Not fsynced, unlike a user's file: a sidecar describes processes, which do
+/// not survive a power loss either, and two fsyncs were most of `monitor_start`'s own time.
 pub fn save(root: &Path, s: &Sidecar) -> std::io::Result<()> {
-    atomic::replace(
-        &file(root, &s.id, "json"),
-        s.to_json().to_string().as_bytes(),
-        None,
-    )
+    use std::io::Write;
+    let path = file(root, &s.id, "json");
+    let dir = path.parent().unwrap_or(root);
+    let (temp, mut f) = atomic::create_temp(dir)?;
+    f.write_all(s.to_json().to_string().as_bytes())?;
+    drop(f);
+    std::fs::rename(temp.path(), &path)?;
+    temp.keep();
+    Ok(())
 }
 
 /// The exit code from the exit file: `None` while running or after a kill; `Some(None)` for
@@ -143,9 +151,9 @@ pub fn list(root: &Path) -> Vec<Sidecar> {
     out
 }
 
-/// Removes a monitor's three files.
+/// Removes a monitor's files (the original's three, and the relay's state file).
 pub fn forget(root: &Path, id: &str) {
-    for ext in ["json", "log", "exit"] {
+    for ext in ["json", "log", "exit", "state"] {
         let _ = std::fs::remove_file(file(root, id, ext));
     }
 }
@@ -177,6 +185,22 @@ pub fn stop(s: &Sidecar, grace: std::time::Duration) -> bool {
     group::kill_group(pid);
     group::sweep_marked(&s.id);
     !atomic::pid_alive(pid)
+}
+
+/// Waits (up to 2 s) for the monitor's log relay to exit, killing it after that; see
+/// [`relay::finish`].
+pub fn finish_relay(root: &Path, id: &str) -> bool {
+    relay::finish(&file(root, id, "state"), std::time::Duration::from_secs(2))
+}
+
+/// SIGKILLs at once everything of a monitor whose shell is `pid`: its tree, its group and its
+/// marked processes (a start that failed half-way; only the Linux log relay can fail so).
+#[cfg(target_os = "linux")]
+pub(crate) fn stop_pid(pid: u32, id: &str) {
+    use crate::process::group;
+    group::kill_tree(pid);
+    group::kill_group(pid);
+    group::sweep_marked(id);
 }
 
 /// Deletes the files of every monitor that is not running; live ones are left alone.

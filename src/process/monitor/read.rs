@@ -1,30 +1,118 @@
 //! Reading a monitor's log: the head `ready_when` is tested against, and `monitor_poll`'s
-//! page with partial-line hold-back, `match` filtering and the "more buffered" footer.
+//! page with partial-line hold-back, `match` filtering, the "more buffered" footer and the
+//! "dropped" line when the rolling log no longer holds the requested offset.
+//!
+//! Offsets are those of the whole output: the log holds the window from `dropped` (the relay's
+//! state file) on. A read takes the log's shared `flock`, so the relay cannot move the window
+//! between reading `dropped` and reading the bytes.
 
+use super::relay;
 use super::{exit_status, file, running, Sidecar};
 use crate::jsregex::JsRegex;
-use crate::output::utf8_prefix;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
-/// Up to `max` bytes of `path` from `offset`, and the file's size.
-fn read_range(path: &Path, offset: u64, max: u64) -> (Vec<u8>, u64) {
-    let Ok(mut f) = std::fs::File::open(path) else {
-        return (Vec::new(), 0);
-    };
-    let size = f.metadata().map(|m| m.len()).unwrap_or(0);
-    let start = offset.min(size);
-    if f.seek(SeekFrom::Start(start)).is_err() {
-        return (Vec::new(), size);
-    }
-    let mut buf = Vec::with_capacity(usize::try_from((size - start).min(max)).unwrap_or(0));
-    let _ = (&mut f).take(max).read_to_end(&mut buf);
-    (buf, size)
+/// A read of the log: `bytes` from logical offset `start`, with the log's logical `end` and
+/// the logical offset of its first byte (`dropped`).
+struct Range {
+    bytes: Vec<u8>,
+    start: u64,
+    end: u64,
+    dropped: u64,
 }
 
-/// Bytes cut back to the last complete UTF-8 character (a character cut by the read is held
-/// back for the next poll); invalid bytes inside are shown as U+FFFD.
-fn complete_utf8(buf: &[u8]) -> (String, usize) {
+/// Up to `max` bytes of the monitor's output from logical `offset` (clamped to what the log
+/// holds).
+fn read_range(root: &Path, id: &str, offset: u64, max: u64) -> Range {
+    let empty = |dropped| Range {
+        bytes: Vec::new(),
+        start: dropped,
+        end: dropped,
+        dropped,
+    };
+    let Ok(mut f) = std::fs::File::open(file(root, id, "log")) else {
+        return empty(0);
+    };
+    let _lock = SharedLock::take(&f);
+    let dropped = relay::read_state(&file(root, id, "state")).dropped;
+    let size = f.metadata().map(|m| m.len()).unwrap_or(0);
+    let phys = offset.saturating_sub(dropped).min(size);
+    if f.seek(SeekFrom::Start(phys)).is_err() {
+        return empty(dropped);
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from((size - phys).min(max)).unwrap_or(0));
+    let _ = (&mut f).take(max).read_to_end(&mut bytes);
+    Range {
+        bytes,
+        start: dropped + phys,
+        end: dropped + size,
+        dropped,
+    }
+}
+
+/// A shared `flock` on the log for the length of a read (a no-op off Unix).
+struct SharedLock(#[cfg(unix)] std::os::fd::RawFd);
+
+impl SharedLock {
+    fn take(f: &std::fs::File) -> SharedLock {
+        #[cfg(unix)]
+        {
+            use std::os::fd::AsRawFd;
+            let fd = f.as_raw_fd();
+            // SAFETY: plain syscall on an open descriptor; failing just means no lock.
+            unsafe {
+                libc::flock(fd, libc::LOCK_SH);
+            }
+            SharedLock(fd)
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = f;
+            SharedLock()
+        }
+    }
+}
+
+impl Drop for SharedLock {
+    fn drop(&mut self) {
+        #[cfg(unix)]
+        // SAFETY: the descriptor outlives the lock (declared after the file).
+        unsafe {
+            libc::flock(self.0, libc::LOCK_UN);
+        }
+    }
+}
+
+/// After the monitor's shell exited, waits (up to 300 ms) for the relay to write the output
+/// still in the pipe, so a poll that says "not running" shows all of it. A background child
+/// that keeps the pipe open makes this give up after the wait.
+pub fn settle(root: &Path, id: &str) {
+    let path = file(root, id, "state");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_millis(300);
+    let mut done_at = None;
+    loop {
+        let state = relay::read_state(&path);
+        let now = std::time::Instant::now();
+        if state.done {
+            // Done, and the relay itself gone too: it exits right after saying so (a pid still
+            // alive 50 ms later is another process's).
+            let since = *done_at.get_or_insert(now);
+            if !state.relay.is_some_and(relay::is_relay)
+                || now >= since + std::time::Duration::from_millis(50)
+            {
+                return;
+            }
+        }
+        if now >= deadline {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+}
+
+/// Where the bytes end once cut back to the last complete UTF-8 character (a character cut
+/// by the read is held back for the next poll).
+fn complete_end(buf: &[u8]) -> usize {
     let mut end = buf.len();
     // A trailing incomplete sequence is at most 3 bytes.
     for back in 1..=3.min(buf.len()) {
@@ -47,15 +135,17 @@ fn complete_utf8(buf: &[u8]) -> (String, usize) {
         }
         break;
     }
-    (String::from_utf8_lossy(&buf[..end]).into_owned(), end)
+    end
 }
 
 /// The head of the log `ready_when` is tested against: its first `max` bytes (cut on a
-/// character boundary).
-pub fn ready_head(root: &Path, id: &str, max: u64) -> String {
-    let (buf, _) = read_range(&file(root, id, "log"), 0, max);
-    let text = String::from_utf8_lossy(&buf).into_owned();
-    utf8_prefix(&text, usize::try_from(max).unwrap_or(usize::MAX)).to_string()
+/// character boundary), and the logical offset just after it.
+pub fn ready_head(root: &Path, id: &str, max: u64) -> (String, u64) {
+    let r = read_range(root, id, 0, max);
+    // Offsets count the log's bytes: cut on them, then show invalid ones as U+FFFD.
+    let end = complete_end(&r.bytes);
+    let head = String::from_utf8_lossy(&r.bytes[..end]).into_owned();
+    (head, r.start + end as u64)
 }
 
 /// One `monitor_poll` answer.
@@ -69,6 +159,8 @@ pub struct Polled {
     pub next_offset: u64,
     /// The natural exit code, `None` while running or after a kill.
     pub exit_code: Option<i64>,
+    /// Bytes between the requested offset and the oldest byte the rolling log still holds.
+    pub dropped: u64,
 }
 
 /// Reads from `offset` (clamped to the log) at most `max` bytes. When nothing more is
@@ -76,19 +168,30 @@ pub struct Polled {
 /// the only line); then `filter` keeps the matching lines.
 pub fn poll(root: &Path, s: &Sidecar, offset: u64, max: u64, filter: Option<&JsRegex>) -> Polled {
     let alive = running(root, s);
-    let (buf, size) = read_range(&file(root, &s.id, "log"), offset, max);
-    let start = offset.min(size);
+    if !alive {
+        settle(root, &s.id);
+    }
+    let Range {
+        bytes: buf,
+        start,
+        end: size,
+        dropped,
+    } = read_range(root, &s.id, offset, max);
+    let lost = start.saturating_sub(offset.min(size));
     // More is buffered when the page was cut by `max`, not when a line is held back.
     let more = start + (buf.len() as u64) < size;
-    let (mut text, mut used) = complete_utf8(&buf);
-    let mut next = start + used as u64;
-    if next >= size && alive && text.contains('\n') && !text.ends_with('\n') {
-        if let Some(nl) = text.rfind('\n') {
+    let mut buf = buf;
+    let mut used = complete_end(&buf);
+    // On bytes, before any U+FFFD replacement: offsets count the log's bytes.
+    if start + used as u64 >= size && alive && buf[..used].last() != Some(&b'\n') {
+        if let Some(nl) = memchr::memrchr(b'\n', &buf[..used]) {
             used = nl + 1;
-            text.truncate(used);
-            next = start + used as u64;
         }
     }
+    buf.truncate(used);
+    let next = start + used as u64;
+    let text = String::from_utf8(buf)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
     let mut output = match filter {
         None => text,
         Some(re) => {
@@ -108,6 +211,12 @@ pub fn poll(root: &Path, s: &Sidecar, offset: u64, max: u64, filter: Option<&JsR
             "\n[... more output buffered; continue with offset={next} ...]"
         ));
     }
+    if lost > 0 {
+        output.insert_str(
+            0,
+            &format!("[... {lost} bytes of output dropped: the log keeps only the most recent output; this starts at offset={dropped} ...]\n"),
+        );
+    }
     Polled {
         running: alive,
         output,
@@ -117,19 +226,21 @@ pub fn poll(root: &Path, s: &Sidecar, offset: u64, max: u64, filter: Option<&JsR
         } else {
             exit_status(root, &s.id).flatten()
         },
+        dropped: lost,
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::complete_utf8;
+    use super::complete_end;
 
     #[test]
     fn a_cut_character_is_held_back() {
         let s = "ab\u{e9}".as_bytes();
-        assert_eq!(complete_utf8(&s[..3]), ("ab".to_string(), 2));
-        assert_eq!(complete_utf8(s), ("ab\u{e9}".to_string(), 4));
+        assert_eq!(complete_end(&s[..3]), 2);
+        assert_eq!(complete_end(s), 4);
         let emoji = "x\u{1F600}".as_bytes();
-        assert_eq!(complete_utf8(&emoji[..4]).1, 1);
+        assert_eq!(complete_end(&emoji[..4]), 1);
+        assert_eq!(complete_end(b"a\xffb"), 3);
     }
 }

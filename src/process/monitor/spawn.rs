@@ -3,7 +3,13 @@
 
 use super::{ensure_dir, file, new_id, save, Sidecar};
 use crate::process::group::CALL_ID_VAR;
+use std::fs::File;
 use std::io;
+/// The relay's end of the output pipe (Linux; elsewhere there is no relay).
+#[cfg(unix)]
+type RelayInput = std::os::fd::OwnedFd;
+#[cfg(not(unix))]
+type RelayInput = File;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
@@ -21,13 +27,15 @@ fn script(command: &str) -> String {
     format!("trap 'echo $? > \"$MON_EXIT\"' EXIT\n{command}\n")
 }
 
-/// Starts `command` in `cwd` (an existing directory) for the workspace `root`. On a spawn
-/// failure the log is removed and the error returned.
+/// Starts `command` in `cwd` (an existing directory) for the workspace `root`, its log kept
+/// within `log_max` bytes (Linux; elsewhere the command appends to the log itself). On a
+/// spawn failure the log is removed and the error returned.
 pub fn start(
     root: &Path,
     cwd: &Path,
     command: &str,
     ready_when: Option<&str>,
+    log_max: u64,
 ) -> io::Result<Started> {
     ensure_dir(root)?;
     // A fresh id whose files do not exist yet (4 random bytes: a collision is rare, not impossible).
@@ -38,11 +46,14 @@ pub fn start(
         }
     };
     let log_path = file(root, &id, "log");
-    let log = std::fs::OpenOptions::new()
-        .append(true)
-        .create_new(true)
-        .open(&log_path)?;
-    let err = log.try_clone()?;
+    let (out, relay_input, relay_files) = match open_output(root, &id, &log_path, log_max) {
+        Ok(v) => v,
+        Err(e) => {
+            remove_files(root, &id);
+            return Err(e);
+        }
+    };
+    let err = out.try_clone()?;
     let mut cmd = Command::new("/bin/sh");
     cmd.arg("-c")
         .arg(script(command))
@@ -50,8 +61,8 @@ pub fn start(
         .env("MON_EXIT", file(root, &id, "exit"))
         .env(CALL_ID_VAR, &id)
         .stdin(Stdio::null())
-        .stdout(log)
-        .stderr(err);
+        .stdout(Stdio::from(out))
+        .stderr(Stdio::from(err));
     #[cfg(unix)]
     {
         use std::os::unix::process::CommandExt;
@@ -68,13 +79,29 @@ pub fn start(
             });
         }
     }
-    let mut child = match cmd.spawn() {
+    let spawned = cmd.spawn();
+    // The command's copies of the pipe's write end are the only ones left: the relay sees
+    // end of file when the monitor and all its children are gone.
+    drop(cmd);
+    let mut child = match spawned {
         Ok(c) => c,
         Err(e) => {
-            let _ = std::fs::remove_file(&log_path);
+            remove_files(root, &id);
             return Err(e);
         }
     };
+    #[cfg(target_os = "linux")]
+    if let (Some(input), Some((log, state))) = (relay_input, relay_files) {
+        if let Err(e) = super::relay::spawn(&input, &log, &state, log_max) {
+            // Without a relay nobody reads the pipe: the command would block. End it.
+            super::stop_pid(child.id(), &id);
+            let _ = child.wait();
+            remove_files(root, &id);
+            return Err(e);
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (relay_input, relay_files);
     let sidecar = Sidecar {
         id,
         command: command.to_string(),
@@ -95,4 +122,44 @@ pub fn start(
         });
     save(root, &sidecar)?;
     Ok(Started { sidecar })
+}
+
+/// Removes what a failed start left.
+fn remove_files(root: &Path, id: &str) {
+    for ext in ["log", "state"] {
+        let _ = std::fs::remove_file(file(root, id, ext));
+    }
+}
+
+/// Where the command's output goes, the relay's input, and the relay's log and state files.
+/// On Linux: a pipe whose write end the command gets, read by the relay; elsewhere the log
+/// itself, opened for append.
+#[allow(clippy::type_complexity)]
+fn open_output(
+    root: &Path,
+    id: &str,
+    log_path: &Path,
+    log_max: u64,
+) -> io::Result<(File, Option<RelayInput>, Option<(File, File)>)> {
+    #[cfg(target_os = "linux")]
+    {
+        let log = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(log_path)?;
+        let state = super::relay::create_state(&file(root, id, "state"))?;
+        let (read, write) = super::relay::pipe()?;
+        let _ = log_max;
+        Ok((File::from(write), Some(read), Some((log, state))))
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (root, id, log_max);
+        let log = std::fs::OpenOptions::new()
+            .append(true)
+            .create_new(true)
+            .open(log_path)?;
+        Ok((log, None, None))
+    }
 }
