@@ -37,12 +37,37 @@ export interface AgentToolsOptions {
   monitorLogMaxBytes?: number
   /** Which tools the surface keeps: an empty or absent `allow` keeps all; `deny` wins. Unknown names throw StartupError. */
   toolPolicy?: { allow?: readonly ToolName[]; deny?: readonly ToolName[] }
-  /** Decides, per call, whether it runs (after validation, before the handler). Fail-closed. */
+  /**
+   * Decides, per call, whether it runs (after validation, before the handler). Fail-closed:
+   * a throw, a rejection or an invalid decision denies (never a rejected promise). A value
+   * that is not a function (undefined, null and false mean none) throws StartupError.
+   */
   guard?: Guard
-  /** Asked when the guard answers `ask`; true runs the call. Without it, `ask` is denied. */
+  /** Asked when the guard answers `ask`; only `true` runs the call. Without it, `ask` is denied. Not a function: StartupError. */
   elicit?: Elicit
   /** A guard or elicit that has not answered within this many ms denies the call. Default: no limit. */
   guardTimeoutMs?: number
+  /**
+   * Workspace-relative directories the mutating file tools may change (by real location);
+   * a target outside is `path_escape` naming the scope. Escaping, empty or malformed scopes
+   * throw StartupError. Default: no restriction.
+   */
+  writeScope?: readonly string[]
+  /**
+   * The host's own tools, run through the same pipeline as ours (surface, readOnly,
+   * toolPolicy, validation with defaults, guard, output bounding, error envelope, adapters,
+   * MCP). A name taken by a built-in tool, a bad schema or a missing handler throws StartupError.
+   */
+  customTools?: readonly CustomToolDefinition[]
+  /**
+   * Masks credentials (private keys; AWS, GitHub, npm, OpenAI, Anthropic, Google, Slack,
+   * Stripe keys; `.env`-style password/token/secret values; plus `patterns`, as
+   * `[REDACTED:custom]`) as `[REDACTED:<kind>]` in every text that goes back to the model:
+   * results, `meta`, error envelopes, custom tools. A mutating call whose arguments contain a
+   * placeholder is `invalid_input` (fields `placeholder`, `at`). A string pattern is a regex
+   * source. Malformed patterns, or ones matching "", throw StartupError. Default off.
+   */
+  redactSecrets?: boolean | { patterns?: ReadonlyArray<string | RegExp> }
   /** Budget for checkpointed prior contents, in bytes (>= 0; 0 turns checkpoints off). Default 268435456. */
   checkpointBytes?: number
   /** Record what `bash` commands change while a checkpoint is live (walks the workspace around each command). Default false. */
@@ -69,6 +94,37 @@ export interface SearchIndexStatus {
   buildMs: number
   /** When the current image was installed (ms since the epoch), or null. */
   updatedAt: number | null
+}
+
+/** What a custom tool's handler returns: its text, content parts (with client-side meta), or any JSON value (sent as JSON text). */
+export type CustomToolResult =
+  | string
+  | { content: ReadonlyArray<{ type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string }>; meta?: Record<string, unknown> }
+  | unknown
+
+/** One entry of `customTools`. */
+export interface CustomToolDefinition {
+  /** `^[A-Za-z0-9_-]{1,64}$`; must not be a built-in tool's name. */
+  name: string
+  /** What the model reads: when to use it, when not, how to recover from its errors. */
+  description: string
+  /**
+   * JSON Schema of the arguments: `type: "object"` at the top; the keywords type, properties,
+   * required, additionalProperties (boolean), enum, minLength, maxLength, pattern, minimum,
+   * maximum, minItems, maxItems, items are enforced; description, title, default (filled in),
+   * examples, format, $schema… are accepted; anything else throws StartupError.
+   */
+  inputSchema: Record<string, unknown>
+  /** MCP hints; readOnlyHint follows `readOnly`, the others default from it. */
+  annotations?: Partial<ToolAnnotations> & Record<string, unknown>
+  /** The tool only reads: it stays under `readOnly: true`. Default false. */
+  readOnly?: boolean
+  /**
+   * Runs the tool with the validated, default-filled arguments. Throw a `ToolError` for a
+   * failure the model should see (its code, message and fields); anything else thrown is
+   * `internal` (the detail goes to the warn sink).
+   */
+  handler: (args: Record<string, unknown>, context: { signal: AbortSignal; workspaceRoot: string }) => CustomToolResult | Promise<CustomToolResult>
 }
 
 /** The resolved, frozen configuration. */
@@ -99,6 +155,26 @@ export interface ServerConfig {
   readonly checkpointBytes?: number
   /** Whether bash commands are checkpointed (absent under compat "0.1"). */
   readonly checkpointBash?: boolean
+  /** The custom tools from the options, when some were given. */
+  readonly customTools?: readonly CustomToolDefinition[]
+  /** The write scope, normalised (`./src/` → `src`); absent when unset or under compat "0.1". */
+  readonly writeScope?: readonly string[]
+  /** `true`, or the host's patterns as `{ source, flags }`; absent when off or under compat "0.1" (redaction still applies there). */
+  readonly redactSecrets?: true | { patterns: ReadonlyArray<{ source: string; flags: string }> }
+}
+
+/**
+ * One entry of the `issues` array that a schema `invalid_input` envelope carries (not under
+ * compat "0.1"): `path` is a JSON pointer to the value to fix (`/edits/0/old_string`; a
+ * missing or unknown property points at itself), `message` the ajv-style text for it.
+ */
+export interface ValidationIssue {
+  path: string
+  /** What the schema wants, in a few words (`string`, `>= 1`, `one of: a, b`). */
+  expected: string
+  /** What arrived, in a few words (`number`, `0`, `undefined`). */
+  received: string
+  message: string
 }
 
 /** A checkpoint as `checkpoints()` lists it. */

@@ -80,6 +80,10 @@ const handles = new WeakMap()
 // The host's guard and elicit per handle (functions cannot cross into Rust).
 const hooksOf = new WeakMap()
 
+// The handlers of the host's customTools per handle: name → handler. The definitions
+// (name, description, schema, annotations, readOnly) crossed into Rust with the options.
+const customOf = new WeakMap()
+
 function freezeConfig(handle, opts) {
   const fields = JSON.parse(handle.configJson())
   const hooks = hostHooks(opts)
@@ -89,6 +93,11 @@ function freezeConfig(handle, opts) {
     if (hooks.guard) fields.guard = hooks.guard
     if (hooks.elicit) fields.elicit = hooks.elicit
   }
+  const custom = customHandlers(opts)
+  if (custom) {
+    customOf.set(handle, custom)
+    fields.customTools = Object.freeze([...opts.customTools])
+  }
   const config = Object.freeze(fields)
   handles.set(config, handle)
   return config
@@ -97,14 +106,35 @@ function freezeConfig(handle, opts) {
 // guard, elicit and guardTimeoutMs from options (or a hand-built config carrying them).
 function hostHooks(opts) {
   if (!opts || typeof opts !== 'object') return null
-  const guard = typeof opts.guard === 'function' ? opts.guard : null
-  const elicit = typeof opts.elicit === 'function' ? opts.elicit : null
+  // A hook that is set but not a function would otherwise be ignored: a guard the host
+  // believes in that lets everything through. Absent (undefined, null, false) means none.
+  const hook = (name, shape) => {
+    const v = opts[name]
+    if (v === undefined || v === null || v === false) return null
+    if (typeof v !== 'function') throw new StartupError(`${name} must be a function ${shape}, got: ${typeof v}`)
+    return v
+  }
+  const guard = hook('guard', '(ctx) => { verdict, reason? }')
+  const elicit = hook('elicit', '(request) => boolean')
   const t = opts.guardTimeoutMs
   if (t !== undefined && t !== null && !(Number.isInteger(t) && t >= 1)) {
     throw new StartupError(`guardTimeoutMs must be an integer >= 1, got: ${String(t)}`)
   }
   if (!guard && !elicit) return null
   return { guard, elicit, timeoutMs: typeof t === 'number' ? t : null }
+}
+
+// The handlers of `customTools` (the native side has checked everything else already).
+function customHandlers(opts) {
+  if (!opts || !Array.isArray(opts.customTools) || opts.customTools.length === 0) return null
+  const handlers = new Map()
+  opts.customTools.forEach((t, i) => {
+    if (typeof t.handler !== 'function') {
+      throw new StartupError(`customTools[${i}].handler must be a function (args, { signal, workspaceRoot }) => result`)
+    }
+    handlers.set(t.name, t.handler)
+  })
+  return handlers
 }
 
 function startup(fn) {
@@ -121,6 +151,8 @@ function optionsJson(options) {
     if (typeof value === 'number' && !Number.isFinite(value)) return String(value)
     if (typeof value === 'bigint') return String(value)
     if (typeof value === 'function') return undefined
+    // redactSecrets.patterns: a RegExp crosses as its source and flags.
+    if (value instanceof RegExp) return { source: value.source, flags: value.flags }
     return value
   })
 }
@@ -170,6 +202,8 @@ function handleFor(config) {
   )
   const hooks = hostHooks(config)
   if (hooks) hooksOf.set(handle, hooks)
+  const custom = customHandlers(config)
+  if (custom) customOf.set(handle, custom)
   if (Object.isFrozen(config)) handles.set(config, handle)
   return handle
 }
@@ -265,8 +299,17 @@ function hostAnswer(fn, arg, signal, timeoutMs, what) {
 }
 
 // The guard step (after validation, before the handler): `null` to go on with the
-// validated arguments, or a result to return. Fail-closed: a throw denies the call.
+// validated arguments, `'aborted'`, or a result to return. Fail-closed: whatever the host's
+// callbacks throw or return, this resolves (a throw is the call's error envelope).
 async function guarded(handle, hooks, name, validated, signal) {
+  try {
+    return await guardStep(handle, hooks, name, validated, signal)
+  } catch (e) {
+    return { isError: true, text: serializeError(e) }
+  }
+}
+
+async function guardStep(handle, hooks, name, validated, signal) {
   const config = configOfHandle(handle)
   const ctx = buildGuardContext(name, validated, config)
   const failed = (e) => ({ isError: true, text: serializeError(e) })
@@ -279,6 +322,7 @@ async function guarded(handle, hooks, name, validated, signal) {
   } catch (e) {
     return failed(e)
   }
+  // Read once: a getter may throw (caught above us) or answer differently each time.
   const verdict = decision && typeof decision === 'object' ? decision.verdict : undefined
   const reason = decision && typeof decision === 'object' ? decision.reason : undefined
   if (verdict === 'allow') return null
@@ -293,7 +337,7 @@ async function guarded(handle, hooks, name, validated, signal) {
       return failed(e)
     }
   }
-  return { isError: true, text: deniedText(`guard returned an invalid decision: ${JSON.stringify(decision) ?? String(decision)}`) }
+  return { isError: true, text: deniedText(`guard returned an invalid decision: ${describe(decision)}`) }
 }
 
 const configByHandle = new WeakMap()
@@ -304,6 +348,64 @@ function configOfHandle(handle) {
     configByHandle.set(handle, c)
   }
   return c
+}
+
+const ABORTED = { code: 'aborted', message: 'Operation aborted (run cancelled)' }
+const NEVER = new AbortController().signal
+
+// A host's tool (customTools): validated natively like ours, guarded, then its handler runs
+// here, on the event loop, and the native side bounds the result and builds the envelope.
+async function runCustom(handle, handler, name, enc, hooks, signal) {
+  const v = JSON.parse(handle.validate(name, enc.json, enc.error))
+  if (!v.ok) return shape(handle, { isError: true, text: v.text })
+  const finish = (result) => {
+    const out = handle.finishCustom(name, JSON.stringify(result))
+    if (typeof out !== 'string') for (const line of out.warnings) warn(line)
+    return shape(handle, out)
+  }
+  if (hooks && hooks.guard) {
+    const stop = await guarded(handle, hooks, name, v.args, signal)
+    if (stop === 'aborted') return finish({ error: ABORTED })
+    if (stop) return shape(handle, stop)
+  }
+  if (signal && signal.aborted) return finish({ error: ABORTED })
+  const ctx = { signal: signal || NEVER, workspaceRoot: configOfHandle(handle).workspaceRoot }
+  const settled = await new Promise((resolve) => {
+    const onAbort = () => resolve({ aborted: true })
+    const listening = signal && typeof signal.addEventListener === 'function'
+    if (listening) signal.addEventListener('abort', onAbort, { once: true })
+    Promise.resolve()
+      .then(() => handler(v.args, ctx))
+      .then(
+        (value) => resolve({ value }),
+        (error) => resolve({ error }),
+      )
+      .finally(() => {
+        if (listening) signal.removeEventListener('abort', onAbort)
+      })
+  })
+  if (settled.aborted) return finish({ error: ABORTED })
+  if ('error' in settled) {
+    const e = settled.error
+    if (e instanceof ToolError) return finish({ error: { code: e.code, message: String(e.message), fields: e.fields } })
+    return finish({ internal: String((e && e.stack) || e) })
+  }
+  return finish(customResult(settled.value))
+}
+
+// A handler's return value as a tool result: a string is the text; `{ content, meta? }` is
+// content parts; anything else JSON (undefined: empty).
+function customResult(value) {
+  if (typeof value === 'string') return { ok: { content: [{ type: 'text', text: value }] } }
+  if (value === undefined || value === null) return { ok: { content: [{ type: 'text', text: '' }] } }
+  if (typeof value === 'object' && Array.isArray(value.content)) return { ok: { content: value.content, meta: value.meta } }
+  try {
+    const text = JSON.stringify(value)
+    if (typeof text === 'string') return { ok: { content: [{ type: 'text', text }] } }
+  } catch (e) {
+    return { internal: `the result is not JSON: ${e && e.message}` }
+  }
+  return { internal: `the result is a ${typeof value}` }
 }
 
 // callTool's third argument: an AbortSignal (0.1), or `{ signal?, onOutput? }`.
@@ -343,6 +445,15 @@ async function run(handle, name, args, options) {
   const { signal, onOutput } = callOptions(options)
   let enc = encodeArgs(args === undefined ? {} : args)
   const hooks = hooksOf.get(handle)
+  const custom = customOf.get(handle)
+  if (custom && custom.has(String(name))) {
+    try {
+      return await runCustom(handle, custom.get(String(name)), String(name), enc, hooks, signal)
+    } catch (e) {
+      warn(`clarvis-agent-tools: internal error: ${(e && e.stack) || e}\n`)
+      return shape(handle, { isError: true, text: INTERNAL })
+    }
+  }
   if (hooks && hooks.guard) {
     const v = JSON.parse(handle.validate(String(name), enc.json, enc.error))
     if (!v.ok) return shape(handle, { isError: true, text: v.text })
@@ -467,10 +578,34 @@ function getTool(name, surface = tools) {
 /** The error envelope text for a thrown value; non-ToolErrors are logged and become internal. */
 function serializeError(err) {
   if (err instanceof ToolError) {
-    return JSON.stringify({ error: err.code, message: err.message, ...err.fields })
+    try {
+      return JSON.stringify({ error: err.code, message: err.message, ...err.fields })
+    } catch (e) {
+      err = e
+    }
   }
-  warn(`clarvis-agent-tools: internal error: ${(err && err.stack) || String(err)}\n`)
+  let detail
+  try {
+    detail = (err && err.stack) || String(err)
+  } catch {
+    detail = Object.prototype.toString.call(err)
+  }
+  warn(`clarvis-agent-tools: internal error: ${detail}\n`)
   return INTERNAL
+}
+
+// A value the host handed back, for a message: its JSON, else its string form, else its tag
+// (a BigInt, a cycle or a throwing toString must not turn an answer into a rejection).
+function describe(value) {
+  try {
+    const json = JSON.stringify(value)
+    if (json !== undefined) return json
+  } catch {}
+  try {
+    return String(value)
+  } catch {
+    return Object.prototype.toString.call(value)
+  }
 }
 
 /** Maps a Node fs error to the contract's ToolError. */

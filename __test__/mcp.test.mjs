@@ -92,6 +92,7 @@ test("a tool failure is MCP's isError with the JSON envelope as its text", async
   assert.deepEqual(JSON.parse(text(invalid)), {
     error: 'invalid_input',
     message: "data must have required property 'path'",
+    issues: [{ path: '/path', expected: 'string', received: 'undefined', message: "must have required property 'path'" }],
   })
   const unknown = await client.callTool({ name: 'rm_rf', arguments: {} })
   assert.deepEqual(JSON.parse(text(unknown)), { error: 'not_found', message: 'Unknown tool: rm_rf' })

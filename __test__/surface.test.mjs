@@ -74,7 +74,11 @@ test('latest validation coerces scalars like ajv coerceTypes and ignores unknown
   const g = await call('grep', { pattern: 'l1', output_mode: 'count', ignore_case: 'true' })
   assert.equal(g.text, 'a.txt:2')
   const bad = envelope(await call('read_file', { path: 'a.txt', limit: 'ten' }))
-  assert.deepEqual(bad, { error: 'invalid_input', message: 'data/limit must be integer' })
+  assert.deepEqual(bad, {
+    error: 'invalid_input',
+    message: 'data/limit must be integer',
+    issues: [{ path: '/limit', expected: 'integer', received: 'string', message: 'must be integer' }],
+  })
   const notInt = envelope(await call('read_file', { path: 'a.txt', limit: '2.5' }))
   assert.equal(notInt.message, 'data/limit must be integer')
   const num = await call('write_file', { path: 'n.txt', content: 42 })

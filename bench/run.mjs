@@ -14,6 +14,7 @@ import { createRequire } from 'node:module'
 import { callRows, setupScratch } from './calls.mjs'
 import { checkpointRows } from './checkpoint.mjs'
 import { ensureCorpus, CORPUS } from './corpus.mjs'
+import { hostRows } from './host.mjs'
 import { captureWarnings, printTable } from './lib.mjs'
 import { memoryRows } from './memory.mjs'
 import { monitorRows } from './monitor.mjs'
@@ -102,7 +103,7 @@ async function main() {
 
   const rows = []
   try {
-    for (const group of [grepRows, globRows, callRows, readToolRows, checkpointRows, syntaxRows, monitorRows, memoryRows]) {
+    for (const group of [grepRows, globRows, callRows, readToolRows, checkpointRows, hostRows, syntaxRows, monitorRows, memoryRows]) {
       const got = await group(ctx, want)
       rows.push(...got)
       for (const r of got) process.stderr.write(`  done: ${r.name} (${r.status})\n`)

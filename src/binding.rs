@@ -201,8 +201,9 @@ impl NativeTools {
         self.config.compat == config::Compat::V01
     }
 
-    /// Dispatch steps 1–2 for a host's guard: `{"ok":true,"args":{…}}` with the validated,
-    /// default-filled arguments, or `{"ok":false,"text":<envelope>}`.
+    /// Dispatch steps 1–2 for a host's guard or tool: `{"ok":true,"args":{…}}` with the
+    /// validated, default-filled arguments (plus `"custom":true` for a host's tool, whose
+    /// handler the JS side runs), or `{"ok":false,"text":<envelope>}`.
     #[napi]
     pub fn validate(
         &self,
@@ -215,8 +216,17 @@ impl NativeTools {
             None => dispatch::parse_args(args_json.as_deref()),
         };
         match dispatch::validate(&name, args, &self.config) {
-            Ok((_, args)) => serde_json::json!({ "ok": true, "args": args }).to_string(),
-            Err(e) => serde_json::json!({ "ok": false, "text": e.envelope() }).to_string(),
+            Ok((dispatch::Target::Builtin(_), args)) => {
+                serde_json::json!({ "ok": true, "args": args }).to_string()
+            }
+            Ok((dispatch::Target::Custom(_), args)) => {
+                serde_json::json!({ "ok": true, "args": args, "custom": true }).to_string()
+            }
+            Err(e) => serde_json::json!({
+                "ok": false,
+                "text": dispatch::error_envelope(&e, &self.config)
+            })
+            .to_string(),
         }
     }
 
@@ -266,6 +276,16 @@ impl NativeTools {
                 dispatch::dispatch(&name, args, config, cancel).await,
             ))
         })
+    }
+
+    /// Steps 4–5 for a host's tool whose handler the JS side ran: `result_json` is
+    /// `{"ok":{content,meta?}}`, `{"error":{code,message,fields?}}` or `{"internal":detail}`
+    /// (see `dispatch::finish_custom`).
+    #[napi]
+    pub fn finish_custom(&self, name: String, result_json: String) -> Either<Text, NativeOutcome> {
+        let result: serde_json::Value = serde_json::from_str(&result_json)
+            .unwrap_or_else(|e| serde_json::json!({ "internal": e.to_string() }));
+        crossing(dispatch::custom_outcome(&name, &result, &self.config))
     }
 }
 

@@ -131,6 +131,84 @@ impl ToolPolicy {
     }
 }
 
+/// One `writeScope` directory: the workspace-relative name the host gave (normalised) and
+/// its real location, fixed when the configuration is resolved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WriteScope {
+    /// The directory as shown in errors (`src`, `.` for the whole workspace).
+    pub name: String,
+    /// Its real location (longest existing prefix realpath'd, the rest appended).
+    pub real: PathBuf,
+}
+
+impl WriteScope {
+    /// Parses the `writeScope` option against the workspace root. Absent or null → no
+    /// scope (every write allowed). Overlapping entries are fine: the scope is their union.
+    /// A `StartupError` for anything else than a non-empty array of non-empty relative
+    /// paths whose real locations lie inside the root and are directories when they exist.
+    pub fn parse(v: &Value, root: &Path) -> Result<Vec<WriteScope>, StartupError> {
+        if v.is_null() {
+            return Ok(Vec::new());
+        }
+        let Value::Array(entries) = v else {
+            return Err(StartupError(format!(
+                "writeScope must be an array of workspace-relative directories, got: {}",
+                js_string(v)
+            )));
+        };
+        if entries.is_empty() {
+            return Err(StartupError(
+                "writeScope must name at least one directory (use readOnly: true to forbid every write)."
+                    .into(),
+            ));
+        }
+        let real_root = std::fs::canonicalize(root)
+            .map_err(|e| StartupError(format!("Workspace root does not resolve: {e}")))?;
+        entries
+            .iter()
+            .map(|entry| {
+                let raw = match entry {
+                    Value::String(s) if !s.is_empty() && !s.contains('\0') => s,
+                    other => {
+                        return Err(StartupError(format!(
+                            "writeScope entries must be non-empty strings, got: {}",
+                            js_string(other)
+                        )))
+                    }
+                };
+                if Path::new(raw).is_absolute() {
+                    return Err(StartupError(format!(
+                        "writeScope entries must be workspace-relative directories, got: {raw}"
+                    )));
+                }
+                let rel = normalize(Path::new(raw));
+                let escapes = || {
+                    StartupError(format!(
+                        "writeScope entry escapes the workspace root: {raw}"
+                    ))
+                };
+                if rel.starts_with("..") {
+                    return Err(escapes());
+                }
+                let real =
+                    crate::workspace::realpath_prefix(&root.join(&rel)).map_err(|_| escapes())?;
+                if !(real == real_root || real.starts_with(&real_root)) {
+                    return Err(escapes());
+                }
+                if std::fs::metadata(&real).is_ok_and(|m| !m.is_dir()) {
+                    return Err(StartupError(format!(
+                        "writeScope entry is not a directory: {raw}"
+                    )));
+                }
+                Ok(WriteScope {
+                    name: rel.to_string_lossy().into_owned(),
+                    real,
+                })
+            })
+            .collect()
+    }
+}
+
 /// What the caller probed before resolving (`probeRipgrep`, `probeTreeSitter`); `None`
 /// means "probe here" (ripgrep) or "available" (tree-sitter, which is compiled in).
 #[derive(Debug, Clone, Copy, Default)]
@@ -141,11 +219,49 @@ pub struct Probes {
     pub tree_sitter: Option<bool>,
 }
 
+/// The realpath of the workspace root, taken once (the first time it resolves) and kept:
+/// a root swapped for a symlink afterwards cannot widen what counts as inside, and the
+/// confinement check of every call saves a `realpath` of the root. Keyed by the root it was
+/// taken for, so a configuration whose `workspace_root` is changed (tests do) never sees a
+/// stale one.
+#[derive(Debug, Clone, Default)]
+pub struct RealRoot(std::sync::Arc<std::sync::OnceLock<(PathBuf, PathBuf)>>);
+
+impl RealRoot {
+    /// The realpath of `root`, from the cache when it was taken for `root`; `None` while it
+    /// does not resolve (callers fail closed).
+    pub fn get(&self, root: &Path) -> Option<std::borrow::Cow<'_, Path>> {
+        use std::borrow::Cow;
+        if let Some((of, real)) = self.0.get() {
+            if of == root {
+                return Some(Cow::Borrowed(real));
+            }
+            return std::fs::canonicalize(root).ok().map(Cow::Owned);
+        }
+        let real = std::fs::canonicalize(root).ok()?;
+        let (of, cached) = self.0.get_or_init(|| (root.to_path_buf(), real.clone()));
+        Some(if of == root {
+            Cow::Borrowed(cached)
+        } else {
+            Cow::Owned(real)
+        })
+    }
+}
+
+impl PartialEq for RealRoot {
+    /// A cache, not part of what a configuration means.
+    fn eq(&self, _: &RealRoot) -> bool {
+        true
+    }
+}
+
 /// The resolved, immutable configuration every tool call reads.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Config {
     /// Absolute, lexically normalised workspace root (not realpath'd).
     pub workspace_root: PathBuf,
+    /// The root's realpath, resolved once ([`RealRoot`]).
+    pub real_root: RealRoot,
     /// Budget for a call's output text.
     pub max_output_bytes: u64,
     /// Largest file the text tools read.
@@ -172,6 +288,12 @@ pub struct Config {
     pub tree_sitter_available: bool,
     /// `toolPolicy`: the allow/deny lists applied to the surface.
     pub tool_policy: ToolPolicy,
+    /// `writeScope`: the directories mutating tools may change (empty: anywhere).
+    pub write_scope: Vec<WriteScope>,
+    /// `customTools`: the host's tools (their handlers stay in JavaScript).
+    pub custom_tools: Vec<crate::custom::CustomTool>,
+    /// `redactSecrets`: masks credentials in what goes back to the model (`None`: off).
+    pub redact: Option<std::sync::Arc<crate::redact::Redactor>>,
     /// The checkpoints of this tools object (`checkpointBytes` is its budget).
     pub checkpoints: std::sync::Arc<crate::checkpoint::Store>,
     /// `checkpointBash`: `bash` commands are checkpointed too.
@@ -200,6 +322,7 @@ impl Config {
         let root: PathBuf = root.into();
         Config {
             workspace_root: root.clone(),
+            real_root: RealRoot::default(),
             max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES,
             max_file_bytes: DEFAULT_MAX_FILE_BYTES,
             max_image_bytes: DEFAULT_MAX_IMAGE_BYTES,
@@ -213,6 +336,9 @@ impl Config {
             compat: Compat::Latest,
             tree_sitter_available: true,
             tool_policy: ToolPolicy::default(),
+            write_scope: Vec::new(),
+            custom_tools: Vec::new(),
+            redact: None,
             checkpoints: std::sync::Arc::new(crate::checkpoint::Store::new(
                 &root,
                 crate::checkpoint::DEFAULT_CHECKPOINT_BYTES,
@@ -260,6 +386,22 @@ impl Config {
                 o.insert("checkpointBash".into(), Value::Bool(self.checkpoint_bash));
                 if let Some(ms) = self.kill_grace_ms {
                     o.insert("killGraceMs".into(), Value::from(ms));
+                }
+                if let Some(r) = &self.redact {
+                    let patterns = r.host_patterns();
+                    o.insert(
+                        "redactSecrets".into(),
+                        if patterns.is_empty() {
+                            Value::Bool(true)
+                        } else {
+                            serde_json::json!({ "patterns": patterns })
+                        },
+                    );
+                }
+                if !self.write_scope.is_empty() {
+                    let names: Vec<&str> =
+                        self.write_scope.iter().map(|s| s.name.as_str()).collect();
+                    o.insert("writeScope".into(), Value::from(names));
                 }
                 if let Some(n) = self.monitor_log_max {
                     o.insert("monitorLogMaxBytes".into(), Value::from(n));
@@ -460,7 +602,11 @@ pub fn resolve_config_with(options: &Value, probes: Probes) -> Result<Config, St
         )));
     };
     let compat = Compat::parse(opts.get("compat").unwrap_or(&Value::Null))?;
-    let known: Vec<&str> = crate::tools::all().iter().map(|t| t.name).collect();
+    let builtins: Vec<&str> = crate::tools::all().iter().map(|t| t.name).collect();
+    let custom_tools = crate::custom::parse(opts.get("customTools"), &builtins)?;
+    // A policy may name the host's tools too.
+    let mut known = builtins;
+    known.extend(custom_tools.iter().map(|t| t.name.as_str()));
     let tool_policy = ToolPolicy::parse(opts.get("toolPolicy"), &known)?;
     let checkpoint_bytes = integer_option(
         opts,
@@ -515,8 +661,10 @@ pub fn resolve_config_with(options: &Value, probes: Probes) -> Result<Config, St
         }
         Ok(_) => {}
     }
+    let write_scope = WriteScope::parse(opts.get("writeScope").unwrap_or(&Value::Null), &root)?;
     Ok(Config {
         workspace_root: root.clone(),
+        real_root: RealRoot::default(),
         max_output_bytes,
         max_file_bytes,
         max_image_bytes,
@@ -530,6 +678,9 @@ pub fn resolve_config_with(options: &Value, probes: Probes) -> Result<Config, St
         compat,
         tree_sitter_available: probes.tree_sitter.unwrap_or(true),
         tool_policy,
+        write_scope,
+        custom_tools,
+        redact: crate::redact::parse(opts.get("redactSecrets"))?.map(std::sync::Arc::new),
         checkpoints: std::sync::Arc::new(crate::checkpoint::Store::new(&root, checkpoint_bytes)),
         checkpoint_bash: bool_option(opts, "checkpointBash", false),
         kill_grace_ms,
@@ -736,6 +887,56 @@ mod tests {
             err(json!({ "workspaceRoot": format!("{root}/f") })),
             format!("Workspace root is not a directory: {root}/f")
         );
+    }
+
+    #[test]
+    fn write_scope_startup_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_str().unwrap();
+        std::fs::create_dir(dir.path().join("src")).unwrap();
+        std::fs::write(dir.path().join("f"), "").unwrap();
+        std::os::unix::fs::symlink("/tmp", dir.path().join("out")).unwrap();
+        let err = |scope: Value| {
+            resolve_config(
+                &json!({"workspaceRoot": root, "writeScope": scope}),
+                Some(false),
+            )
+            .unwrap_err()
+            .0
+        };
+        assert_eq!(
+            err(json!("src")),
+            "writeScope must be an array of workspace-relative directories, got: src"
+        );
+        assert_eq!(
+            err(json!([])),
+            "writeScope must name at least one directory (use readOnly: true to forbid every write)."
+        );
+        assert_eq!(
+            err(json!([""])),
+            "writeScope entries must be non-empty strings, got: "
+        );
+        assert_eq!(
+            err(json!(["/etc"])),
+            "writeScope entries must be workspace-relative directories, got: /etc"
+        );
+        assert_eq!(
+            err(json!(["src/../../x"])),
+            "writeScope entry escapes the workspace root: src/../../x"
+        );
+        assert_eq!(
+            err(json!(["out/x"])),
+            "writeScope entry escapes the workspace root: out/x"
+        );
+        assert_eq!(err(json!(["f"])), "writeScope entry is not a directory: f");
+        let c = resolve_config(
+            &json!({"workspaceRoot": root, "writeScope": ["src", "src/a", "./new/"]}),
+            Some(false),
+        )
+        .unwrap();
+        let names: Vec<&str> = c.write_scope.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["src", "src/a", "new"]);
+        assert_eq!(c.to_json()["writeScope"], json!(["src", "src/a", "new"]));
     }
 
     #[test]

@@ -6,13 +6,18 @@
 
 use crate::cancel::Cancel;
 use crate::config::{Compat, Config};
+use crate::custom::CustomTool;
 use crate::error::{Code, ToolError};
 use crate::output;
 use crate::process::live::OutputSink;
+use crate::redact::Redactor;
 use crate::schema;
 use crate::tools::{self, Call, Handler, Output, Part, Warnings};
 use serde_json::{Map, Value};
 use std::sync::Arc;
+
+mod custom;
+pub use custom::{custom_outcome, finish_custom};
 
 /// What a call resolves to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,10 +46,26 @@ impl Outcome {
         }
     }
 
-    /// A success: each text part bounded to `max` bytes unless the tool bounds itself.
-    fn success(out: Output, bounded: bool, max: u64, warnings: Vec<String>) -> Outcome {
-        let bound = |t: String| if bounded { t } else { output::bound(t, max) };
-        let meta = out.meta.filter(|m| !m.is_empty());
+    /// A success: each text part redacted (with `redactSecrets`), then bounded to `max` bytes
+    /// unless the tool bounds itself. Redacting first means a cut never leaves half a secret.
+    fn success(out: Output, bounded: bool, config: &Config, warnings: Vec<String>) -> Outcome {
+        let max = config.max_output_bytes;
+        let redact = |t: String| match &config.redact {
+            Some(r) => r.redact(t),
+            None => t,
+        };
+        let bound = |t: String| {
+            let t = redact(t);
+            if bounded {
+                t
+            } else {
+                output::bound(t, max)
+            }
+        };
+        let mut meta = out.meta.filter(|m| !m.is_empty());
+        if let (Some(r), Some(m)) = (&config.redact, meta.as_mut()) {
+            m.values_mut().for_each(|v| r.redact_value(v));
+        }
         let mut content = out.content;
         if content.len() == 1 {
             if let Some(Part::Text(t)) = content.pop_if(|p| matches!(p, Part::Text(_))) {
@@ -98,34 +119,65 @@ pub enum Args {
     NotJson(String),
 }
 
+/// The tool a call names: one of ours, or one of the host's (`customTools`), whose handler
+/// runs in JavaScript.
+#[derive(Clone, Copy)]
+pub enum Target<'c> {
+    /// A tool of the registry.
+    Builtin(&'static tools::ToolDef),
+    /// A host's tool.
+    Custom(&'c CustomTool),
+}
+
 /// Steps 1 and 2 of the pipeline: the tool in the active surface (`not_found` otherwise) and
 /// a validated copy of the arguments with defaults filled (and, in the latest mode, scalars
 /// coerced). What a host's guard sees.
-pub fn validate(
+pub fn validate<'c>(
     name: &str,
     args: Args,
-    config: &Config,
-) -> Result<(&'static tools::ToolDef, Map<String, Value>), ToolError> {
-    let Some(def) = tools::get_tool(name, config) else {
-        return Err(ToolError::new(
-            Code::NotFound,
-            format!("Unknown tool: {name}"),
-        ));
+    config: &'c Config,
+) -> Result<(Target<'c>, Map<String, Value>), ToolError> {
+    let target = match tools::get_tool(name, config) {
+        Some(def) => Target::Builtin(def),
+        None => match tools::get_custom(name, config) {
+            Some(custom) => Target::Custom(custom),
+            None => {
+                return Err(ToolError::new(
+                    Code::NotFound,
+                    format!("Unknown tool: {name}"),
+                ))
+            }
+        },
     };
     let mut value = match args {
         Args::Json(v) => v,
         Args::NotJson(why) => return Err(ToolError::invalid(why)),
     };
-    let failures = schema::validate_with(
-        tools::schema_of(def, config.compat),
-        &mut value,
-        config.compat == Compat::Latest,
-    );
+    let schema = match target {
+        Target::Builtin(def) => tools::schema_of(def, config.compat),
+        Target::Custom(custom) => &custom.input_schema,
+    };
+    let failures = schema::validate_with(schema, &mut value, config.compat == Compat::Latest);
     if !failures.is_empty() {
-        return Err(ToolError::invalid(schema::message(&failures)));
+        let err = ToolError::invalid(schema::message(&failures));
+        // 0.1's envelope is exactly `{error, message}`; the structured issues are a 0.5+ field.
+        return Err(match config.compat {
+            Compat::V01 => err,
+            Compat::Latest => err.with("issues", schema::issues(&failures)),
+        });
     }
     match value {
-        Value::Object(args) => Ok((def, args)),
+        Value::Object(args) => {
+            // A mutation must not write a redaction placeholder back over the secret it hides.
+            let mutating = match target {
+                Target::Builtin(def) => def.mutating(),
+                Target::Custom(custom) => !custom.read_only,
+            };
+            if config.redact.is_some() && mutating {
+                crate::redact::refuse_placeholders(&args)?;
+            }
+            Ok((target, args))
+        }
         _ => Err(ToolError::invalid("data must be object")),
     }
 }
@@ -137,6 +189,47 @@ pub async fn dispatch(name: &str, args: Args, config: Arc<Config>, cancel: Cance
 
 /// [`dispatch`], handing a running command's output to `on_output` as it arrives.
 pub async fn dispatch_live(
+    name: &str,
+    args: Args,
+    config: Arc<Config>,
+    cancel: Cancel,
+    on_output: Option<OutputSink>,
+) -> Outcome {
+    let redact = config.redact.clone();
+    // Live chunks reach the host (and, through the adapters, the model) too: each is redacted
+    // on its own, so a secret split across two chunks can slip through (the result, redacted
+    // whole, does not).
+    let on_output = match (&redact, on_output) {
+        (Some(r), Some(sink)) => {
+            let r = r.clone();
+            Some(OutputSink::new(move |stream, text| {
+                sink.send(stream, r.redact(text))
+            }))
+        }
+        (_, sink) => sink,
+    };
+    let out = run(name, args, config, cancel, on_output).await;
+    redact_error(out, redact.as_deref())
+}
+
+/// With `redactSecrets`, an error envelope is redacted too (messages can quote file text or
+/// arguments). Successes were redacted part by part before bounding.
+fn redact_error(mut out: Outcome, redactor: Option<&Redactor>) -> Outcome {
+    if let (true, Some(r)) = (out.is_error, redactor) {
+        out.text = r.redact(std::mem::take(&mut out.text));
+    }
+    out
+}
+
+/// The envelope of a failed validation, for the JS guard path (redacted like any error).
+pub fn error_envelope(err: &ToolError, config: &Config) -> String {
+    match &config.redact {
+        Some(r) => r.redact(err.envelope()),
+        None => err.envelope(),
+    }
+}
+
+async fn run(
     name: &str,
     args: Args,
     config: Arc<Config>,
@@ -191,6 +284,12 @@ pub fn runs_inline(name: &str, config: &Config) -> bool {
 /// The pipeline of [`dispatch`] on the calling thread, for a tool [`runs_inline`] accepts.
 /// Same outcome as `dispatch`, panics included; an async tool answers an internal error.
 pub fn dispatch_inline(name: &str, args: Args, config: Arc<Config>, cancel: Cancel) -> Outcome {
+    let redact = config.redact.clone();
+    let out = run_inline(name, args, config, cancel);
+    redact_error(out, redact.as_deref())
+}
+
+fn run_inline(name: &str, args: Args, config: Arc<Config>, cancel: Cancel) -> Outcome {
     let (def, call) = match prepare(name, args, config, cancel, None) {
         Prepared::Run(def, call) => (def, call),
         Prepared::Done(out) => return out,
@@ -224,7 +323,15 @@ fn prepare(
 ) -> Prepared {
     // 1–2. Look up in the active surface; validate a copy, filling defaults.
     let (def, args) = match validate(name, args, &config) {
-        Ok(v) => v,
+        Ok((Target::Builtin(def), args)) => (def, args),
+        Ok((Target::Custom(_), _)) => {
+            // The JS layer runs custom handlers itself; reaching here is a bug there.
+            let line = format!(
+                "clarvis-agent-tools: internal error: custom tool {name} was dispatched natively\n"
+            );
+            let e = ToolError::new(Code::Internal, "internal error");
+            return Prepared::Done(Outcome::error(&e, vec![line]));
+        }
         Err(e) => return Prepared::Done(Outcome::error(&e, vec![])),
     };
     if cancel.is_cancelled() {
@@ -288,7 +395,7 @@ fn finish(
     let mut lines = warnings.take();
     match joined {
         // 4. Bound, unless the tool bounds itself. 5. Serialize.
-        Ok(Ok(out)) => Outcome::success(out, def.bounded, config.max_output_bytes, lines),
+        Ok(Ok(out)) => Outcome::success(out, def.bounded, config, lines),
         Ok(Err(e)) if e.code == Code::Internal => {
             lines.push(format!(
                 "clarvis-agent-tools: internal error: {}\n",

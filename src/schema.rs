@@ -2,7 +2,8 @@
 //!
 //! Tools' input schemas use a small JSON Schema subset: `type`, `properties`, `required`,
 //! `additionalProperties: false`, `enum`, `minLength`, `minimum`, `maximum`, `minItems`, `maxItems`,
-//! `items` and `default`. This module validates a copy of the arguments against it, fills in
+//! `items` and `default` (plus `maxLength` and `pattern`, which only hosts' `customTools` use).
+//! This module validates a copy of the arguments against it, fills in
 //! defaults on that copy, and reports every failure as ajv would (`data/edits/0/old_string
 //! must be string`), in the order ajv evaluates keywords, so messages match the original
 //! package byte for byte. The `jsonschema` crate checks in tests that the schemas are valid
@@ -10,13 +11,61 @@
 
 use serde_json::{Map, Value};
 
-/// One failure: where (`data`, `data/path`) and what (`must be string`).
+/// One failure: where (`data`, `data/path`) and what (`must be string`), plus the structured
+/// facts of a validation issue (`path`, `expected`, `received`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Failure {
-    /// `data` followed by the JSON pointer of the offending value.
+    /// `data` followed by the JSON pointer of the offending value (ajv's `instancePath`).
     pub at: String,
     /// ajv's message.
     pub what: String,
+    /// The JSON pointer of the value to fix: `at` without `data`, and for a missing or
+    /// unexpected property the property itself (`/edits/0/old_string`).
+    pub path: String,
+    /// What the schema wants, in a few words (`string`, `>= 1`, `at least 1 characters`).
+    pub expected: String,
+    /// What arrived, in a few words (`number`, `0`, `undefined`, `0 characters`).
+    pub received: String,
+}
+
+/// The structured `issues` array of an `invalid_input` caused by the schema:
+/// `[{path, expected, received, message}]`, one per failure, in the message's order.
+pub fn issues(failures: &[Failure]) -> Value {
+    Value::Array(
+        failures
+            .iter()
+            .map(|f| {
+                serde_json::json!({
+                    "path": f.path,
+                    "expected": f.expected,
+                    "received": f.received,
+                    "message": f.what,
+                })
+            })
+            .collect(),
+    )
+}
+
+/// A value's JSON type as an issue's `received` names it (`integer` for whole numbers).
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) if is_integer(v) => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// A value shown in an issue: short JSON, cut at 60 characters.
+fn shown(v: &Value) -> String {
+    let s = v.to_string();
+    match s.char_indices().nth(60) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s,
+    }
 }
 
 /// Validates `data` against `schema`, filling defaults into `data`. Returns every failure.
@@ -198,7 +247,7 @@ fn type_matches(ty: &str, v: &Value) -> bool {
 }
 
 const NUMBER_KEYS: &[&str] = &["minimum", "maximum"];
-const STRING_KEYS: &[&str] = &["minLength", "maxLength"];
+const STRING_KEYS: &[&str] = &["minLength", "maxLength", "pattern"];
 const ARRAY_KEYS: &[&str] = &["maxItems", "minItems", "items"];
 const OBJECT_KEYS: &[&str] = &["required", "additionalProperties", "properties"];
 
@@ -209,10 +258,14 @@ fn has_any(schema: &Map<String, Value>, keys: &[&str]) -> bool {
 fn check(schema: &Value, data: &mut Value, at: &str, coerce: bool, out: &mut Vec<Failure>) {
     let Some(s) = schema.as_object() else { return };
     let ty = s.get("type").and_then(Value::as_str);
-    let fail = |out: &mut Vec<Failure>, what: String| {
+    let pointer = at.strip_prefix("data").unwrap_or(at).to_string();
+    let fail = |out: &mut Vec<Failure>, what: String, expected: String, received: String| {
         out.push(Failure {
             at: at.to_string(),
             what,
+            path: pointer.clone(),
+            expected,
+            received,
         })
     };
 
@@ -237,12 +290,18 @@ fn check(schema: &Value, data: &mut Value, at: &str, coerce: bool, out: &mut Vec
         };
     if let Some(t) = ty {
         if !group_reports && !type_matches(t, data) {
-            fail(out, format!("must be {t}"));
+            fail(out, format!("must be {t}"), t.into(), kind(data).into());
         }
     }
     if let Some(Value::Array(allowed)) = s.get("enum") {
         if !allowed.iter().any(|a| a == data) {
-            fail(out, "must be equal to one of the allowed values".into());
+            let expected = format!("one of {}", shown(&Value::Array(allowed.clone())));
+            fail(
+                out,
+                "must be equal to one of the allowed values".into(),
+                expected,
+                shown(data),
+            );
         }
     }
 
@@ -251,16 +310,33 @@ fn check(schema: &Value, data: &mut Value, at: &str, coerce: bool, out: &mut Vec
         if let Some(x) = data.as_f64() {
             if let Some(min) = s.get("minimum").and_then(Value::as_f64) {
                 if x < min {
-                    fail(out, format!("must be >= {}", fmt_num(min)));
+                    let m = fmt_num(min);
+                    fail(
+                        out,
+                        format!("must be >= {m}"),
+                        format!(">= {m}"),
+                        shown(data),
+                    );
                 }
             }
             if let Some(max) = s.get("maximum").and_then(Value::as_f64) {
                 if x > max {
-                    fail(out, format!("must be <= {}", fmt_num(max)));
+                    let m = fmt_num(max);
+                    fail(
+                        out,
+                        format!("must be <= {m}"),
+                        format!("<= {m}"),
+                        shown(data),
+                    );
                 }
             }
         } else if group_reports && ty == Some("number") {
-            fail(out, "must be number".into());
+            fail(
+                out,
+                "must be number".into(),
+                "number".into(),
+                kind(data).into(),
+            );
         }
     }
     // string group
@@ -270,29 +346,69 @@ fn check(schema: &Value, data: &mut Value, at: &str, coerce: bool, out: &mut Vec
             let len = text.chars().count() as u64;
             if let Some(min) = s.get("minLength").and_then(Value::as_u64) {
                 if len < min {
-                    fail(out, format!("must NOT have fewer than {min} characters"));
+                    fail(
+                        out,
+                        format!("must NOT have fewer than {min} characters"),
+                        format!("at least {min} characters"),
+                        format!("{len} characters"),
+                    );
                 }
             }
             if let Some(max) = s.get("maxLength").and_then(Value::as_u64) {
                 if len > max {
-                    fail(out, format!("must NOT have more than {max} characters"));
+                    fail(
+                        out,
+                        format!("must NOT have more than {max} characters"),
+                        format!("at most {max} characters"),
+                        format!("{len} characters"),
+                    );
+                }
+            }
+            // Only host schemas (customTools) use `pattern`; ajv compiles it with the `u` flag.
+            if let Some(p) = s.get("pattern").and_then(Value::as_str) {
+                let matched = crate::jsregex::JsRegex::new(p, "u").map(|re| re.is_match(text));
+                if matched == Ok(false) {
+                    let shown_text = shown(data);
+                    fail(
+                        out,
+                        format!("must match pattern \"{p}\""),
+                        format!("a match of /{p}/"),
+                        shown_text,
+                    );
                 }
             }
         } else if group_reports && ty == Some("string") {
-            fail(out, "must be string".into());
+            fail(
+                out,
+                "must be string".into(),
+                "string".into(),
+                kind(data).into(),
+            );
         }
     }
     // array group
     if has_any(s, ARRAY_KEYS) {
         if let Some(items) = data.as_array_mut() {
             if let Some(max) = s.get("maxItems").and_then(Value::as_u64) {
-                if (items.len() as u64) > max {
-                    fail(out, format!("must NOT have more than {max} items"));
+                let n = items.len();
+                if (n as u64) > max {
+                    fail(
+                        out,
+                        format!("must NOT have more than {max} items"),
+                        format!("at most {max} items"),
+                        format!("{n} items"),
+                    );
                 }
             }
             if let Some(min) = s.get("minItems").and_then(Value::as_u64) {
-                if (items.len() as u64) < min {
-                    fail(out, format!("must NOT have fewer than {min} items"));
+                let n = items.len();
+                if (n as u64) < min {
+                    fail(
+                        out,
+                        format!("must NOT have fewer than {min} items"),
+                        format!("at least {min} items"),
+                        format!("{n} items"),
+                    );
                 }
             }
             if let Some(item_schema) = s.get("items") {
@@ -301,7 +417,12 @@ fn check(schema: &Value, data: &mut Value, at: &str, coerce: bool, out: &mut Vec
                 }
             }
         } else if group_reports && ty == Some("array") {
-            fail(out, "must be array".into());
+            fail(
+                out,
+                "must be array".into(),
+                "array".into(),
+                kind(data).into(),
+            );
         }
     }
     // object group
@@ -318,14 +439,34 @@ fn check(schema: &Value, data: &mut Value, at: &str, coerce: bool, out: &mut Vec
             if let Some(Value::Array(req)) = s.get("required") {
                 for r in req.iter().filter_map(Value::as_str) {
                     if !obj.contains_key(r) {
-                        fail(out, format!("must have required property '{r}'"));
+                        let expected = props
+                            .and_then(|p| p.get(r))
+                            .and_then(|p| p.get("type"))
+                            .and_then(Value::as_str)
+                            .unwrap_or("a value");
+                        out.push(Failure {
+                            at: at.to_string(),
+                            what: format!("must have required property '{r}'"),
+                            path: format!("{pointer}/{}", pointer_escape(r)),
+                            expected: expected.into(),
+                            received: "undefined".into(),
+                        });
                     }
                 }
             }
             if s.get("additionalProperties") == Some(&Value::Bool(false)) {
                 for k in obj.keys() {
                     if !props.is_some_and(|p| p.contains_key(k)) {
-                        fail(out, "must NOT have additional properties".into());
+                        let known: Vec<&str> = props
+                            .map(|p| p.keys().map(String::as_str).collect())
+                            .unwrap_or_default();
+                        out.push(Failure {
+                            at: at.to_string(),
+                            what: "must NOT have additional properties".into(),
+                            path: format!("{pointer}/{}", pointer_escape(k)),
+                            expected: format!("no property other than: {}", known.join(", ")),
+                            received: format!("unknown property '{k}'"),
+                        });
                     }
                 }
             }
@@ -337,7 +478,12 @@ fn check(schema: &Value, data: &mut Value, at: &str, coerce: bool, out: &mut Vec
                 }
             }
         } else if group_reports && ty == Some("object") {
-            fail(out, "must be object".into());
+            fail(
+                out,
+                "must be object".into(),
+                "object".into(),
+                kind(data).into(),
+            );
         }
     }
 }
@@ -471,6 +617,45 @@ mod tests {
             "data/n must be integer"
         );
         assert_eq!(v, json!({"n": "1"}));
+    }
+
+    #[test]
+    fn issues_are_structured_with_pointer_paths() {
+        let mut v = json!({"path": 1, "x": 1, "limit": 0, "mode": "c",
+            "edits": [{"old_string": ""}, {}]});
+        let f = validate(&schema(), &mut v);
+        assert_eq!(
+            issues(&f),
+            json!([
+                {"path": "/x", "expected": "no property other than: path, offset, limit, mode, edits",
+                 "received": "unknown property 'x'", "message": "must NOT have additional properties"},
+                {"path": "/path", "expected": "string", "received": "integer", "message": "must be string"},
+                {"path": "/limit", "expected": ">= 1", "received": "0", "message": "must be >= 1"},
+                {"path": "/mode", "expected": "one of [\"a\",\"b\"]", "received": "\"c\"",
+                 "message": "must be equal to one of the allowed values"},
+                {"path": "/edits/0/old_string", "expected": "at least 1 characters",
+                 "received": "0 characters", "message": "must NOT have fewer than 1 characters"},
+                {"path": "/edits/1/old_string", "expected": "string", "received": "undefined",
+                 "message": "must have required property 'old_string'"},
+            ])
+        );
+        let mut v = json!([]);
+        let f = validate(&schema(), &mut v);
+        assert_eq!(
+            issues(&f),
+            json!([{"path": "", "expected": "object", "received": "array", "message": "must be object"}])
+        );
+    }
+
+    #[test]
+    fn pattern_is_a_javascript_regex() {
+        let schema = json!({"type": "object", "properties": {"id": {"type": "string", "pattern": "^[a-z]+\\d$"}}});
+        let mut ok = json!({"id": "ab1"});
+        assert!(validate(&schema, &mut ok).is_empty());
+        let mut bad = json!({"id": "AB"});
+        let f = validate(&schema, &mut bad);
+        assert_eq!(message(&f), "data/id must match pattern \"^[a-z]+\\d$\"");
+        assert_eq!(f[0].expected, "a match of /^[a-z]+\\d$/");
     }
 
     #[test]

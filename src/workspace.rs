@@ -33,8 +33,23 @@ pub fn lexical(config: &Config, input: &str) -> PathBuf {
     }
 }
 
-/// Resolves a caller's path, enforcing confinement when it is on. Errors: `invalid_input`
-/// for a NUL byte, `path_escape` (field `path` = `input`) for a path outside the root.
+/// A chat-style mention (`@src/a.ts`) without its `@`, unless something named `@…` exists
+/// there (then the name is literal). Anything else is returned unchanged.
+pub fn unmention<'a>(config: &Config, input: &'a str) -> &'a str {
+    match input.strip_prefix('@') {
+        Some(rest)
+            if !rest.is_empty() && std::fs::symlink_metadata(lexical(config, input)).is_err() =>
+        {
+            rest
+        }
+        _ => input,
+    }
+}
+
+/// Resolves a caller's path, enforcing confinement when it is on. A leading `@` (a chat
+/// mention) is dropped unless a file literally named so exists ([`unmention`]). Errors:
+/// `invalid_input` for a NUL byte, `path_escape` (field `path` = `input`) for a path outside
+/// the root.
 pub fn resolve(config: &Config, input: &str) -> ToolResult<PathBuf> {
     if input.contains('\0') {
         return Err(ToolError::invalid(format!(
@@ -43,11 +58,46 @@ pub fn resolve(config: &Config, input: &str) -> ToolResult<PathBuf> {
         ))
         .with("path", input));
     }
-    let abs = lexical(config, input);
+    let abs = lexical(config, unmention(config, input));
     if config.confine_to_workspace && !is_inside(config, &abs) {
         return Err(escape_error(input));
     }
     Ok(abs)
+}
+
+/// [`resolve`] for a path a tool is about to change (write, edit, patch, create, remove, a
+/// move's ends, a copy's destination): with `writeScope` set, the real location must also
+/// lie in one of the scope directories, else `path_escape` naming the scope.
+pub fn resolve_write(config: &Config, input: &str) -> ToolResult<PathBuf> {
+    let abs = resolve(config, input)?;
+    check_write_scope(config, &abs, input)?;
+    Ok(abs)
+}
+
+/// The write-scope check of [`resolve_write`] for an already resolved `abs`.
+pub fn check_write_scope(config: &Config, abs: &Path, input: &str) -> ToolResult<()> {
+    if config.write_scope.is_empty() {
+        return Ok(());
+    }
+    let inside = realpath_prefix(abs).is_ok_and(|real| {
+        config
+            .write_scope
+            .iter()
+            .any(|s| real == s.real || real.starts_with(&s.real))
+    });
+    if inside {
+        return Ok(());
+    }
+    let names: Vec<&str> = config.write_scope.iter().map(|s| s.name.as_str()).collect();
+    Err(ToolError::new(
+        Code::PathEscape,
+        format!(
+            "Path is outside the write scope: {input} (writeScope: {}). Write only under those directories.",
+            names.join(", ")
+        ),
+    )
+    .with("path", input)
+    .with("writeScope", names))
 }
 
 /// The `path_escape` error for `input`.
@@ -72,6 +122,11 @@ pub fn path_fact(config: &Config, raw: &str, base: &str, shell: bool) -> (String
         r if shell && r.starts_with("~/") => format!("{home}{}", &r[1..]),
         r => r.to_string(),
     };
+    let expanded = if shell {
+        expanded
+    } else {
+        unmention(config, &expanded).to_string()
+    };
     let base = config.workspace_root.join(base);
     let abs = crate::config::normalize(&base.join(expanded));
     let within = is_inside(config, &abs);
@@ -80,11 +135,11 @@ pub fn path_fact(config: &Config, raw: &str, base: &str, shell: bool) -> (String
 
 /// Whether the real location of `abs` is the real root or lies under it.
 pub fn is_inside(config: &Config, abs: &Path) -> bool {
-    let Ok(root) = std::fs::canonicalize(&config.workspace_root) else {
+    let Some(root) = config.real_root.get(&config.workspace_root) else {
         return false;
     };
     match realpath_prefix(abs) {
-        Ok(real) => real == root || real.starts_with(&root),
+        Ok(real) => real == *root || real.starts_with(&*root),
         Err(_) => false,
     }
 }
@@ -94,6 +149,11 @@ pub fn is_inside(config: &Config, abs: &Path) -> bool {
 /// place outside the root still counts as outside).
 pub fn realpath_prefix(path: &Path) -> io::Result<PathBuf> {
     let mut current = normalize(path);
+    // The common case, an existing path, in one realpath (the walk below would lstat it first
+    // and then realpath the same thing).
+    if let Ok(real) = std::fs::canonicalize(&current) {
+        return Ok(real);
+    }
     for _ in 0..64 {
         let mut prefix = current.clone();
         let mut rest: Vec<std::ffi::OsString> = Vec::new();
@@ -165,6 +225,22 @@ mod tests {
     }
 
     #[test]
+    fn a_root_swapped_for_a_link_after_first_use_does_not_widen() {
+        let parent = tempfile::tempdir().unwrap();
+        let root = parent.path().join("ws");
+        std::fs::create_dir(&root).unwrap();
+        let c = Config::with_root(&root);
+        assert!(resolve(&c, "a").is_ok());
+        // The root becomes a link to `/`: everything would be "inside" a fresh realpath.
+        std::fs::rename(&root, parent.path().join("moved")).unwrap();
+        symlink("/", &root).unwrap();
+        assert_eq!(
+            resolve(&c, "etc/passwd").unwrap_err().code,
+            Code::PathEscape
+        );
+    }
+
+    #[test]
     fn escapes_are_refused() {
         let (root, outside, c) = setup();
         let e = resolve(&c, "../x").unwrap_err();
@@ -195,6 +271,60 @@ mod tests {
             resolve(&c, outside.path().to_str().unwrap()).unwrap(),
             outside.path()
         );
+    }
+
+    #[test]
+    fn mentions_resolve_without_the_at_unless_the_file_exists() {
+        let (root, _o, c) = setup();
+        assert_eq!(
+            resolve(&c, "@src/a.ts").unwrap(),
+            root.path().join("src/a.ts")
+        );
+        assert_eq!(resolve(&c, "@").unwrap(), root.path().join("@"));
+        std::fs::write(root.path().join("@x"), "").unwrap();
+        assert_eq!(resolve(&c, "@x").unwrap(), root.path().join("@x"));
+        assert_eq!(resolve(&c, "@y").unwrap(), root.path().join("y"));
+        assert_eq!(resolve(&c, "@../x").unwrap_err().code, Code::PathEscape);
+        let (resolved, within) = path_fact(&c, "@src/b", "", false);
+        assert_eq!(resolved, root.path().join("src/b").to_string_lossy());
+        assert!(within);
+    }
+
+    #[test]
+    fn write_scope_by_real_location() {
+        let (root, outside, mut c) = setup();
+        std::fs::create_dir_all(root.path().join("src/deep")).unwrap();
+        std::fs::create_dir_all(root.path().join("docs")).unwrap();
+        symlink(root.path().join("docs"), root.path().join("src/docs-link")).unwrap();
+        symlink(outside.path(), root.path().join("src/out")).unwrap();
+        c.write_scope =
+            crate::config::WriteScope::parse(&serde_json::json!(["src", "./gen/"]), root.path())
+                .unwrap();
+        assert!(resolve_write(&c, "src/a").is_ok());
+        assert!(resolve_write(&c, "src/deep/new/x").is_ok());
+        assert!(resolve_write(&c, "src").is_ok());
+        assert!(
+            resolve_write(&c, "gen/x").is_ok(),
+            "a scope may not exist yet"
+        );
+        assert!(resolve_write(&c, "@src/a").is_ok());
+        let e = resolve_write(&c, "docs/a").unwrap_err();
+        assert_eq!(e.code, Code::PathEscape);
+        assert_eq!(
+            e.message,
+            "Path is outside the write scope: docs/a (writeScope: src, gen). Write only under those directories."
+        );
+        assert_eq!(e.fields["writeScope"], serde_json::json!(["src", "gen"]));
+        assert!(
+            resolve_write(&c, "src/docs-link/a").is_err(),
+            "real location counts"
+        );
+        assert!(resolve_write(&c, "srcx/a").is_err());
+        assert!(resolve_write(&c, ".").is_err());
+        c.confine_to_workspace = false;
+        assert!(resolve_write(&c, "src/out/a").is_err());
+        c.write_scope.clear();
+        assert!(resolve_write(&c, "docs/a").is_ok());
     }
 
     #[test]

@@ -28,6 +28,7 @@ import {
   type ToolName,
   type ErrorCode,
   type ToolAnnotations,
+  type ValidationIssue,
   type JsonSchema,
 } from '@clarvis/agent-tools'
 
@@ -89,4 +90,38 @@ export async function main(workspaceRoot: string): Promise<string[]> {
   await sweepSpillDir(workspaceRoot)
   log.push(`limits=${DEFAULT_MAX_FILE_BYTES},${DEFAULT_BASH_TIMEOUT_MS},${DEFAULT_BASH_TIMEOUT_MAX_MS}`)
   return log
+}
+
+/** Host control options type-check (not run): writeScope and a custom tool. */
+export function hostOptions(workspaceRoot: string): AgentToolsOptions {
+  return {
+    workspaceRoot,
+    writeScope: ['src'],
+    redactSecrets: { patterns: [/ACME-\d+/i, 'internal-[0-9]+'] },
+    customTools: [
+      {
+        name: 'lookup',
+        description: 'Look a thing up.',
+        inputSchema: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+        readOnly: true,
+        annotations: { openWorldHint: true },
+        handler: async (args, { signal, workspaceRoot: root }) => {
+          if (signal.aborted) throw new ToolError('aborted', 'stopped')
+          return { content: [{ type: 'text', text: `${root}:${String(args.id)}` }], meta: { n: 1 } }
+        },
+      },
+    ],
+  }
+}
+
+/** The issues of a schema invalid_input, typed (not run). */
+export function issuesOf(text: string): ValidationIssue[] {
+  const e = JSON.parse(text) as { issues?: ValidationIssue[] }
+  return (e.issues ?? []).map((i) => ({ ...i, message: `${i.path}: expected ${i.expected}, got ${i.received}` }))
+}
+
+/** The redaction setting as the config reports it (not run). */
+export function redaction(config: ServerConfig): string {
+  const r = config.redactSecrets
+  return r === undefined ? 'off' : r === true ? 'builtin' : r.patterns.map((p) => `/${p.source}/${p.flags}`).join(' ')
 }

@@ -92,12 +92,12 @@ pub fn resolve<'a>(config: &Config, blocks: &'a [FilePatch]) -> Vec<Resolved<'a>
             r.old = block
                 .old_path
                 .as_deref()
-                .map(|p| workspace::resolve(config, p))
+                .map(|p| workspace::resolve_write(config, p))
                 .transpose()?;
             r.new = block
                 .new_path
                 .as_deref()
-                .map(|p| workspace::resolve(config, p))
+                .map(|p| workspace::resolve_write(config, p))
                 .transpose()?;
             if let (Some(old), Some(new)) = (&r.old, &r.new) {
                 if same_file(old, new) {

@@ -32,7 +32,7 @@ fn schema() -> Value {
 }
 
 fn run(call: &Call) -> ToolResult<Output> {
-    let ends = Endpoints::check(call)?;
+    let ends = Endpoints::check(call, false)?;
     let (from_dir, to_dir, created) = ends.dirs(call)?;
     let result = copy_into(call, &ends, &from_dir, &to_dir);
     if result.is_err() {

@@ -58,7 +58,7 @@ pub(crate) struct Opened {
 /// Resolves `input`, takes the path's lock (held until the returned value is dropped, so the
 /// read-modify-write is serialised with other writers) and loads and decodes the file.
 pub(crate) fn open(call: &Call, input: &str) -> ToolResult<Opened> {
-    let abs = workspace::resolve(&call.config, input)?;
+    let abs = workspace::resolve_write(&call.config, input)?;
     let lock = atomic::lock_paths(std::slice::from_ref(&abs));
     let bytes = text::load(&call.config, &abs, input)?;
     let file = EditableText::decode(&bytes, input, "Editing")?;

@@ -29,17 +29,23 @@ pub struct Endpoints {
 impl Endpoints {
     /// Resolves and checks `source` and `destination`, in this order:
     ///
+    /// 0. with `writeScope`, the destination (and a move's source) in scope → `path_escape`;
     /// 1. the same absolute path → `invalid_input`;
     /// 2. a symlink at either end → `invalid_input` (absolute path);
     /// 3. a missing source → `not_found`, a directory → `not_a_file`;
     /// 4. a directory at the destination → `not_a_file`;
     /// 5. an existing destination without `overwrite` → `invalid_input`.
-    pub fn check(call: &Call) -> ToolResult<Endpoints> {
+    pub fn check(call: &Call, moving: bool) -> ToolResult<Endpoints> {
         let src_in = str_arg(&call.args, "source").unwrap_or_default();
         let dst_in = str_arg(&call.args, "destination").unwrap_or_default();
         let overwrite = bool_arg(&call.args, "overwrite").unwrap_or(false);
-        let src = workspace::resolve(&call.config, src_in)?;
-        let dst = workspace::resolve(&call.config, dst_in)?;
+        // A move changes its source too (it disappears); a copy only its destination.
+        let src = if moving {
+            workspace::resolve_write(&call.config, src_in)?
+        } else {
+            workspace::resolve(&call.config, src_in)?
+        };
+        let dst = workspace::resolve_write(&call.config, dst_in)?;
         let src_shown = workspace::display(&call.config, &src);
         let dst_shown = workspace::display(&call.config, &dst);
         if src == dst {

@@ -38,7 +38,7 @@ fn schema() -> Value {
 
 fn run(call: &Call) -> ToolResult<Output> {
     let input = str_arg(&call.args, "path").unwrap_or_default();
-    let abs = workspace::resolve(&call.config, input)?;
+    let abs = workspace::resolve_write(&call.config, input)?;
     let shown = workspace::display(&call.config, &abs);
     let _lock = crate::atomic::lock_paths(std::slice::from_ref(&abs));
     match std::fs::metadata(&abs) {

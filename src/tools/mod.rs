@@ -363,6 +363,20 @@ pub fn select_surface(config: &Config) -> Vec<&'static ToolDef> {
     }
 }
 
+/// Whether the host's tool `t` is on the surface: not under `readOnly` unless it only reads,
+/// and kept by `toolPolicy`. Custom tools are on both compat surfaces (the host added them).
+fn custom_on_surface(t: &crate::custom::CustomTool, config: &Config) -> bool {
+    (!config.read_only || t.read_only) && config.tool_policy.keeps(&t.name)
+}
+
+/// Looks `name` up among the host's tools on the surface `config` selects.
+pub fn get_custom<'c>(name: &str, config: &'c Config) -> Option<&'c crate::custom::CustomTool> {
+    config
+        .custom_tools
+        .iter()
+        .find(|t| t.name == name && custom_on_surface(t, config))
+}
+
 /// Looks `name` up in the surface `config` selects.
 pub fn get_tool(name: &str, config: &Config) -> Option<&'static ToolDef> {
     all()
@@ -390,6 +404,18 @@ pub fn schema_of(def: &ToolDef, compat: Compat) -> &'static Value {
 
 /// `listTools()` for a configuration: `[{name, description, inputSchema, annotations}]`.
 pub fn list_tools_json(config: &Config) -> Value {
+    let custom = config
+        .custom_tools
+        .iter()
+        .filter(|t| custom_on_surface(t, config))
+        .map(|t| {
+            json!({
+                "name": t.name,
+                "description": t.description,
+                "inputSchema": t.input_schema,
+                "annotations": t.annotations,
+            })
+        });
     Value::Array(
         select_surface(config)
             .into_iter()
@@ -406,6 +432,7 @@ pub fn list_tools_json(config: &Config) -> Value {
                     },
                 })
             })
+            .chain(custom)
             .collect(),
     )
 }

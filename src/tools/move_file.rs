@@ -39,7 +39,7 @@ fn schema() -> Value {
 }
 
 fn run(call: &Call) -> ToolResult<Output> {
-    let ends = Endpoints::check(call)?;
+    let ends = Endpoints::check(call, true)?;
     if call.cancel.is_cancelled() {
         return Err(ToolError::aborted());
     }

@@ -217,6 +217,9 @@ fn run(call: &Call) -> ToolResult<Output> {
 fn apply(call: &Call, re: &JsRegex, replacement: &str, changed: &[Changed]) -> ToolResult<()> {
     let config = &call.config;
     let paths: Vec<PathBuf> = changed.iter().map(|c| c.abs.clone()).collect();
+    for c in changed {
+        workspace::check_write_scope(config, &c.abs, &c.shown)?;
+    }
     let _locks = atomic::lock_paths(&paths);
     let mut ops = Vec::with_capacity(changed.len());
     let mut pins = workspace::Pins::default();

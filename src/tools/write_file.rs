@@ -59,7 +59,7 @@ fn prior_text(call: &Call, abs: &Path, input: &str) -> Option<String> {
 fn run(call: &Call) -> ToolResult<Output> {
     let input = str_arg(&call.args, "path").unwrap_or_default();
     let content = str_arg(&call.args, "content").unwrap_or_default();
-    let abs = workspace::resolve(&call.config, input)?;
+    let abs = workspace::resolve_write(&call.config, input)?;
     let _lock = atomic::lock_paths(std::slice::from_ref(&abs));
     let existing = atomic::refuse_symlink(&abs, input)?;
     if existing.as_ref().is_some_and(|m| m.is_dir()) {

@@ -96,9 +96,12 @@ impl Guard {
     /// The guard for `config`'s root and confinement setting.
     pub fn new(config: &Config) -> Guard {
         Guard {
-            root: config
-                .confine_to_workspace
-                .then(|| std::fs::canonicalize(&config.workspace_root).ok()),
+            root: config.confine_to_workspace.then(|| {
+                config
+                    .real_root
+                    .get(&config.workspace_root)
+                    .map(|r| r.into_owned())
+            }),
         }
     }
 
