@@ -889,6 +889,7 @@ mod tests {
         );
     }
 
+    #[cfg(unix)]
     #[test]
     fn write_scope_startup_errors() {
         let dir = tempfile::tempdir().unwrap();

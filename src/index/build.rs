@@ -44,7 +44,7 @@ pub fn rel_bytes(root: &Path, abs: &Path) -> Option<Vec<u8>> {
     Some(rel.as_os_str().as_encoded_bytes().to_vec())
 }
 
-fn now_ns() -> i64 {
+pub(crate) fn now_ns() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as i64)

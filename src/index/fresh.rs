@@ -87,7 +87,7 @@ fn abs(root: &Path, rel: &[u8]) -> PathBuf {
     }
 }
 
-fn is_gitignore(rel: &[u8]) -> bool {
+pub(crate) fn is_gitignore(rel: &[u8]) -> bool {
     rel == b".gitignore" || rel.ends_with(b"/.gitignore")
 }
 
@@ -106,10 +106,7 @@ pub fn revalidate(store: &Store, config: &Arc<Config>) -> Delta {
             return;
         }
         stale[id].store(true, Ordering::Relaxed);
-        // A racy `.gitignore` may have been rewritten between the walk reading its rules and
-        // the build stamping it: the image's policy cannot be trusted until a build sees it
-        // settled (queries scan meanwhile).
-        if is_gitignore(rec.path) && (!same || rec.flags & RACY != 0) {
+        if !same && is_gitignore(rec.path) {
             policy_changed.store(true, Ordering::Relaxed);
         }
         if matches!(&now, Ok(m) if m.is_file()) {

@@ -57,7 +57,16 @@ fn finish(
 /// between the build's reads and the watches (a full revalidation). Events from then on
 /// keep the delta current. Without inotify (or past its limits) the delta is recomputed
 /// before every query instead.
-pub fn watched(config: &Arc<Config>, store: store::Store, use_watch: bool) -> Live {
+///
+/// `built_since` is when the build that made `store` started (`None` for an image loaded
+/// from disk): a `.gitignore` modified after that may have been rewritten between the walk
+/// reading its rules and the build stamping the file, so the image's policy is not trusted.
+pub fn watched(
+    config: &Arc<Config>,
+    store: store::Store,
+    use_watch: bool,
+    built_since: Option<i64>,
+) -> Live {
     let mut watch = use_watch.then(watch::Watch::new).flatten();
     if let Some(w) = watch.as_mut() {
         if !(0..store.dirs()).all(|i| w.add(&config.workspace_root, store.dir(i).path)) {
@@ -67,6 +76,13 @@ pub fn watched(config: &Arc<Config>, store: store::Store, use_watch: bool) -> Li
     let mut delta = fresh::revalidate(&store, config);
     if !finish(&store, config, &mut delta, watch.as_mut()) {
         watch = None;
+    }
+    if let Some(t0) = built_since {
+        // 10 ms of slack for file systems whose clock and timestamps disagree slightly.
+        delta.policy_changed |= (0..store.files()).any(|i| {
+            let rec = store.file(i);
+            fresh::is_gitignore(rec.path) && rec.stamp.mtime >= t0 - 10_000_000
+        });
     }
     Live {
         store: Arc::new(store),

@@ -210,8 +210,9 @@ impl SearchIndex {
         let spawned = std::thread::Builder::new()
             .name("clarvis-index".into())
             .spawn(move || {
-                let live =
-                    produce(&config, &cancel, load).map(|store| watched(&config, store, use_watch));
+                let t0 = build::now_ns();
+                let live = produce(&config, &cancel, load)
+                    .map(|(store, built)| watched(&config, store, use_watch, built.then_some(t0)));
                 if let Some(index) = weak.upgrade() {
                     index.install(live);
                 }
@@ -309,12 +310,13 @@ impl SearchIndex {
 
 /// Loads the image from disk when asked and valid, else builds one (and persists it unless
 /// the configuration is read-only). `None` when cancelled.
-fn produce(config: &Arc<Config>, cancel: &Cancel, load: bool) -> Option<store::Store> {
+/// The flag says whether the image was built now (not loaded).
+fn produce(config: &Arc<Config>, cancel: &Cancel, load: bool) -> Option<(store::Store, bool)> {
     let dir = config.workspace_root.join(".clarvis").join("index");
     if load {
         if let Ok(s) = store::Store::open(&dir.join("grep.idx")) {
             if s.max_file_bytes == config.max_file_bytes {
-                return Some(s);
+                return Some((s, false));
             }
         }
     }
@@ -323,11 +325,11 @@ fn produce(config: &Arc<Config>, cancel: &Cancel, load: bool) -> Option<store::S
     if !config.read_only {
         if let Ok(path) = store::persist(&dir, &built.image) {
             if let Ok(s) = store::Store::open(&path) {
-                return Some(s);
+                return Some((s, true));
             }
         }
     }
-    store::Store::from_vec(built.image).ok()
+    store::Store::from_vec(built.image).ok().map(|s| (s, true))
 }
 
 /// `base` relative to the root when the root walk covers it exactly as a walk from `base`
