@@ -58,8 +58,8 @@ if (driftCases > 0) {
   if (!driftOk) console.log('DRIFT wrong edits (see above)')
 }
 
-// The search index's freshness property (tests/prop_index.rs), out of npm test while a rare
-// race is open (issue 18): five runs, every one must pass.
+// The search index's freshness property (tests/prop_index.rs), out of npm test until a longer
+// soak confirms its last race fixed (issue 18): five runs, every one must pass.
 let indexFails = 0
 {
   const host = /host: (\S+)/.exec(spawnSync('rustc', ['-vV'], { encoding: 'utf8' }).stdout ?? '')?.[1]

@@ -14,6 +14,9 @@ pub struct Live {
     pub delta: fresh::Delta,
     /// inotify on every indexed directory; `None` when unavailable or no longer trusted.
     pub watch: Option<watch::Watch>,
+    /// A `.gitignore` changed while the image was being built: its policy is never trusted
+    /// (kept apart from the delta, which a revalidation recomputes from scratch).
+    pub policy_suspect: bool,
 }
 
 /// Brings `live.delta` up to date: the watch's events, or (without a trustworthy watch) a
@@ -77,16 +80,17 @@ pub fn watched(
     if !finish(&store, config, &mut delta, watch.as_mut()) {
         watch = None;
     }
-    if let Some(t0) = built_since {
-        // 10 ms of slack for file systems whose clock and timestamps disagree slightly.
-        delta.policy_changed |= (0..store.files()).any(|i| {
+    // 10 ms of slack for file systems whose clock and timestamps disagree slightly.
+    let policy_suspect = built_since.is_some_and(|t0| {
+        (0..store.files()).any(|i| {
             let rec = store.file(i);
             fresh::is_gitignore(rec.path) && rec.stamp.mtime >= t0 - 10_000_000
-        });
-    }
+        })
+    });
     Live {
         store: Arc::new(store),
         delta,
         watch,
+        policy_suspect,
     }
 }

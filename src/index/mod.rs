@@ -267,7 +267,7 @@ impl SearchIndex {
         let live = s.live.as_mut()?;
         let store = live.store.clone();
         let mut rebuild = refresh(config, live);
-        if live.delta.policy_changed {
+        if live.delta.policy_changed || live.policy_suspect {
             s.trusted = false;
             drop(s);
             self.start(config, false);
