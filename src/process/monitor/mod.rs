@@ -194,8 +194,8 @@ pub fn finish_relay(root: &Path, id: &str) -> bool {
 }
 
 /// SIGKILLs at once everything of a monitor whose shell is `pid`: its tree, its group and its
-/// marked processes (a start that failed half-way; only the Linux log relay can fail so).
-#[cfg(target_os = "linux")]
+/// marked processes (a start that failed half-way; only the log relay can fail so).
+#[cfg(unix)]
 pub(crate) fn stop_pid(pid: u32, id: &str) {
     use crate::process::group;
     group::kill_tree(pid);

@@ -5,7 +5,7 @@ use super::{ensure_dir, file, new_id, save, Sidecar};
 use crate::process::group::CALL_ID_VAR;
 use std::fs::File;
 use std::io;
-/// The relay's end of the output pipe (Linux; elsewhere there is no relay).
+/// The relay's end of the output pipe (Unix; elsewhere there is no relay).
 #[cfg(unix)]
 type RelayInput = std::os::fd::OwnedFd;
 #[cfg(not(unix))]
@@ -28,7 +28,7 @@ fn script(command: &str) -> String {
 }
 
 /// Starts `command` in `cwd` (an existing directory) for the workspace `root`, its log kept
-/// within `log_max` bytes (Linux; elsewhere the command appends to the log itself). On a
+/// within `log_max` bytes (Unix; elsewhere the command appends to the log itself). On a
 /// spawn failure the log is removed and the error returned.
 pub fn start(
     root: &Path,
@@ -90,7 +90,7 @@ pub fn start(
             return Err(e);
         }
     };
-    #[cfg(target_os = "linux")]
+    #[cfg(unix)]
     if let (Some(input), Some((log, state))) = (relay_input, relay_files) {
         if let Err(e) = super::relay::spawn(&input, &log, &state, log_max) {
             // Without a relay nobody reads the pipe: the command would block. End it.
@@ -100,7 +100,7 @@ pub fn start(
             return Err(e);
         }
     }
-    #[cfg(not(target_os = "linux"))]
+    #[cfg(not(unix))]
     let _ = (relay_input, relay_files);
     let sidecar = Sidecar {
         id,
@@ -132,7 +132,7 @@ fn remove_files(root: &Path, id: &str) {
 }
 
 /// Where the command's output goes, the relay's input, and the relay's log and state files.
-/// On Linux: a pipe whose write end the command gets, read by the relay; elsewhere the log
+/// On Unix: a pipe whose write end the command gets, read by the relay; elsewhere the log
 /// itself, opened for append.
 #[allow(clippy::type_complexity)]
 fn open_output(
@@ -141,7 +141,7 @@ fn open_output(
     log_path: &Path,
     log_max: u64,
 ) -> io::Result<(File, Option<RelayInput>, Option<(File, File)>)> {
-    #[cfg(target_os = "linux")]
+    #[cfg(unix)]
     {
         let log = std::fs::OpenOptions::new()
             .read(true)
@@ -153,7 +153,7 @@ fn open_output(
         let _ = log_max;
         Ok((File::from(write), Some(read), Some((log, state))))
     }
-    #[cfg(not(target_os = "linux"))]
+    #[cfg(not(unix))]
     {
         let _ = (root, id, log_max);
         let log = std::fs::OpenOptions::new()
