@@ -1,0 +1,143 @@
+//! The command-line entry point: flags plus environment, as the original's CLI read them.
+
+use super::*;
+use std::collections::HashMap;
+
+pub(super) fn parse_bool_env(name: &str, raw: &str) -> Result<bool, StartupError> {
+    match raw.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" | "on" => Ok(true),
+        "0" | "false" | "no" | "off" | "" => Ok(false),
+        _ => Err(StartupError(format!(
+            "{name} must be one of 1/true/yes/on or 0/false/no/off, got: {raw}"
+        ))),
+    }
+}
+
+pub(super) fn parse_int_env(
+    env: &HashMap<String, String>,
+    name: &str,
+    min: u64,
+) -> Result<Option<u64>, StartupError> {
+    let Some(raw) = env.get(name) else {
+        return Ok(None);
+    };
+    if raw.is_empty() {
+        return Ok(None);
+    }
+    if !raw.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(StartupError(format!(
+            "{name} must be a positive integer, got: {raw}"
+        )));
+    }
+    match raw.parse::<u64>() {
+        Ok(n) if n >= min => Ok(Some(n)),
+        _ => Err(StartupError(format!(
+            "{name} must be an integer >= {min}, got: {raw}"
+        ))),
+    }
+}
+
+/// Builds a [`Config`] from a command line and an environment, the way the original
+/// package's CLI did: `--workspace <p>` / `--workspace=<p>` / `WORKSPACE_ROOT` (the flag
+/// wins), `--read-only` / `READ_ONLY`, `--allow-outside-workspace` /
+/// `ALLOW_OUTSIDE_WORKSPACE`, and the four integer limits from the environment.
+pub fn build_config(
+    argv: &[String],
+    env: &HashMap<String, String>,
+    ripgrep: Option<bool>,
+) -> Result<Config, StartupError> {
+    build_config_with(
+        argv,
+        env,
+        Probes {
+            ripgrep,
+            tree_sitter: None,
+        },
+    )
+}
+
+/// [`build_config`] with every probe result the caller has. Beyond the original's flags,
+/// `--compat <v>` / `--compat=<v>` / `AGENT_TOOLS_COMPAT` select the compatibility mode.
+pub fn build_config_with(
+    argv: &[String],
+    env: &HashMap<String, String>,
+    probes: Probes,
+) -> Result<Config, StartupError> {
+    let mut compat: Option<String> = None;
+    let mut workspace: Option<String> = None;
+    let mut read_only_flag = false;
+    let mut allow_outside_flag = false;
+    let mut i = 0;
+    while i < argv.len() {
+        let a = argv[i].as_str();
+        if a == "--workspace" {
+            match argv.get(i + 1) {
+                Some(next) if !next.starts_with("--") && !next.is_empty() => {
+                    workspace = Some(next.clone());
+                    i += 1;
+                }
+                _ => return Err(StartupError("--workspace requires a path argument".into())),
+            }
+        } else if let Some(v) = a.strip_prefix("--workspace=") {
+            if v.is_empty() {
+                return Err(StartupError("--workspace requires a path argument".into()));
+            }
+            workspace = Some(v.to_string());
+        } else if a == "--compat" {
+            compat = argv.get(i + 1).cloned();
+            i += 1;
+        } else if let Some(v) = a.strip_prefix("--compat=") {
+            compat = Some(v.to_string());
+        } else if a == "--read-only" {
+            read_only_flag = true;
+        } else if a == "--allow-outside-workspace" {
+            allow_outside_flag = true;
+        }
+        i += 1;
+    }
+    let workspace =
+        workspace.or_else(|| env.get("WORKSPACE_ROOT").filter(|s| !s.is_empty()).cloned());
+    let Some(workspace) = workspace else {
+        return Err(StartupError(
+            "No workspace root: pass --workspace <path> or set WORKSPACE_ROOT.".into(),
+        ));
+    };
+    let read_only = match env.get("READ_ONLY") {
+        Some(raw) => parse_bool_env("READ_ONLY", raw)?,
+        None => false,
+    } || read_only_flag;
+    let allow_outside = match env.get("ALLOW_OUTSIDE_WORKSPACE") {
+        Some(raw) => parse_bool_env("ALLOW_OUTSIDE_WORKSPACE", raw)?,
+        None => false,
+    } || allow_outside_flag;
+    let max_output = parse_int_env(env, "MAX_OUTPUT_BYTES", 1024)?;
+    let max_file = parse_int_env(env, "MAX_FILE_BYTES", 1024)?;
+    let max_image = parse_int_env(env, "MAX_IMAGE_BYTES", 1024)?;
+    let ready_timeout = parse_int_env(env, "MONITOR_READY_TIMEOUT_MS", 1)?;
+    let max_monitors = parse_int_env(env, "MAX_MONITORS", 1)?;
+    let log_max = parse_int_env(env, "MONITOR_LOG_MAX_BYTES", MIN_MONITOR_LOG_MAX_BYTES)?;
+    let timeout = parse_int_env(env, "BASH_TIMEOUT_MS", 1)?;
+    let timeout_max = parse_int_env(env, "BASH_TIMEOUT_MAX_MS", 1)?;
+    let t = timeout.unwrap_or(DEFAULT_BASH_TIMEOUT_MS);
+    let tm = timeout_max.unwrap_or(DEFAULT_BASH_TIMEOUT_MAX_MS);
+    if tm < t {
+        return Err(StartupError(format!(
+            "BASH_TIMEOUT_MAX_MS ({tm}) must be >= BASH_TIMEOUT_MS ({t})."
+        )));
+    }
+    let options = serde_json::json!({
+        "workspaceRoot": workspace,
+        "readOnly": read_only,
+        "confineToWorkspace": !allow_outside,
+        "maxOutputBytes": max_output.unwrap_or(DEFAULT_MAX_OUTPUT_BYTES),
+        "maxFileBytes": max_file.unwrap_or(DEFAULT_MAX_FILE_BYTES),
+        "maxImageBytes": max_image.unwrap_or(DEFAULT_MAX_IMAGE_BYTES),
+        "monitorReadyTimeoutMs": ready_timeout.unwrap_or(DEFAULT_MONITOR_READY_TIMEOUT_MS),
+        "maxMonitors": max_monitors.unwrap_or(DEFAULT_MAX_MONITORS),
+        "monitorLogMaxBytes": log_max,
+        "bashTimeoutMs": t,
+        "bashTimeoutMaxMs": tm,
+        "compat": compat.or_else(|| env.get("AGENT_TOOLS_COMPAT").filter(|s| !s.is_empty()).cloned()),
+    });
+    resolve_config_with(&options, probes)
+}

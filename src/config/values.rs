@@ -1,0 +1,162 @@
+//! Reading option values the way the original package's JavaScript did (`String(v)`,
+//! truthiness, integer limits with floors), and path normalisation like `path.resolve`.
+
+use super::{StartupError, TestHooks};
+use serde_json::{Map, Value};
+use std::path::{Component, Path, PathBuf};
+
+/// Whether an `rg` binary answers `rg --version`.
+pub fn probe_ripgrep() -> bool {
+    std::process::Command::new("rg")
+        .arg("--version")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false)
+}
+
+/// Lexical normalisation: `.` dropped, `..` pops a component (never above the root: `/..`
+/// is `/`, as in `path.resolve`); a relative path keeps its leading `..`s (`../../x`).
+pub fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                // `PathBuf::pop` would eat a leading `..` and cannot rise above `/`.
+                let ends_in_parent =
+                    matches!(out.components().next_back(), Some(Component::ParentDir));
+                if ends_in_parent || (!out.pop() && !out.has_root()) {
+                    out.push("..");
+                }
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    if out.as_os_str().is_empty() {
+        out.push(".");
+    }
+    out
+}
+
+/// `path.resolve(p)`: absolute against the process cwd, then normalised.
+pub fn absolutize(p: &str) -> PathBuf {
+    let path = Path::new(p);
+    if path.is_absolute() {
+        normalize(path)
+    } else {
+        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+        normalize(&cwd.join(path))
+    }
+}
+
+/// Renders a JSON value the way JavaScript's `String(value)` would, for error messages.
+pub fn js_string(v: &Value) -> String {
+    match v {
+        Value::Null => "null".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => js_number(n),
+        Value::String(s) => s.clone(),
+        Value::Array(a) => a
+            .iter()
+            .map(|x| {
+                if x.is_null() {
+                    String::new()
+                } else {
+                    js_string(x)
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(","),
+        Value::Object(_) => "[object Object]".into(),
+    }
+}
+
+fn js_number(n: &serde_json::Number) -> String {
+    if let Some(i) = n.as_i64() {
+        return i.to_string();
+    }
+    if let Some(u) = n.as_u64() {
+        return u.to_string();
+    }
+    let f = n.as_f64().unwrap_or(f64::NAN);
+    if f.fract() == 0.0 && f.abs() < 1e21 {
+        format!("{f:.0}")
+    } else {
+        f.to_string()
+    }
+}
+
+pub(super) fn integer_option(
+    opts: &Map<String, Value>,
+    name: &str,
+    default: u64,
+    min: u64,
+) -> Result<u64, StartupError> {
+    let v = match opts.get(name) {
+        None | Some(Value::Null) => return Ok(default),
+        Some(v) => v,
+    };
+    let as_int = v.as_u64().or_else(|| {
+        v.as_f64()
+            .filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f <= 9.007_199_254_740_991e15)
+            .map(|f| f as u64)
+    });
+    match as_int {
+        Some(n) if n >= min => Ok(n),
+        _ => Err(StartupError(format!(
+            "{name} must be an integer >= {min}, got: {}",
+            js_string(v)
+        ))),
+    }
+}
+
+pub(super) fn bool_option(opts: &Map<String, Value>, name: &str, default: bool) -> bool {
+    match opts.get(name) {
+        None | Some(Value::Null) => default,
+        Some(Value::Bool(b)) => *b,
+        // JavaScript truthiness for the odd non-boolean value.
+        Some(Value::Number(n)) => n.as_f64().map(|f| f != 0.0).unwrap_or(false),
+        Some(Value::String(s)) => !s.is_empty(),
+        Some(_) => true,
+    }
+}
+
+/// The environment variable that must be `1` for `__testHooks` to take effect.
+pub const TEST_HOOKS_ENV: &str = "CLARVIS_AGENT_TOOLS_TEST_HOOKS";
+
+pub(super) fn hooks_option(opts: &Map<String, Value>) -> TestHooks {
+    let Some(Value::Object(h)) = opts.get("__testHooks") else {
+        return TestHooks::default();
+    };
+    if std::env::var(TEST_HOOKS_ENV).as_deref() != Ok("1") {
+        return TestHooks::default();
+    }
+    TestHooks {
+        panic_in: h.get("panicIn").and_then(Value::as_str).map(str::to_string),
+        fail_commit_after: h.get("failCommitAfter").and_then(Value::as_u64),
+        commit_pause_ms: h.get("commitPauseMs").and_then(Value::as_u64),
+        no_journal: h.get("noJournal").and_then(Value::as_bool).unwrap_or(false),
+    }
+}
+
+/// `searchIndex` (`"auto"` | `"on"` | `"off"`, default `"auto"`) and
+/// `searchIndexThreshold` (an integer >= 1, default 20,000).
+pub(super) fn search_index_option(
+    opts: &Map<String, Value>,
+) -> Result<crate::index::SearchIndex, StartupError> {
+    use crate::index::{Mode, SearchIndex, DEFAULT_THRESHOLD};
+    let mode = match opts.get("searchIndex") {
+        None | Some(Value::Null) => Mode::Auto,
+        Some(v) => v.as_str().and_then(Mode::parse).ok_or_else(|| {
+            StartupError(format!(
+                "searchIndex must be \"auto\", \"on\" or \"off\", got: {}",
+                js_string(v)
+            ))
+        })?,
+    };
+    let threshold = integer_option(opts, "searchIndexThreshold", DEFAULT_THRESHOLD, 1)?;
+    Ok(SearchIndex::new(mode, threshold))
+}
