@@ -10,7 +10,13 @@ const here = path.dirname(fileURLToPath(import.meta.url))
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'clarvis-demo-'))
 fs.cpSync(path.join(here, 'workspace'), root, { recursive: true })
 
-const tools = createAgentTools({ workspaceRoot: root })
+// The host keeps control: a guard sees every call (with its paths and, for bash, the parsed
+// command) before it runs. This one refuses to delete anything through bash.
+const guard = ({ tool, bash }) =>
+  tool === 'bash' && bash?.segments.some((s) => s.argv[0] === 'rm')
+    ? { verdict: 'deny', reason: 'the demo host does not let the agent delete files' }
+    : { verdict: 'allow' }
+const tools = createAgentTools({ workspaceRoot: root, guard })
 console.log(`workspace: ${root}`)
 console.log(`tools: ${tools.listTools().map((t) => t.name).join(', ')}\n`)
 
@@ -53,10 +59,35 @@ await call('apply_patch', {
     '',
   ].join('\n'),
 })
+// Code intelligence is compiled in: a map of the module, and a syntax check.
+await call('outline', { path: 'src/greet.py' })
+// A write that breaks the syntax still lands, with a one-line warning for the model.
+await call('edit_file', { path: 'src/greet.py', old_string: 'def main():', new_string: 'def main(:' })
+await call('check_syntax', { path: 'src/greet.py' })
+await call('edit_file', { path: 'src/greet.py', old_string: 'def main(:', new_string: 'def main():' })
+// Project-wide find/replace with JavaScript regex semantics: a preview first.
+await call('replace', { pattern: '\\bwho\\b', replacement: 'person', glob: '**/*.py' })
 await call('write_file', { path: 'NOTES.md', content: 'Edited by the demo.\n' })
 await call('diff', { from: 'README.md', to: 'NOTES.md' })
 await call('bash', { command: 'python3 src/greet.py || echo "python3 not installed"' })
 await call('read_file', { path: '../outside.txt' })
+await call('bash', { command: 'rm -rf src' })
+
+// Live output: the host sees a command's output while it runs.
+console.log('> bash with onOutput (chunks as they arrive)')
+await tools.callTool('bash', { command: 'for i in 1 2 3; do echo "step $i"; sleep 0.1; done' }, {
+  onOutput: ({ stream, text }) => process.stdout.write(`  [${stream}] ${text}`),
+})
+console.log('')
+
+// A long-running process the agent starts, reads and stops; nothing of it outlives the stop.
+const started = await call('monitor_start', {
+  command: 'i=0; while true; do i=$((i+1)); echo "tick $i"; sleep 0.05; done',
+  ready_when: 'tick 3',
+})
+const { id } = JSON.parse(started.text)
+await call('monitor_poll', { id, offset: 0 })
+await call('monitor_stop', { id })
 
 console.log('> tools.changes(checkpoint)')
 for (const c of await tools.changes(checkpoint)) console.log(`  ${c.kind} ${c.path}`)
