@@ -30,16 +30,17 @@
 use crate::config::Config;
 use crate::error::{ToolError, ToolResult};
 use crate::workspace;
-use std::collections::HashSet;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
-use std::time::{Duration, SystemTime};
 
+mod locks;
 mod parallel;
+mod stale;
+pub use locks::{lock_key, lock_paths, PathGuard};
 pub use parallel::{fsync_dirs, parallel_map, IO_THREADS};
+pub use stale::{pid_alive, sweep_stale, STALE_TEMP_AGE};
 
 /// The prefix every temp and backup file starts with.
 pub const TEMP_PREFIX: &str = ".clarvis-tmp-";
@@ -231,98 +232,6 @@ pub fn replace(abs: &Path, bytes: &[u8], mode: Option<u32>) -> io::Result<()> {
     Ok(())
 }
 
-/// How old a dead process's temp file must be before a sweep removes it. The pid check is
-/// what matters; the age only spares a live writer whose pid this process cannot see (another
-/// pid namespace sharing the directory), whose temp file is seconds old at most.
-pub const STALE_TEMP_AGE: Duration = Duration::from_secs(30);
-
-/// Whether `pid` is a running process: Windows asks the process handle for its exit code
-/// (`STILL_ACTIVE` while it runs); a pid that cannot be opened for lack of rights is alive.
-#[cfg(windows)]
-pub fn pid_alive(pid: u32) -> bool {
-    use windows_sys::Win32::Foundation::{
-        CloseHandle, GetLastError, ERROR_ACCESS_DENIED, STILL_ACTIVE,
-    };
-    use windows_sys::Win32::System::Threading::{
-        GetExitCodeProcess, OpenProcess, PROCESS_QUERY_LIMITED_INFORMATION,
-    };
-    if pid == 0 {
-        return false;
-    }
-    // SAFETY: plain Win32 calls; the handle, when opened, is closed before returning.
-    unsafe {
-        let h = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, 0, pid);
-        if h.is_null() {
-            return GetLastError() == ERROR_ACCESS_DENIED;
-        }
-        let mut code = 0u32;
-        let ok = GetExitCodeProcess(h, &mut code) != 0;
-        CloseHandle(h);
-        !ok || code == STILL_ACTIVE as u32
-    }
-}
-
-/// Elsewhere without a probe, a pid is presumed alive (its files then wait for a later start).
-#[cfg(not(any(unix, windows)))]
-pub fn pid_alive(pid: u32) -> bool {
-    pid != 0
-}
-
-/// Whether `pid` is a running process (a zombie is not; another user's process is).
-#[cfg(unix)]
-pub fn pid_alive(pid: u32) -> bool {
-    let Ok(p) = libc::pid_t::try_from(pid) else {
-        return false;
-    };
-    if p <= 0 {
-        return false;
-    }
-    // SAFETY: signal 0 only checks existence and permission.
-    if unsafe { libc::kill(p, 0) } != 0
-        && io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
-    {
-        return false;
-    }
-    match fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => !matches!(
-            stat.rfind(')')
-                .and_then(|i| stat[i + 1..].split_ascii_whitespace().next()),
-            Some("Z") | Some("X")
-        ),
-        Err(_) => true,
-    }
-}
-
-/// Removes the `.clarvis-tmp-<pid>-…` regular files in `dir` left by processes that are no
-/// longer running and older than [`STALE_TEMP_AGE`] — none while a commit journal is pending
-/// in a `.clarvis/journal` of `dir` or an ancestor. Best effort; returns how many it removed.
-pub fn sweep_stale(dir: &Path) -> usize {
-    let Ok(entries) = fs::read_dir(dir) else {
-        return 0;
-    };
-    let now = SystemTime::now();
-    let me = std::process::id();
-    let stale: Vec<PathBuf> = entries
-        .flatten()
-        .filter_map(|e| {
-            let name = e.file_name();
-            let rest = name.to_str()?.strip_prefix(TEMP_PREFIX)?;
-            let pid: u32 = rest.split('-').next()?.parse().ok()?;
-            if pid == me || pid_alive(pid) {
-                return None;
-            }
-            // DirEntry::metadata does not follow a symlink.
-            let meta = e.metadata().ok()?;
-            let age = now.duration_since(meta.modified().ok()?).ok()?;
-            (meta.is_file() && age >= STALE_TEMP_AGE).then(|| e.path())
-        })
-        .collect();
-    if stale.is_empty() || dir.ancestors().any(crate::patch::journal::any_pending) {
-        return 0;
-    }
-    stale.iter().filter(|p| fs::remove_file(p).is_ok()).count()
-}
-
 /// The whole single-file write: refuses a symlink, carries the old mode over and replaces
 /// the file atomically. Returns whether the file was created. Errors carry `input`.
 pub fn write_file(abs: &Path, bytes: &[u8], input: &str) -> ToolResult<bool> {
@@ -366,187 +275,5 @@ pub fn write_file_in(dir: &File, abs: &Path, bytes: &[u8], input: &str) -> ToolR
     Ok(meta.is_none())
 }
 
-// ---------------------------------------------------------------------------------------
-// Path locks
-
-struct LockTable {
-    held: Mutex<HashSet<PathBuf>>,
-    freed: Condvar,
-}
-
-fn table() -> &'static LockTable {
-    static TABLE: OnceLock<LockTable> = OnceLock::new();
-    TABLE.get_or_init(|| LockTable {
-        held: Mutex::new(HashSet::new()),
-        freed: Condvar::new(),
-    })
-}
-
-fn lock_table(t: &LockTable) -> MutexGuard<'_, HashSet<PathBuf>> {
-    // A panic while holding the table's mutex cannot leave the set inconsistent (every
-    // critical section is a single insert/remove), so a poisoned lock is still usable.
-    t.held.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-/// The key a path is locked under: its real location (the longest existing prefix
-/// canonicalised), so `a/../f`, `./f` and a symlinked directory all name one lock.
-pub fn lock_key(path: &Path) -> PathBuf {
-    crate::workspace::realpath_prefix(path).unwrap_or_else(|_| path.to_path_buf())
-}
-
-/// Holds the locks of one or more paths; dropping it releases them.
-#[must_use = "the locks are released when the guard is dropped"]
-#[derive(Debug)]
-pub struct PathGuard {
-    keys: Vec<PathBuf>,
-}
-
-impl Drop for PathGuard {
-    fn drop(&mut self) {
-        let t = table();
-        let mut held = lock_table(t);
-        for k in &self.keys {
-            held.remove(k);
-        }
-        drop(held);
-        t.freed.notify_all();
-    }
-}
-
-/// Locks every path in `paths` (blocking), one at a time in sorted order of their keys so
-/// two multi-path operations can never deadlock. Duplicates are locked once. Call it from
-/// blocking code only (tool handlers run on the blocking pool).
-pub fn lock_paths(paths: &[PathBuf]) -> PathGuard {
-    let mut keys: Vec<PathBuf> = paths.iter().map(|p| lock_key(p)).collect();
-    keys.sort();
-    keys.dedup();
-    let t = table();
-    let mut guard = PathGuard {
-        keys: Vec::with_capacity(keys.len()),
-    };
-    for key in keys {
-        let mut held = lock_table(t);
-        while held.contains(&key) {
-            held = t.freed.wait(held).unwrap_or_else(|p| p.into_inner());
-        }
-        held.insert(key.clone());
-        drop(held);
-        guard.keys.push(key);
-    }
-    guard
-}
-
-// Unix only: these tests build symlinks, FIFOs and permission bits.
 #[cfg(all(test, unix))]
-mod tests {
-    use super::*;
-    use std::os::unix::fs::{symlink, PermissionsExt};
-    use std::sync::Arc;
-
-    fn leftovers(dir: &Path) -> Vec<String> {
-        fs::read_dir(dir)
-            .unwrap()
-            .filter_map(|e| e.ok())
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .filter(|n| n.starts_with(TEMP_PREFIX))
-            .collect()
-    }
-
-    #[test]
-    fn temp_names_have_the_contract_shape() {
-        let p = temp_name(Path::new("/x"));
-        let name = p.file_name().unwrap().to_str().unwrap();
-        let parts: Vec<&str> = name.strip_prefix(TEMP_PREFIX).unwrap().split('-').collect();
-        assert_eq!(parts.len(), 4);
-        assert_eq!(parts[0], std::process::id().to_string());
-        assert!(parts[1].parse::<u128>().is_ok() && parts[2].parse::<u64>().is_ok());
-        assert_eq!(parts[3].len(), 12);
-        assert!(parts[3].chars().all(|c| c.is_ascii_hexdigit()));
-        assert_ne!(temp_name(Path::new("/x")), temp_name(Path::new("/x")));
-    }
-
-    #[test]
-    fn write_keeps_mode_and_leaves_nothing() {
-        let dir = tempfile::tempdir().unwrap();
-        let f = dir.path().join("run.sh");
-        assert!(write_file(&f, b"one", "run.sh").unwrap());
-        fs::set_permissions(&f, fs::Permissions::from_mode(0o755)).unwrap();
-        assert!(!write_file(&f, b"two", "run.sh").unwrap());
-        assert_eq!(fs::read(&f).unwrap(), b"two");
-        assert_eq!(
-            fs::metadata(&f).unwrap().permissions().mode() & 0o7777,
-            0o755
-        );
-        assert!(leftovers(dir.path()).is_empty());
-    }
-
-    #[test]
-    fn symlinks_are_refused_and_failures_clean_up() {
-        let dir = tempfile::tempdir().unwrap();
-        fs::write(dir.path().join("real"), "x").unwrap();
-        let link = dir.path().join("link");
-        symlink(dir.path().join("real"), &link).unwrap();
-        let e = write_file(&link, b"y", "link").unwrap_err();
-        assert_eq!(
-            e.message,
-            format!("Refusing to write through a symlink: {}", link.display())
-        );
-        assert_eq!(e.fields["path"], link.to_str().unwrap());
-        assert_eq!(fs::read(dir.path().join("real")).unwrap(), b"x");
-        // Renaming a file over a non-empty directory fails after the temp was written.
-        fs::create_dir(dir.path().join("d")).unwrap();
-        fs::write(dir.path().join("d/inner"), "").unwrap();
-        assert!(replace(&dir.path().join("d"), b"z", None).is_err());
-        assert!(leftovers(dir.path()).is_empty());
-    }
-
-    #[test]
-    fn parents_are_created_and_files_in_the_way_fail() {
-        let dir = tempfile::tempdir().unwrap();
-        let created = ensure_parent_dirs(&dir.path().join("a/b/c")).unwrap();
-        assert_eq!(
-            created,
-            vec![
-                dir.path().join("a"),
-                dir.path().join("a/b"),
-                dir.path().join("a/b/c")
-            ]
-        );
-        assert!(ensure_parent_dirs(&dir.path().join("a/b"))
-            .unwrap()
-            .is_empty());
-        fs::write(dir.path().join("f"), "").unwrap();
-        let e = ensure_parent_dirs(&dir.path().join("f/x")).unwrap_err();
-        assert_eq!(e.raw_os_error(), Some(libc::ENOTDIR));
-    }
-
-    #[test]
-    fn locks_serialise_writers_of_one_path() {
-        let dir = tempfile::tempdir().unwrap();
-        let f = dir.path().join("counter");
-        fs::write(&f, "0").unwrap();
-        let f = Arc::new(f);
-        let threads: Vec<_> = (0..8)
-            .map(|_| {
-                let f = f.clone();
-                std::thread::spawn(move || {
-                    for _ in 0..20 {
-                        // Lock through a different spelling of the same path.
-                        let alias = f.parent().unwrap().join(".").join("counter");
-                        let _g = lock_paths(&[alias, dir_of(&f)]);
-                        let n: u32 = fs::read_to_string(&*f).unwrap().parse().unwrap();
-                        write_file(&f, (n + 1).to_string().as_bytes(), "counter").unwrap();
-                    }
-                })
-            })
-            .collect();
-        for t in threads {
-            t.join().unwrap();
-        }
-        assert_eq!(fs::read_to_string(&*f).unwrap(), "160");
-    }
-
-    fn dir_of(f: &Path) -> PathBuf {
-        f.parent().unwrap().to_path_buf()
-    }
-}
+mod tests;
