@@ -3,7 +3,7 @@
 
 use super::TEMP_PREFIX;
 use std::fs;
-use std::io;
+
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
@@ -55,7 +55,7 @@ pub fn pid_alive(pid: u32) -> bool {
     }
     // SAFETY: signal 0 only checks existence and permission.
     if unsafe { libc::kill(p, 0) } != 0
-        && io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
+        && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
     {
         return false;
     }
