@@ -14,6 +14,8 @@ use napi_derive::napi;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+mod library;
+
 /// A resolved configuration, held by JS for the lifetime of an `AgentTools`.
 #[napi]
 pub struct NativeTools {
@@ -380,118 +382,6 @@ impl Task for InlineCall {
 
     fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<Self::JsValue> {
         Ok(output)
-    }
-}
-
-/// A library call's result crossing as JSON: the value, or `{"error": envelope}` for the JS
-/// side to throw as a `ToolError`.
-fn envelope_or(r: crate::error::ToolResult<serde_json::Value>) -> String {
-    match r {
-        Ok(v) => v.to_string(),
-        Err(e) => serde_json::json!({ "error": e.envelope() }).to_string(),
-    }
-}
-
-#[napi]
-impl NativeTools {
-    /// Takes a checkpoint; returns `{"id"}` or `{"error"}` as JSON.
-    #[napi]
-    pub fn checkpoint(&self, label: Option<String>) -> String {
-        envelope_or(
-            self.config
-                .checkpoints
-                .checkpoint(label)
-                .map(|id| serde_json::json!({ "id": id })),
-        )
-    }
-
-    /// The search index's state as JSON (`searchIndexStatus()`).
-    #[napi]
-    pub fn search_index_status(&self) -> String {
-        self.config.search_index.status().to_string()
-    }
-
-    /// The live checkpoints as JSON.
-    #[napi]
-    pub fn checkpoints_json(&self) -> String {
-        crate::checkpoint::api::list_json(&self.config.checkpoints).to_string()
-    }
-
-    /// Drops a checkpoint; `{"dropped": true}` or `{"error"}` as JSON.
-    #[napi]
-    pub fn drop_checkpoint(&self, id: String) -> String {
-        envelope_or(
-            self.config
-                .checkpoints
-                .drop_checkpoint(&id)
-                .map(|()| serde_json::json!({ "dropped": true })),
-        )
-    }
-
-    /// What changed since a checkpoint, as JSON (on the blocking pool: it reads files).
-    #[napi]
-    pub async fn changes(&self, id: String) -> String {
-        let config = self.config.clone();
-        tokio::task::spawn_blocking(move || {
-            envelope_or(crate::checkpoint::api::changes_json(&config, &id))
-        })
-        .await
-        .unwrap_or_else(|e| {
-            envelope_or(Err(crate::error::ToolError::new(
-                crate::error::Code::Internal,
-                e.to_string(),
-            )))
-        })
-    }
-
-    /// `outlineOf(path)`: the structured outline of one file as JSON, or `{"error"}`.
-    #[napi]
-    pub async fn outline_of(&self, path: String) -> String {
-        self.syntax_call(path, crate::syntax::Purpose::Outline)
-            .await
-    }
-
-    /// `checkSyntax(path)`: check_syntax's result object as JSON, or `{"error"}`.
-    #[napi]
-    pub async fn check_syntax(&self, path: String) -> String {
-        self.syntax_call(path, crate::syntax::Purpose::Check).await
-    }
-
-    /// Restores a checkpoint, as JSON (on the blocking pool).
-    #[napi]
-    pub async fn restore(&self, id: String, paths: Option<Vec<String>>, force: bool) -> String {
-        let config = self.config.clone();
-        tokio::task::spawn_blocking(move || {
-            envelope_or(crate::checkpoint::api::restore_json(
-                &config,
-                &id,
-                paths.as_deref(),
-                force,
-            ))
-        })
-        .await
-        .unwrap_or_else(|e| {
-            envelope_or(Err(crate::error::ToolError::new(
-                crate::error::Code::Internal,
-                e.to_string(),
-            )))
-        })
-    }
-}
-
-impl NativeTools {
-    async fn syntax_call(&self, path: String, purpose: crate::syntax::Purpose) -> String {
-        let config = self.config.clone();
-        tokio::task::spawn_blocking(move || {
-            envelope_or(crate::syntax::library_call(&config, &path, purpose))
-        })
-        .await
-        .unwrap_or_else(|e| {
-            envelope_or(Err(crate::error::ToolError::new(
-                crate::error::Code::Internal,
-                e.to_string(),
-            )))
-        })
     }
 }
 
