@@ -1,0 +1,170 @@
+//! What a handler receives and returns: the [`Call`] (arguments, configuration, cancellation,
+//! warnings) and its [`Output`] (text, or content parts, plus meta).
+
+use crate::cancel::Cancel;
+use crate::config::Config;
+use serde_json::{Map, Value};
+use std::sync::{Arc, Mutex};
+
+/// Warning lines collected during a call, delivered to the warn sink after it.
+#[derive(Debug, Clone, Default)]
+pub struct Warnings(Arc<Mutex<Vec<String>>>);
+
+impl Warnings {
+    /// Records `clarvis-agent-tools: <line>\n`.
+    pub fn push(&self, line: impl AsRef<str>) {
+        if let Ok(mut v) = self.0.lock() {
+            v.push(format!("clarvis-agent-tools: {}\n", line.as_ref()));
+        }
+    }
+
+    /// Takes every recorded line.
+    pub fn take(&self) -> Vec<String> {
+        self.0
+            .lock()
+            .map(|mut v| std::mem::take(&mut *v))
+            .unwrap_or_default()
+    }
+}
+
+/// Everything a handler receives: validated arguments (defaults filled), the configuration,
+/// the cancellation token and the warning collector.
+#[derive(Debug, Clone)]
+pub struct Call {
+    /// Arguments after validation, with schema defaults filled in.
+    pub args: Map<String, Value>,
+    /// The frozen configuration.
+    pub config: Arc<Config>,
+    /// Fires when the caller aborts.
+    pub cancel: Cancel,
+    /// Warnings for the warn sink.
+    pub warnings: Warnings,
+    /// Where a running command's output goes live (`callTool`'s `onOutput`), if anywhere.
+    pub on_output: Option<crate::process::live::OutputSink>,
+}
+
+/// One part of a result's content, as the original's `ContentPart`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Part {
+    /// `{ type: "text", text }`.
+    Text(String),
+    /// `{ type: "image", data, mimeType }`; `data` is base64. Never bounded by dispatch.
+    Image {
+        /// The image bytes, base64-encoded.
+        data: String,
+        /// `image/png`, `image/jpeg`, …
+        mime_type: String,
+    },
+}
+
+/// What a handler returns on success: content parts, plus `meta` for clients (never shown
+/// to the model), present only when the tool set it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Output {
+    /// The parts, in order.
+    pub content: Vec<Part>,
+    /// Client-side data such as `diff`; `None` unless a tool set a key.
+    pub meta: Option<Map<String, Value>>,
+}
+
+impl Output {
+    /// One text part.
+    pub fn text(s: impl Into<String>) -> Output {
+        Output {
+            content: vec![Part::Text(s.into())],
+            meta: None,
+        }
+    }
+
+    /// One image part.
+    pub fn image(data: String, mime_type: &str) -> Output {
+        Output {
+            content: vec![Part::Image {
+                data,
+                mime_type: mime_type.to_string(),
+            }],
+            meta: None,
+        }
+    }
+
+    /// Sets `meta[key] = value`.
+    pub fn with_meta(mut self, key: &str, value: Value) -> Output {
+        self.meta
+            .get_or_insert_with(Map::new)
+            .insert(key.to_string(), value);
+        self
+    }
+
+    /// The text parts joined (an image part counts as ""), as `contentText` does.
+    pub fn joined_text(&self) -> String {
+        let mut out = String::new();
+        for p in &self.content {
+            if let Part::Text(t) = p {
+                out.push_str(t);
+            }
+        }
+        out
+    }
+}
+
+impl From<String> for Output {
+    fn from(s: String) -> Output {
+        Output::text(s)
+    }
+}
+
+impl From<&str> for Output {
+    fn from(s: &str) -> Output {
+        Output::text(s)
+    }
+}
+
+impl Call {
+    /// Checkpoint hook, before a mutation commits (under its path locks): records the prior
+    /// state of `paths` for every live checkpoint. Free when no checkpoint is live.
+    pub fn before_write(&self, paths: &[std::path::PathBuf]) {
+        for line in self.config.checkpoints.before(paths, None) {
+            self.warnings.push(line);
+        }
+    }
+
+    /// [`Call::before_write`] for a move from `from` to `to` (so `changes` can say where the
+    /// destination came from).
+    pub fn before_move(&self, from: &std::path::Path, to: &std::path::Path) {
+        let paths = [from.to_path_buf(), to.to_path_buf()];
+        for line in self.config.checkpoints.before(&paths, Some((from, to))) {
+            self.warnings.push(line);
+        }
+    }
+
+    /// Checkpoint hook, after a mutation committed: what the tools left at `paths`.
+    pub fn after_write(&self, paths: &[std::path::PathBuf]) {
+        self.config.checkpoints.after(paths);
+    }
+
+    /// Before a `bash` command, with `checkpointBash` and a live checkpoint: the workspace's
+    /// files and their stored contents (see `checkpoint::bash`). Off the async workers.
+    pub async fn bash_checkpoint_before(&self) -> Option<crate::checkpoint::BashBefore> {
+        if !self.config.checkpoint_bash {
+            return None;
+        }
+        let config = self.config.clone();
+        tokio::task::spawn_blocking(move || config.checkpoints.bash_before(&config))
+            .await
+            .ok()
+            .flatten()
+    }
+
+    /// After a `bash` command: records what it created, deleted or changed.
+    pub async fn bash_checkpoint_after(&self, before: Option<crate::checkpoint::BashBefore>) {
+        let Some(before) = before else { return };
+        let config = self.config.clone();
+        let lines =
+            tokio::task::spawn_blocking(move || config.checkpoints.bash_after(&config, before))
+                .await
+                .unwrap_or_default();
+        for line in lines {
+            self.warnings.push(line);
+        }
+    }
+}
