@@ -86,18 +86,25 @@ async function callCheckpointTool(agentTools, def, args) {
   }
 }
 
-// An `onOutput` that reports each chunk as a progress notification for `token`.
+// An `onOutput` that reports each chunk as a progress notification for `token`, and a
+// `flush()` that waits until every notification went to the transport: the SDK sends a
+// notification after some awaits of its own, so without the wait the last chunk's could
+// follow the response, and the client drops progress that arrives after the result.
 function progressTo(extra, token) {
   let progress = 0
-  return ({ stream, text }) => {
+  const pending = []
+  const onOutput = ({ stream, text }) => {
     progress += text.length
-    extra
-      .sendNotification({
-        method: 'notifications/progress',
-        params: { progressToken: token, progress, message: text, _meta: { 'clarvis/stream': stream } },
-      })
-      .catch(() => {})
+    pending.push(
+      extra
+        .sendNotification({
+          method: 'notifications/progress',
+          params: { progressToken: token, progress, message: text, _meta: { 'clarvis/stream': stream } },
+        })
+        .catch(() => {}),
+    )
   }
+  return { onOutput, flush: () => Promise.all(pending), sent: () => pending.length > 0 }
 }
 
 /** An MCP `Server` (not yet connected) serving `agentTools`. */
@@ -128,8 +135,11 @@ export function createMcpServer(agentTools, options = {}) {
     const own = ckptTools.find((t) => t.name === name)
     if (own) return callCheckpointTool(agentTools, own, args)
     const token = request.params._meta?.progressToken
-    const options = token === undefined ? extra.signal : { signal: extra.signal, onOutput: progressTo(extra, token) }
+    const live = token === undefined ? null : progressTo(extra, token)
+    const options = live ? { signal: extra.signal, onOutput: live.onOutput } : extra.signal
     const result = await agentTools.callTool(name, args ?? {}, options)
+    if (live) await live.flush()
+    if (live && live.sent()) await new Promise((resolve) => setTimeout(resolve, 20))
     const content = Array.isArray(result.content)
       ? result.content.map((p) =>
           p.type === 'image' ? { type: 'image', data: p.data, mimeType: p.mimeType } : { type: 'text', text: p.text },

@@ -209,23 +209,28 @@ test('MCP: a client with a progress token gets the output as notifications/progr
   t.after(() => client.close())
   const progress = []
   let resolved = false
+  const bySteam = (s) => progress.filter((p) => p._meta?.['clarvis/stream'] === s).map((p) => p.message).join('')
+  // The command waits until the client has seen both streams' first output as progress, so
+  // that output provably arrived while the call ran.
   const result = await client.callTool(
-    { name: 'bash', arguments: { command: `${HANDSHAKE}; echo e >&2`, timeout_ms: 60000 } },
+    { name: 'bash', arguments: { command: `echo e >&2; ${HANDSHAKE}`, timeout_ms: 60000 } },
     undefined,
     {
       onprogress: (p) => {
         assert.equal(resolved, false)
         progress.push(p)
-        if (p.message.includes('one')) fs.writeFileSync(path.join(root, 'go'), '')
+        if (bySteam('stdout').includes('one') && bySteam('stderr') === 'e\n') fs.writeFileSync(path.join(root, 'go'), '')
       },
     },
   )
   resolved = true
   assert.equal(result.isError, false)
   assert.equal(JSON.parse(result.content[0].text).stdout, 'one\ntwo\n')
-  const bySteam = (s) => progress.filter((p) => p._meta?.['clarvis/stream'] === s).map((p) => p.message).join('')
-  assert.equal(bySteam('stdout'), 'one\ntwo\n')
   assert.equal(bySteam('stderr'), 'e\n')
+  // The SDK client handles a notification a microtask after a response read in the same
+  // chunk, so it may drop the last one; the server holds the response briefly to make that
+  // rare (SPEC §9), and what arrived is always the output's start, in order.
+  assert.ok(['one\n', 'one\ntwo\n'].includes(bySteam('stdout')), bySteam('stdout'))
   for (let i = 1; i < progress.length; i++) assert.ok(progress[i].progress > progress[i - 1].progress)
 
   // Without a progress token nothing is sent, and the call works as before.
