@@ -17,6 +17,7 @@ pub mod at;
 pub mod at;
 pub mod collect;
 pub mod matcher;
+mod multiline;
 pub mod policy;
 pub mod render;
 pub mod scan;
