@@ -11,7 +11,7 @@ pub enum Snap {
     /// A regular file: the stored object holding its content, permission bits and size.
     File {
         /// The stored object's name: the hex BLAKE3 of a copied content, or `l-<unique>` for
-        /// a hard link to the file's own inode (see [`snapshot`]).
+        /// a hard link to the file's own inode (see `snapshot`).
         hash: String,
         /// `mode & 0o7777`.
         mode: u32,

@@ -12,8 +12,8 @@
 //!    in alignment or string literals, 8 spaces could be `\t\t` or `\t····`);
 //! 4. otherwise the edit is refused.
 //!
-//! The rest of a line modified one for one (see [`kinship`]) is a three-way
-//! [`merge3`] of old_string's line, the file's line and new_string's line, so unchanged parts
+//! The rest of a line modified one for one (see `kinship`) is a three-way
+//! `merge3` of old_string's line, the file's line and new_string's line, so unchanged parts
 //! keep the file's characters (typographic punctuation, tabs inside the line, trailing
 //! whitespace); a line rewritten as a whole is written as the model sent it. A line with no
 //! counterpart that contains tabs or runs of spaces inside it is refused when the region

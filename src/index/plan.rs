@@ -2,7 +2,7 @@
 //! over trigrams (Russ Cox's "Regular Expression Matching with a Trigram Index", on the
 //! `regex-syntax` HIR).
 //!
-//! Every node of the HIR gets an [`Info`]: when the node can only match a small set of
+//! Every node of the HIR gets an `Info`: when the node can only match a small set of
 //! strings, that set (`exact`); otherwise a condition every match satisfies (`must`).
 //! Sets are ASCII-folded like the index (so `(?i)error` is the single string `error`, and
 //! only non-ASCII case variants such as U+212A for `k` add alternatives). Concatenation

@@ -24,7 +24,7 @@ use std::sync::Mutex;
 /// Per-row bookkeeping bytes counted against a file's storage cap.
 const ROW_OVERHEAD: usize = std::mem::size_of::<StoredRow>();
 
-/// A row kept in memory: line span, kind and its text's range in [`RowStore::text`].
+/// A row kept in memory: line span, kind and its text's range in `RowStore::text`.
 #[derive(Debug, Clone, Copy)]
 pub struct StoredRow {
     line: u64,

@@ -11,7 +11,7 @@
 //! line-oriented path, context handled by it). With `multiline` a unit is a maximal run of
 //! consecutive matched lines containing a match that spans lines (else each line of the run
 //! is its own unit); zero-width matches are dropped. That grouping is done in
-//! [`super::multiline`], directly on the matcher, because it needs every match's line span.
+//! `search::multiline`, directly on the matcher, because it needs every match's line span.
 //!
 //! The file buffer is reused across files by one thread; only one file is in memory per
 //! thread at a time.

@@ -1,8 +1,8 @@
 //! `edit_file`: replace one exact occurrence of a string in a file (or every one), with a
 //! whitespace-tolerant fallback that only ever applies a unique match.
 //!
-//! The file is read and decoded first ([`open`]), so file-level errors win over argument
-//! checks; the edit itself is [`crate::edit::apply`]; [`save`] re-encodes (per-line EOLs,
+//! The file is read and decoded first (`open`), so file-level errors win over argument
+//! checks; the edit itself is [`crate::edit::apply`]; `save` re-encodes (per-line EOLs,
 //! BOM) and writes atomically under the path's lock. multi_edit shares `open` and `save`.
 
 use super::{object_schema, Annotations, Call, Handler, Output, ToolDef};

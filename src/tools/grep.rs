@@ -1,7 +1,7 @@
 //! `grep`: regex search over file contents, on ripgrep's engine, deterministic and bounded.
 //!
 //! Composition only: arguments → [`matcher::build`] → a single file or a parallel
-//! [`walk`] under the search [`Policy`] → per-file [`Scanner`] rows → the budgeted
+//! [`crate::search::walk`] under the search [`Policy`] → per-file [`Scanner`] rows → the budgeted
 //! [`Collector`] → [`render`]. Bounds its own output (CONTRACT §5 grep, rules 1–6).
 
 use super::{object_schema, read_annotations, Call, Handler, ToolDef};
