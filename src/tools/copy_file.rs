@@ -4,7 +4,7 @@
 use super::endpoints::{remove_created, via, Endpoints};
 use super::{change_annotations, Call, Handler, Output, ToolDef};
 use crate::atomic;
-use crate::error::{ToolError, ToolResult};
+use crate::error::{Code, ToolError, ToolResult};
 use serde_json::Value;
 use std::io::Read;
 
@@ -49,7 +49,25 @@ fn copy_into(
 ) -> ToolResult<()> {
     let fail = |e: std::io::Error| ToolError::fs(&e, &ends.dst_shown);
     let from = via(from_dir, &ends.src);
-    let source = std::fs::File::open(&from).map_err(|e| ToolError::fs(&e, &ends.src_shown))?;
+    // A FIFO, socket or device is not a file to copy: opening a FIFO for reading would wait
+    // for a writer forever. Non-blocking, so one swapped in after the check cannot hang us.
+    let not_regular = || {
+        ToolError::new(
+            Code::NotAFile,
+            format!("Not a regular file: {}", ends.src_shown),
+        )
+        .with("path", ends.src_shown.as_str())
+    };
+    if !ends.src_meta.is_file() {
+        return Err(not_regular());
+    }
+    let source = open_nonblocking(&from).map_err(|e| ToolError::fs(&e, &ends.src_shown))?;
+    let meta = source
+        .metadata()
+        .map_err(|e| ToolError::fs(&e, &ends.src_shown))?;
+    if !meta.is_file() {
+        return Err(not_regular());
+    }
     let to = via(to_dir, &ends.dst);
     let dst_dir = to.parent().map(|p| p.to_path_buf()).unwrap_or_default();
     let (temp, mut out) = atomic::create_temp(&dst_dir).map_err(fail)?;
@@ -78,6 +96,19 @@ fn copy_into(
     let _ = atomic::fsync_dir(&dst_dir);
     call.after_write(std::slice::from_ref(&ends.dst));
     Ok(())
+}
+
+/// Opens `path` for reading without blocking on a FIFO (reads of a regular file are
+/// unaffected by `O_NONBLOCK`).
+fn open_nonblocking(path: &std::path::Path) -> std::io::Result<std::fs::File> {
+    let mut o = std::fs::OpenOptions::new();
+    o.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC);
+    }
+    o.open(path)
 }
 
 /// Starts writing a copied range to disk without waiting (Linux `sync_file_range`), so the
