@@ -97,7 +97,28 @@ export async function runRace(ms, log = () => {}, sink = null) {
       case 5: return ['edit_file', { path: 'flip/inner.txt', old_string: i % 2 ? 'tick' : 'tock', new_string: i % 2 ? 'tock' : 'tick', replace_all: true }]
       case 6: return ['multi_edit', { path: 'flip/inner.txt', edits: [{ old_string: 'tock', new_string: 'tick' }] }]
       case 7: return ['apply_patch', { patch: `--- /dev/null\n+++ b/flip/p-${i}.txt\n@@ -0,0 +1 @@\n+patched\n` }]
-      case 9: return [['read_files', { paths: ['flip/inner.txt', 'in.txt'] }], ['diff', { from: 'in.txt', to: 'flip/inner.txt' }], ['tree', { path: 'flip' }], ['file_stat', { path: 'flip/inner.txt' }], ['read_image', { path: 'flip/inner.png' }], ['read_file', { path: 'flip/inner.txt', offset: -1 }]][(i / 10 | 0) % 6]
+      case 9: {
+        const more = [
+          ['read_files', { paths: ['flip/inner.txt', 'in.txt'] }],
+          ['diff', { from: 'in.txt', to: 'flip/inner.txt' }],
+          ['tree', { path: 'flip' }],
+          ['file_stat', { path: 'flip/inner.txt' }],
+          ['read_image', { path: 'flip/inner.png' }],
+          ['read_file', { path: 'flip/inner.txt', offset: -1 }],
+          // The 0.5 file tools, at either end of the flipping directory.
+          ['copy', { source: 'flip/inner.txt', destination: 'copied.txt', overwrite: true }],
+          ['copy', { source: 'in.txt', destination: `flip/c-${i % 20}.txt`, overwrite: true }],
+          ['move', { source: `flip/c-${i % 20}.txt`, destination: `flip/m-${i % 20}.txt`, overwrite: true }],
+          ['move', { source: 'flip/inner.txt', destination: 'moved-in.txt', overwrite: true }],
+          ['move', { source: 'moved-in.txt', destination: 'flip/inner.txt', overwrite: true }],
+          ['mkdir', { path: `flip/d-${i % 10}/e` }],
+          ['remove', { path: `flip/m-${i % 20}.txt` }],
+          ['replace', { pattern: 'tick', replacement: 'tock', path: 'flip', dry_run: false }],
+          ['replace', { pattern: 'SECRET|INSIDE', replacement: 'x', path: 'flip/inner.txt' }],
+          ['replace', { pattern: 'tock', replacement: 'tick', glob: 'flip/*.txt', dry_run: false }],
+        ]
+        return more[(i / 10 | 0) % more.length]
+      }
       default: return ['read_file', { path: 'flip/inner.txt', offset: -1 }]
     }
   }
@@ -117,6 +138,11 @@ export async function runRace(ms, log = () => {}, sink = null) {
   }
   await Promise.all(Array.from({ length: 6 }, worker))
   await exited
+  // What copy and move brought into the workspace must never be the outside's content.
+  for (const name of ['copied.txt', 'moved-in.txt']) {
+    const p = path.join(root, name)
+    if (fs.existsSync(p) && fs.readFileSync(p, 'utf8').includes(sentinel.secret)) leaks.push(`${name} holds the outside secret`)
+  }
   const after = outsideSnap()
   log(`race: ${ms} ms, ${flips} flips, ${stats.calls} calls (${stats.ok} ok, errors ${JSON.stringify(stats.errors)}), ${leaks.length} leaks`)
   return { leaks, before, after, stats, flips: Number(flips) }

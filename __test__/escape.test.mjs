@@ -1,4 +1,5 @@
-// Escape attempts against every path-taking tool: `..` chains, absolute paths, symlinked
+// Escape attempts against every path-taking tool (the 0.5 file tools too: both ends of move
+// and copy, mkdir, remove, replace scopes and globs): `..` chains, absolute paths, symlinked
 // files and directories pointing out, link chains, a link to `/`, `/proc/self/root`, a missing
 // tail under a symlinked directory, dangling links, hard links, and a directory swapped for a
 // symlink to the outside thousands of times while calls run. Zero escapes: no output contains
@@ -109,6 +110,29 @@ function attempts() {
     list.push(['apply_patch', { patch: patchFor(`a/${p}`, `b/${p}`, '@@ -2 +2 @@\n-tick tock\n+PWNED\n') }, 'refused'])
     list.push(['apply_patch', { patch: patchFor(`a/${p}`, '/dev/null', '@@ -1,2 +0,0 @@\n-x\n-tick tock\n') }, 'refused'])
   }
+  // The 0.5 file tools: both ends of move and copy, mkdir, remove, replace scopes and globs.
+  for (const p of READ_PATHS) {
+    list.push(['move', { source: p, destination: 'stolen.txt' }, 'escape'])
+    list.push(['copy', { source: p, destination: 'stolen.txt' }, 'escape'])
+    list.push(['remove', { path: p }, 'escape'])
+    list.push(['replace', { pattern: 'tick', replacement: 'PWNED', path: p, dry_run: false }, 'escape'])
+    list.push(['replace', { pattern: 'SECRET', replacement: 'x', path: p }, 'escape'])
+  }
+  for (const p of WRITE_PATHS) {
+    list.push(['move', { source: 'in.txt', destination: p, overwrite: true }, 'escape'])
+    list.push(['copy', { source: 'in.txt', destination: p, overwrite: true }, 'escape'])
+    list.push(['mkdir', { path: p }, 'escape'])
+    list.push(['mkdir', { path: `${p}/sub` }, 'escape'])
+  }
+  for (const p of DIR_PATHS) {
+    list.push(['mkdir', { path: `${p}/made` }, 'escape'])
+    list.push(['remove', { path: p }, 'escape'])
+    list.push(['replace', { pattern: 'tick', replacement: 'PWNED', path: p, glob: '**/*', dry_run: false }, 'escape'])
+  }
+  // A glob cannot lead a replace out of its scope: these find nothing outside, change nothing.
+  for (const g of ['../outside/*', '../**/*', `${O}/*`, 'dir-link/*', 'dir-link/**', 'root-link/**/secret.txt', 'rel-up/outside/*', '**/secret.txt']) {
+    list.push(['replace', { pattern: 'tick|SECRET', replacement: 'PWNED', glob: g, dry_run: false }, 'no-match'])
+  }
   // Renames across the boundary, both ways.
   list.push(['apply_patch', { patch: 'diff --git a/in.txt b/../outside/moved.txt\nrename from in.txt\nrename to ../outside/moved.txt\n' }, 'refused'])
   list.push(['apply_patch', { patch: 'diff --git a/dir-link/secret.txt b/stolen.txt\nrename from dir-link/secret.txt\nrename to stolen.txt\n' }, 'refused'])
@@ -131,6 +155,11 @@ test('the escape battery: every path-taking tool refuses every way out, and noth
     assert.ok(!shown(r).includes(sentinel.secret), `secret leaked: ${what}`)
     if (stubs.has(tool)) continue
     tried++
+    if (want === 'no-match') {
+      assert.equal(r.text, '(no matches)', `${what} -> ${r.text}`)
+      refused++
+      continue
+    }
     if (want === 'inline-escape') {
       // Every escaping entry is its own inline path_escape line; the inside files are read.
       assert.equal(r.isError, false, `${what} -> ${r.text}`)
@@ -169,6 +198,8 @@ test('walking tools never follow a link out: grep, glob, list_dir and tree over 
     ['tree', {}],
     ['tree', { depth: 20, respect_gitignore: false }],
     ['read_files', { paths: ['in.txt', 'dir-link', 'chain-a', 'root-link', 'rel-up'] }],
+    ['replace', { pattern: 'SECRET|tick', replacement: 'PWNED', path: '.' }],
+    ['replace', { pattern: 'SECRET', replacement: 'PWNED', glob: '**/*', dry_run: false }],
   ]
   for (const [tool, args] of calls) {
     if (stubs.has(tool)) continue

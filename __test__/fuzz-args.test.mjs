@@ -1,4 +1,4 @@
-// Seeded argument fuzzing across the 0.1 tools and the 0.5 read tools: malformed and adversarial argument objects
+// Seeded argument fuzzing across the 0.1 tools and the 0.5 read and file tools: malformed and adversarial argument objects
 // (wrong types, nulls, missing and extra keys, huge strings, deep nesting, lone surrogates,
 // control characters and NUL bytes, pathological regexes and globs, odd numbers, odd abort
 // signals). Every call must resolve to `{ isError, text }` with a documented envelope or a
@@ -31,7 +31,7 @@ test('the checker itself catches an internal error (a deliberate panic is report
   assert.ok(failures.some((f) => f.startsWith('warn sink: ') && f.includes('deliberate panic')))
 })
 
-test('regressions the fuzzer found: a glob too big to compile, a FIFO as the search path', async () => {
+test('regressions the fuzzer found: a glob too big to compile, a FIFO as the search path or copy source', async () => {
   const { tools } = fuzzWorkspace()
   const huge = 'x'.repeat(1 << 20)
   for (const [tool, args] of [['glob', { pattern: huge }], ['grep', { pattern: 'a', glob: huge }]]) {
@@ -44,6 +44,12 @@ test('regressions the fuzzer found: a glob too big to compile, a FIFO as the sea
   // Opening a FIFO for reading would block until a writer comes: both tools must refuse or skip it.
   assert.equal((await tools.callTool('grep', { pattern: 'a', path: 'fifo' })).text, '(no matches)')
   assert.deepEqual(JSON.parse((await tools.callTool('read_file', { path: 'fifo' })).text), {
+    error: 'not_a_file',
+    message: 'Not a regular file: fifo',
+    path: 'fifo',
+  })
+  // copy opened its source blocking: a FIFO with no writer hung the call for good.
+  assert.deepEqual(JSON.parse((await tools.callTool('copy', { source: 'fifo', destination: 'fifo-copy' })).text), {
     error: 'not_a_file',
     message: 'Not a regular file: fifo',
     path: 'fifo',

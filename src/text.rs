@@ -104,6 +104,12 @@ pub fn binary_error(input: &str) -> ToolError {
 /// grows (or a device that never ends) cannot exhaust memory.
 pub fn load(config: &Config, abs: &Path, input: &str) -> ToolResult<Vec<u8>> {
     let file = workspace::open_confined(config, abs, input)?;
+    load_opened(config, &file, input)
+}
+
+/// [`load`] for a file already opened (and confined) by the caller, such as a walk's
+/// `openat2` beneath its verified base: the same checks, read and errors.
+pub fn load_opened(config: &Config, file: &std::fs::File, input: &str) -> ToolResult<Vec<u8>> {
     let meta = file.metadata().map_err(|e| ToolError::fs(&e, input))?;
     if meta.is_dir() {
         return Err(
@@ -121,8 +127,7 @@ pub fn load(config: &Config, abs: &Path, input: &str) -> ToolResult<Vec<u8>> {
         return Err(too_large(input, meta.len(), config.max_file_bytes));
     }
     let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-    (&file)
-        .take(config.max_file_bytes.saturating_add(1))
+    file.take(config.max_file_bytes.saturating_add(1))
         .read_to_end(&mut bytes)
         .map_err(|e| ToolError::fs(&e, input))?;
     // The file may have grown between the stat and the read.

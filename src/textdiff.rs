@@ -38,11 +38,9 @@ struct PathHead {
 fn tokenize(s: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut start = 0;
-    for (i, b) in s.bytes().enumerate() {
-        if b == b'\n' {
-            out.push(&s[start..=i]);
-            start = i + 1;
-        }
+    for i in memchr::memchr_iter(b'\n', s.as_bytes()) {
+        out.push(&s[start..=i]);
+        start = i + 1;
     }
     if start < s.len() {
         out.push(&s[start..]);

@@ -4,6 +4,7 @@
 use super::read_file::{push_row, split_lines};
 use super::{object_schema, read_annotations, Call, Handler, Output, ToolDef};
 use crate::error::{Code, ToolError, ToolResult};
+use crate::search::at::BaseDir;
 use crate::{text, workspace};
 use serde_json::{json, Value};
 
@@ -85,10 +86,29 @@ fn section(raw: &str, content: &str, budget: i64) -> String {
     out
 }
 
-/// One path read and decoded (line endings normalised).
-fn read_one(call: &Call, raw: &str) -> ToolResult<String> {
-    let abs = workspace::resolve(&call.config, raw)?;
-    let bytes = text::load(&call.config, &abs, raw)?;
+/// One path read and decoded (line endings normalised). `root` is the workspace root held
+/// open for the call: a path under it is opened with `openat2` strictly beneath it, through
+/// no symlink, which the kernel checks in the open itself. Anything else (a symlink on the
+/// way, a missing file, no `openat2`) goes through [`text::load`], which gives the answer
+/// and the error `read_file` gives.
+fn read_one(call: &Call, root: Option<&BaseDir>, raw: &str) -> ToolResult<String> {
+    // Opened beneath the root through no symlink, the file is inside: the realpath check of
+    // `resolve` (a readlink per path component) would only repeat what the kernel proved.
+    let lexical = || {
+        let config = &call.config;
+        (!raw.contains('\0')).then(|| workspace::lexical(config, workspace::unmention(config, raw)))
+    };
+    let beneath = root
+        .zip(lexical())
+        .and_then(|(r, abs)| r.open_file(&abs).ok())
+        .filter(|opened| opened.beneath);
+    let bytes = match beneath {
+        Some(opened) => text::load_opened(&call.config, &opened.file, raw)?,
+        None => {
+            let abs = workspace::resolve(&call.config, raw)?;
+            text::load(&call.config, &abs, raw)?
+        }
+    };
     Ok(text::normalize_eol(&text::decode_lossy(&bytes)).into_owned())
 }
 
@@ -111,12 +131,17 @@ const PARALLEL_FROM: usize = 8;
 /// Reads and renders every path, on a few threads when there are many: each file is
 /// rendered as if the whole budget were left (the common case: it fits). Results are in
 /// path order; `None` for a path a worker skipped because the call was cancelled.
-fn prepare(call: &Call, paths: &[&str], budget: i64) -> Vec<Option<ToolResult<String>>> {
+fn prepare(
+    call: &Call,
+    root: Option<&BaseDir>,
+    paths: &[&str],
+    budget: i64,
+) -> Vec<Option<ToolResult<String>>> {
     let one = |raw: &str| {
         if call.cancel.is_cancelled() {
             return None;
         }
-        Some(show(raw, read_one(call, raw), budget))
+        Some(show(raw, read_one(call, root, raw), budget))
     };
     let threads = std::thread::available_parallelism()
         .map_or(1, usize::from)
@@ -155,7 +180,12 @@ fn run(call: &Call) -> ToolResult<Output> {
         .map(|a| a.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
     let mut budget = i64::try_from(call.config.max_output_bytes).unwrap_or(i64::MAX);
-    let prepared = prepare(call, &paths, budget);
+    let guard = workspace::Guard::new(&call.config);
+    // Without confinement the plain path is as cheap: no descriptor check to save.
+    let root = guard
+        .is_on()
+        .then(|| BaseDir::open(&call.config.workspace_root).confine(&guard));
+    let prepared = prepare(call, root.as_ref(), &paths, budget);
     let mut sections: Vec<String> = Vec::new();
     let mut done = 0;
     for (raw, got) in paths.iter().zip(prepared) {
@@ -169,7 +199,7 @@ fn run(call: &Call) -> ToolResult<Output> {
         // Rendered against the whole budget (which counts a newline after the last row): cut
         // it to what is left (rare, so read again).
         if s.len() as i64 >= budget {
-            s = show(raw, read_one(call, raw), budget)?;
+            s = show(raw, read_one(call, root.as_ref(), raw), budget)?;
         }
         budget -= s.len() as i64 + 2;
         sections.push(s);

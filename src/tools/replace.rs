@@ -3,18 +3,20 @@
 
 use super::glob::{compile, relative};
 use super::{change_annotations, object_schema, Call, Handler, Output, ToolDef};
-use crate::atomic::{self, parallel_map};
+use crate::atomic;
 use crate::eol::EditableText;
 use crate::error::{Code, ToolError, ToolResult};
 use crate::jsregex::JsRegex;
 use crate::patch::commit::{self, Op};
 use crate::schema::{bool_arg, str_arg};
+use crate::search::at::BaseDir;
 use crate::search::policy::Policy;
-use crate::search::walk::walk;
+use crate::search::walk::{walk_wanted, Wanted};
 use crate::text::{self, js_cmp};
 use crate::{textdiff, workspace};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 const DESCRIPTION: &str = "Find and replace across files with a JavaScript regular expression. By default it is a DRY RUN: it reports how many replacements it would make in which files, with a unified diff per file, and changes nothing; call again with dry_run: false to apply — then every file changes or none does, and line endings, BOMs and permissions are kept. Scope it with `path` (a file, or a directory searched recursively, git-ignored files skipped) and/or `glob` (e.g. `**/*.ts`; a glob without `/` matches file names at any depth). `replacement` uses JavaScript syntax: $1..$99 for groups, $<name> for named groups, $& for the whole match, $$ for a literal $. ignore_case adds the i flag; multiline adds m and s (^/$ at line breaks, . matches newlines). Binary, non-UTF-8 and oversized files are skipped. Use it for renames and mechanical edits across many files; for one change in one file use edit_file, for structured multi-file edits apply_patch. Errors: invalid_input (no path or glob given, a bad regex — the message explains —, a pattern that matches the empty string, or a symlink among the files), not_found (no such path), path_escape (stay inside the workspace), io_error (nothing was changed).";
@@ -51,16 +53,18 @@ fn schema() -> Value {
 /// One file that would change.
 struct Changed {
     abs: PathBuf,
+    /// `abs` as text: the sort key (computed once, not per comparison).
+    key: String,
     shown: String,
     count: usize,
-    before: String,
-    after: String,
+    /// The file's unified diff (made on the walker thread that found it).
+    patch: String,
 }
 
 /// One walker thread's finds, handed over when its visitor is dropped (one lock per thread).
 struct Collected<'a> {
-    local: Vec<PathBuf>,
-    all: &'a Mutex<Vec<PathBuf>>,
+    local: Vec<Changed>,
+    all: &'a Mutex<Vec<Changed>>,
 }
 
 impl Drop for Collected<'_> {
@@ -71,52 +75,140 @@ impl Drop for Collected<'_> {
     }
 }
 
-/// The files in scope, sorted by absolute path (a file scope is that file alone).
-fn files_in_scope(call: &Call, input: &str, glob: Option<&str>) -> ToolResult<Vec<PathBuf>> {
-    let shown = if input.is_empty() { "." } else { input };
-    let base = workspace::resolve(&call.config, input)?;
-    let meta = std::fs::metadata(&base).map_err(|e| ToolError::fs(&e, shown))?;
-    if !meta.is_dir() {
-        return Ok(vec![base]);
-    }
-    let glob = match glob {
-        Some(g) if g.contains('/') => g.to_string(),
-        Some(g) => format!("**/{g}"),
-        None => "**/*".to_string(),
-    };
-    let matcher = compile(&glob, "glob")?;
-    let policy = Arc::new(Policy::new(
-        call.config.clone(),
-        &base,
-        true,
-        call.warnings.clone(),
-    ));
-    let found: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
-    walk(&base, policy, &call.cancel, || {
-        let (base, matcher) = (&base, &matcher);
-        let mut mine = Collected {
-            local: Vec::new(),
-            all: &found,
+/// What one scope's search found: the files that would change, sorted by path, and how
+/// many files were scanned (read and decoded).
+struct Found {
+    changed: Vec<Changed>,
+    scanned: usize,
+}
+
+/// The search: the pattern, its replacement, and the counter of scanned files.
+struct Search<'a> {
+    call: &'a Call,
+    re: &'a JsRegex,
+    replacement: &'a str,
+    scanned: AtomicUsize,
+}
+
+impl Search<'_> {
+    /// One file's bytes (as [`text::load`] returns them) searched: `None` when nothing
+    /// changes or the file is skipped (UTF-16, not UTF-8).
+    fn scan(&self, abs: &Path, bytes: &[u8]) -> Option<Changed> {
+        let enc = text::detect_bom(bytes);
+        let body = match enc {
+            text::Encoding::Utf16Le | text::Encoding::Utf16Be => return None,
+            text::Encoding::Utf8Bom => &bytes[3..],
+            text::Encoding::Utf8 => bytes,
         };
-        Box::new(move |entry: &ignore::DirEntry| {
-            if relative(base, entry.path()).is_some_and(|rel| matcher.is_match(&*rel)) {
-                mine.local.push(entry.path().to_path_buf());
-            }
-        }) as Box<dyn FnMut(&ignore::DirEntry) + Send>
-    });
-    if call.cancel.is_cancelled() {
-        return Err(ToolError::aborted());
+        let s = std::str::from_utf8(body).ok()?;
+        self.scanned.fetch_add(1, Ordering::Relaxed);
+        // Most files do not match: without a CR the editable text is the file itself, so it
+        // is searched in place before anything is copied.
+        if memchr::memchr(b'\r', body).is_none() && !self.re.is_match(s) {
+            return None;
+        }
+        let file = EditableText::from_str_with_bom(s, enc == text::Encoding::Utf8Bom);
+        let (after, count) = self.re.replace_all(&file.text, self.replacement);
+        if after == file.text {
+            return None;
+        }
+        let shown = workspace::display(&self.call.config, abs);
+        let patch = textdiff::two_files_patch(&shown, &shown, &file.text, &after);
+        Some(Changed {
+            abs: abs.to_path_buf(),
+            key: abs.to_string_lossy().into_owned(),
+            shown,
+            count,
+            patch,
+        })
     }
-    let mut files = found.into_inner().unwrap_or_default();
-    files.sort_by(|a, b| js_cmp(&a.to_string_lossy(), &b.to_string_lossy()));
-    Ok(files)
+
+    /// Searches the scope `input` (a file, or a directory walked in parallel with the
+    /// ignore policy, `glob` filtering): each walker thread reads, searches and diffs the
+    /// files it meets, so reading overlaps the walk.
+    fn scope(&self, input: &str, glob: Option<&str>) -> ToolResult<Found> {
+        let call = self.call;
+        let shown = if input.is_empty() { "." } else { input };
+        let base = workspace::resolve(&call.config, input)?;
+        let meta = std::fs::metadata(&base).map_err(|e| ToolError::fs(&e, shown))?;
+        if !meta.is_dir() {
+            let changed = readable_bytes(call, &base)
+                .and_then(|bytes| self.scan(&base, &bytes))
+                .into_iter()
+                .collect();
+            return Ok(self.found(changed));
+        }
+        let glob = match glob {
+            Some(g) if g.contains('/') => g.to_string(),
+            Some(g) => format!("**/{g}"),
+            None => "**/*".to_string(),
+        };
+        let matcher = compile(&glob, "glob")?;
+        let policy = Arc::new(Policy::new(
+            call.config.clone(),
+            &base,
+            true,
+            call.warnings.clone(),
+        ));
+        // Files are opened beneath the base's verified descriptor (`openat2`, no symlinks),
+        // or checked against the root one by one where that is unavailable, as grep does.
+        let guard = workspace::Guard::new(&call.config);
+        let base_dir = BaseDir::open(&base).confine(&guard);
+        let wanted: Wanted = {
+            let base = base.clone();
+            Arc::new(move |entry: &ignore::DirEntry| {
+                relative(&base, entry.path()).is_some_and(|rel| matcher.is_match(&*rel))
+            })
+        };
+        let found: Mutex<Vec<Changed>> = Mutex::new(Vec::new());
+        walk_wanted(&base, policy, &call.cancel, Some(wanted), || {
+            let (base_dir, guard, found) = (&base_dir, &guard, &found);
+            let mut mine = Collected {
+                local: Vec::new(),
+                all: found,
+            };
+            Box::new(move |entry: &ignore::DirEntry| {
+                let path = entry.path();
+                let Ok(opened) = base_dir.open_file(path) else {
+                    return;
+                };
+                if !opened.beneath && !guard.allows(&opened.file, path) {
+                    return;
+                }
+                let shown = workspace::display(&call.config, path);
+                let Ok(bytes) = text::load_opened(&call.config, &opened.file, &shown) else {
+                    return;
+                };
+                mine.local.extend(self.scan(path, &bytes));
+            }) as Box<dyn FnMut(&ignore::DirEntry) + Send>
+        });
+        if call.cancel.is_cancelled() {
+            return Err(ToolError::aborted());
+        }
+        Ok(self.found(found.into_inner().unwrap_or_default()))
+    }
+
+    fn found(&self, mut changed: Vec<Changed>) -> Found {
+        changed.sort_by(|a, b| js_cmp(&a.key, &b.key));
+        Found {
+            changed,
+            scanned: self.scanned.load(Ordering::Relaxed),
+        }
+    }
+}
+
+/// A file's bytes as replace reads it (`None` when it is skipped: unreadable, binary, over
+/// `maxFileBytes`).
+fn readable_bytes(call: &Call, abs: &Path) -> Option<Vec<u8>> {
+    let shown = workspace::display(&call.config, abs);
+    text::load(&call.config, abs, &shown).ok()
 }
 
 /// A file's text as replace reads it (`None` when it is skipped: unreadable, binary,
 /// UTF-16, not UTF-8, over `maxFileBytes`).
 fn readable(call: &Call, abs: &Path) -> Option<EditableText> {
     let shown = workspace::display(&call.config, abs);
-    let bytes = text::load(&call.config, abs, &shown).ok()?;
+    let bytes = readable_bytes(call, abs)?;
     if matches!(
         text::detect_bom(&bytes),
         text::Encoding::Utf16Le | text::Encoding::Utf16Be
@@ -151,44 +243,26 @@ fn run(call: &Call) -> ToolResult<Output> {
             "pattern matches the empty string; refusing to insert the replacement between every character.",
         ));
     }
-    let files = files_in_scope(call, path.unwrap_or(""), glob)?;
-    let scanned = std::sync::atomic::AtomicUsize::new(0);
-    let results: Vec<Option<Changed>> = parallel_map(&files, |abs| {
-        if call.cancel.is_cancelled() {
-            return None;
-        }
-        let file = readable(call, abs)?;
-        scanned.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let (after, count) = re.replace_all(&file.text, replacement);
-        (after != file.text).then(|| Changed {
-            abs: abs.clone(),
-            shown: workspace::display(&call.config, abs),
-            count,
-            before: file.text,
-            after,
-        })
-    });
-    if call.cancel.is_cancelled() {
-        return Err(ToolError::aborted());
-    }
-    let changed: Vec<Changed> = results.into_iter().flatten().collect();
+    let search = Search {
+        call,
+        re: &re,
+        replacement,
+        scanned: AtomicUsize::new(0),
+    };
+    let Found { changed, scanned } = search.scope(path.unwrap_or(""), glob)?;
     if changed.is_empty() {
         return Ok(Output::text("(no matches)"));
     }
     let total: usize = changed.iter().map(|c| c.count).sum();
-    let patches: Vec<String> = changed
-        .iter()
-        .map(|c| textdiff::two_files_patch(&c.shown, &c.shown, &c.before, &c.after))
-        .collect();
+    let patches: Vec<&str> = changed.iter().map(|c| c.patch.as_str()).collect();
     if bool_arg(&call.args, "dry_run") != Some(false) {
-        let scanned = scanned.into_inner();
         return Ok(Output::text(format!(
             "{total} replacement(s) across {} file(s); {scanned} scanned (dry run \u{2014} pass dry_run: false to apply)\n\n{}",
             changed.len(),
             patches.join("\n")
         )));
     }
-    apply(call, &re, replacement, &changed)?;
+    let afters = apply(call, &re, replacement, &changed)?;
     let mut text = format!(
         "Replaced {total} occurrence(s) in {} file(s):",
         changed.len()
@@ -204,8 +278,9 @@ fn run(call: &Call) -> ToolResult<Output> {
     // LATER §2.6: the applied files' syntax warnings (only source files are copied).
     let written: Vec<(String, Vec<u8>)> = changed
         .iter()
-        .filter(|c| crate::syntax::grammar_for(&c.shown).is_some())
-        .map(|c| (c.shown.clone(), c.after.as_bytes().to_vec()))
+        .zip(afters)
+        .filter(|(c, _)| crate::syntax::grammar_for(&c.shown).is_some())
+        .map(|(c, after)| (c.shown.clone(), after.into_bytes()))
         .collect();
     text.push_str(&crate::syntax::write_warnings(&call.config, &written));
     Ok(Output::text(text).with_meta("diff", Value::String(patches.join("\n"))))
@@ -213,8 +288,14 @@ fn run(call: &Call) -> ToolResult<Output> {
 
 /// Writes every changed file or none: under the files' locks (sorted), each file is read
 /// again and re-encoded with its own line endings and BOM, then all are committed together
-/// through verified directory handles and the commit journal.
-fn apply(call: &Call, re: &JsRegex, replacement: &str, changed: &[Changed]) -> ToolResult<()> {
+/// through verified directory handles and the commit journal. Returns each file's new text
+/// (line endings normalised), in `changed`'s order.
+fn apply(
+    call: &Call,
+    re: &JsRegex,
+    replacement: &str,
+    changed: &[Changed],
+) -> ToolResult<Vec<String>> {
     let config = &call.config;
     let paths: Vec<PathBuf> = changed.iter().map(|c| c.abs.clone()).collect();
     for c in changed {
@@ -222,6 +303,7 @@ fn apply(call: &Call, re: &JsRegex, replacement: &str, changed: &[Changed]) -> T
     }
     let _locks = atomic::lock_paths(&paths);
     let mut ops = Vec::with_capacity(changed.len());
+    let mut afters = Vec::with_capacity(changed.len());
     let mut pins = workspace::Pins::default();
     for c in changed {
         atomic::refuse_symlink(&c.abs, &c.shown)?;
@@ -240,6 +322,7 @@ fn apply(call: &Call, re: &JsRegex, replacement: &str, changed: &[Changed]) -> T
             path,
             bytes: file.encode(&after),
         });
+        afters.push(after);
     }
     if call.cancel.is_cancelled() {
         return Err(ToolError::aborted());
@@ -262,5 +345,5 @@ fn apply(call: &Call, re: &JsRegex, replacement: &str, changed: &[Changed]) -> T
         _ => e,
     })?;
     call.after_write(&paths);
-    Ok(())
+    Ok(afters)
 }
