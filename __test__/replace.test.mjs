@@ -95,3 +95,23 @@ test('a commit that fails midway rolls every file back (io_error)', async () => 
     delete process.env.CLARVIS_AGENT_TOOLS_TEST_HOOKS
   }
 })
+
+test('a catastrophic pattern ends: invalid_input naming the file, nothing written; an abort is aborted', async () => {
+  const bomb = `${'a'.repeat(40)}!\n`
+  const { call, tools, root } = latest({ 'src/ok.txt': 'aaa\n', 'src/bomb.txt': bomb })
+  for (const dry_run of [true, false]) {
+    const e = envelope(await call('replace', { pattern: '(a+)+$', replacement: 'x', path: 'src', dry_run }))
+    assert.equal(e.error, 'invalid_input')
+    assert.match(e.message, /^Regular expression too complex: it backtracked past its limit on src\/bomb\.txt; nothing was changed\./)
+    assert.equal(e.pattern, '(a+)+$')
+    assert.equal(e.path, 'src/bomb.txt')
+    assert.equal(fs.readFileSync(path.join(root, 'src/ok.txt'), 'utf8'), 'aaa\n')
+    assert.equal(fs.readFileSync(path.join(root, 'src/bomb.txt'), 'utf8'), bomb)
+  }
+  // Cancellation reaches a search in progress (a budget that would take far longer).
+  fs.writeFileSync(path.join(root, 'src/big.txt'), `${'a'.repeat(30)}!\n`.repeat(100000))
+  const ac = new AbortController()
+  setTimeout(() => ac.abort(), 50)
+  const r = await tools.callTool('replace', { pattern: '(a|aa)+$', replacement: 'x', path: 'src/big.txt' }, ac.signal)
+  assert.equal(envelope(r).error, 'aborted')
+})

@@ -5,8 +5,34 @@
 //!
 //! Non-goal: UTF-16 code-unit semantics for lone surrogates — Rust strings hold code points,
 //! so `.` never matches half of an astral character (JavaScript without `u` can).
+//!
+//! Every search is bounded: JavaScript regexes backtrack, and `(a+)+$` on a long run of `a`
+//! takes exponential time. A search gets [`BASE_STEPS`] plus [`STEPS_PER_BYTE`] per byte of
+//! its input in backtracking steps (the vendored `regress::budget`, see
+//! `vendor/regress/VENDORED.md`) and a stop predicate (the call's cancellation); past either
+//! it ends with [`Cut`] instead of an answer. Linear patterns never come near the budget:
+//! `\w+foo` over prose takes a few steps per byte.
 
 use regress::{Match, Regex};
+
+/// Backtracking steps every search may take, whatever its input's length.
+pub const BASE_STEPS: u64 = 1_000_000;
+/// Further backtracking steps per byte of input.
+pub const STEPS_PER_BYTE: u64 = 100;
+
+/// A search cut short: the pattern backtracked past its budget on this input, or the stop
+/// predicate fired. Its result would be incomplete, so there is none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cut;
+
+/// Runs `f` (searches of `len` bytes of input) under the budget and `stop`.
+fn bounded<T>(len: usize, stop: &dyn Fn() -> bool, f: impl FnOnce() -> T) -> Result<T, Cut> {
+    let steps = BASE_STEPS.saturating_add(STEPS_PER_BYTE.saturating_mul(len as u64));
+    match regress::budget::run(steps, stop, f) {
+        (v, true) => Ok(v),
+        (_, false) => Err(Cut),
+    }
+}
 
 /// A compiled JavaScript regex.
 pub struct JsRegex {
@@ -38,30 +64,43 @@ impl JsRegex {
         Ok(JsRegex { re, named })
     }
 
-    /// Whether the regex matches anywhere in `text` (`RegExp.prototype.test`).
-    pub fn is_match(&self, text: &str) -> bool {
-        self.re.find(text).is_some()
+    /// Whether the regex matches anywhere in `text` (`RegExp.prototype.test`), within the
+    /// budget.
+    pub fn is_match(&self, text: &str) -> Result<bool, Cut> {
+        self.is_match_until(text, &|| false)
     }
 
-    /// Every match, left to right, as `String.prototype.replace` with a `g` regex finds
-    /// them (an empty match advances by one character).
-    pub fn find_iter<'a>(&'a self, text: &'a str) -> impl Iterator<Item = Match> + 'a {
-        self.re.find_iter(text)
+    /// [`JsRegex::is_match`], also cut short once `stop` says so.
+    pub fn is_match_until(&self, text: &str, stop: &dyn Fn() -> bool) -> Result<bool, Cut> {
+        bounded(text.len(), stop, || self.re.find(text).is_some())
     }
 
-    /// `text.replace(/re/g, replacement)`: the new text and the number of matches.
-    pub fn replace_all(&self, text: &str, replacement: &str) -> (String, usize) {
-        let mut out = String::with_capacity(text.len());
-        let mut last = 0;
-        let mut count = 0;
-        for m in self.find_iter(text) {
-            out.push_str(&text[last..m.start()]);
-            self.expand(&m, text, replacement, &mut out);
-            last = m.end();
-            count += 1;
-        }
-        out.push_str(&text[last..]);
-        (out, count)
+    /// `text.replace(/re/g, replacement)`: the new text and the number of matches (an empty
+    /// match advances by one character), within the budget.
+    pub fn replace_all(&self, text: &str, replacement: &str) -> Result<(String, usize), Cut> {
+        self.replace_all_until(text, replacement, &|| false)
+    }
+
+    /// [`JsRegex::replace_all`], also cut short once `stop` says so.
+    pub fn replace_all_until(
+        &self,
+        text: &str,
+        replacement: &str,
+        stop: &dyn Fn() -> bool,
+    ) -> Result<(String, usize), Cut> {
+        bounded(text.len(), stop, || {
+            let mut out = String::with_capacity(text.len());
+            let mut last = 0;
+            let mut count = 0;
+            for m in self.re.find_iter(text) {
+                out.push_str(&text[last..m.start()]);
+                self.expand(&m, text, replacement, &mut out);
+                last = m.end();
+                count += 1;
+            }
+            out.push_str(&text[last..]);
+            (out, count)
+        })
     }
 
     /// ECMAScript `GetSubstitution`: `$$`, `$&`, `` $` ``, `$'`, `$n`/`$nn` (1–99, two digits
@@ -147,10 +186,14 @@ impl JsRegex {
 
 #[cfg(test)]
 mod tests {
-    use super::JsRegex;
+    use super::{Cut, JsRegex};
 
     fn rep(p: &str, flags: &str, text: &str, r: &str) -> String {
-        JsRegex::new(p, flags).unwrap().replace_all(text, r).0
+        JsRegex::new(p, flags)
+            .unwrap()
+            .replace_all(text, r)
+            .unwrap()
+            .0
     }
 
     // Expected values are what Node prints for `text.replace(new RegExp(p, 'g' + flags), r)`.
@@ -172,8 +215,37 @@ mod tests {
     #[test]
     fn errors_and_tests() {
         assert!(JsRegex::new("(", "").is_err());
-        assert!(JsRegex::new("a", "").unwrap().is_match("cat"));
-        assert!(!JsRegex::new("a+", "").unwrap().is_match(""));
-        assert!(JsRegex::new("a*", "").unwrap().is_match(""));
+        assert_eq!(JsRegex::new("a", "").unwrap().is_match("cat"), Ok(true));
+        assert_eq!(JsRegex::new("a+", "").unwrap().is_match(""), Ok(false));
+        assert_eq!(JsRegex::new("a*", "").unwrap().is_match(""), Ok(true));
+    }
+
+    #[test]
+    fn catastrophic_backtracking_is_cut_not_hung() {
+        let evil = JsRegex::new("(a+)+$", "").unwrap();
+        let text = format!("{}!", "a".repeat(40));
+        let started = std::time::Instant::now();
+        assert_eq!(evil.is_match(&text), Err(Cut));
+        assert_eq!(evil.replace_all(&text, "x"), Err(Cut));
+        // 2^40 steps uncut; the budget ends it in well under a minute even in a debug build.
+        assert!(started.elapsed() < std::time::Duration::from_secs(60));
+        // The same pattern is answered where it does not explode, and the budget resets.
+        assert_eq!(evil.is_match("aaaa"), Ok(true));
+        assert_eq!(JsRegex::new("a", "").unwrap().is_match("cat"), Ok(true));
+        // A stop predicate cuts a search short too.
+        assert_eq!(evil.is_match_until(&text, &|| true), Err(Cut));
+    }
+
+    #[test]
+    fn linear_patterns_on_large_inputs_stay_within_the_budget() {
+        let text = "lorem ipsum dolor sit amet consectetur ".repeat(100_000);
+        let re = JsRegex::new(r"\w+foo", "").unwrap();
+        assert_eq!(re.is_match(&text), Ok(false));
+        let (out, n) = JsRegex::new(r"(\w+) (\w+)", "")
+            .unwrap()
+            .replace_all(&text, "$2 $1")
+            .unwrap();
+        assert_eq!(n, 300_000);
+        assert_eq!(out.len(), text.len());
     }
 }

@@ -19,6 +19,9 @@ use regex_automata::util::captures::Captures;
 use serde_json::{Map, Value};
 use std::fmt;
 
+/// What replaces a text on which a host pattern ran out of backtracking budget.
+pub const WITHHELD: &str = "[REDACTED:custom] (a redactSecrets pattern could not be decided on this output within its backtracking budget, so all of it is withheld)";
+
 /// Where a `.env`-style assignment may start: a line start (or a JSON-escaped `\n`, as in
 /// bash's JSON result), after read_file's `     3\t` or grep's `path:3:` prefix or a diff's
 /// `+`/`-` marker (`meta.diff`).
@@ -106,7 +109,7 @@ impl Redactor {
                 let re = JsRegex::new(&source, &flags).map_err(|e| {
                     format!("redactSecrets.patterns: /{source}/{flags} is not a valid regex: {e}")
                 })?;
-                if re.is_match("") {
+                if re.is_match("") == Ok(true) {
                     return Err(format!(
                         "redactSecrets.patterns: /{source}/{flags} matches the empty string"
                     ));
@@ -134,9 +137,11 @@ impl Redactor {
     pub fn redact(&self, text: String) -> String {
         let mut out = self.redact_builtin(text);
         for (_, _, re) in &self.host {
-            let (masked, n) = re.replace_all(&out, "[REDACTED:custom]");
-            if n > 0 {
-                out = masked;
+            match re.replace_all(&out, "[REDACTED:custom]") {
+                Ok((masked, n)) if n > 0 => out = masked,
+                Ok(_) => {}
+                // Undecidable within the budget: withhold the text rather than risk a leak.
+                Err(_) => return WITHHELD.to_string(),
             }
         }
         out

@@ -248,7 +248,9 @@ fn check(schema: &Value, data: &mut Value, at: &str, coerce: bool, out: &mut Vec
             }
             // Only host schemas (customTools) use `pattern`; ajv compiles it with the `u` flag.
             if let Some(p) = s.get("pattern").and_then(Value::as_str) {
-                let matched = crate::jsregex::JsRegex::new(p, "u").map(|re| re.is_match(text));
+                // A value the pattern cannot decide within its budget does not match.
+                let matched =
+                    crate::jsregex::JsRegex::new(p, "u").map(|re| re.is_match(text) == Ok(true));
                 if matched == Ok(false) {
                     let shown_text = shown(data);
                     fail(

@@ -141,7 +141,10 @@ async fn execute(call: &Call) -> ToolResult<Output> {
             monitor::settle(&root, &id);
         }
         let (head, next) = monitor::ready_head(&root, &id, config.max_output_bytes);
-        let (ready_now, running, stop) = if ready.is_match(&head) {
+        // A ready_when cut short by its backtracking budget counts as not (yet) matched.
+        let cancelled = || call.cancel.is_cancelled();
+        let matched = ready.is_match_until(&head, &cancelled) == Ok(true);
+        let (ready_now, running, stop) = if matched {
             (true, running_before && monitor::running(&root, &s), true)
         } else if !running_before {
             (false, false, true)

@@ -6,7 +6,7 @@ use super::{change_annotations, object_schema, Call, Handler, Output, ToolDef};
 use crate::atomic;
 use crate::eol::EditableText;
 use crate::error::{Code, ToolError, ToolResult};
-use crate::jsregex::JsRegex;
+use crate::jsregex::{Cut, JsRegex};
 use crate::patch::commit::{self, Op};
 use crate::schema::{bool_arg, str_arg};
 use crate::search::at::BaseDir;
@@ -82,15 +82,30 @@ struct Found {
     scanned: usize,
 }
 
-/// The search: the pattern, its replacement, and the counter of scanned files.
+/// The search: the pattern, its replacement, the counter of scanned files, and the first file
+/// on which the pattern ran out of backtracking budget.
 struct Search<'a> {
     call: &'a Call,
     re: &'a JsRegex,
     replacement: &'a str,
     scanned: AtomicUsize,
+    cut: Mutex<Option<String>>,
 }
 
 impl Search<'_> {
+    /// Whether the searches should stop: the call was cancelled, or a file already cut the
+    /// pattern short (the call fails, so the other files need not be searched).
+    fn stopped(&self) -> bool {
+        self.call.cancel.is_cancelled() || self.cut.lock().map_or(true, |c| c.is_some())
+    }
+
+    /// Notes that the pattern was cut short on `abs` (the first such file is reported).
+    fn note_cut(&self, abs: &Path) {
+        if let Ok(mut c) = self.cut.lock() {
+            c.get_or_insert_with(|| workspace::display(&self.call.config, abs));
+        }
+    }
+
     /// One file's bytes (as [`text::load`] returns them) searched: `None` when nothing
     /// changes or the file is skipped (UTF-16, not UTF-8).
     fn scan(&self, abs: &Path, bytes: &[u8]) -> Option<Changed> {
@@ -101,14 +116,31 @@ impl Search<'_> {
             text::Encoding::Utf8 => bytes,
         };
         let s = std::str::from_utf8(body).ok()?;
-        self.scanned.fetch_add(1, Ordering::Relaxed);
-        // Most files do not match: without a CR the editable text is the file itself, so it
-        // is searched in place before anything is copied.
-        if memchr::memchr(b'\r', body).is_none() && !self.re.is_match(s) {
+        if self.stopped() {
             return None;
         }
+        self.scanned.fetch_add(1, Ordering::Relaxed);
+        let stop = || self.stopped();
+        // Most files do not match: without a CR the editable text is the file itself, so it
+        // is searched in place before anything is copied.
+        if memchr::memchr(b'\r', body).is_none() {
+            match self.re.is_match_until(s, &stop) {
+                Ok(true) => {}
+                Ok(false) => return None,
+                Err(Cut) => {
+                    self.note_cut(abs);
+                    return None;
+                }
+            }
+        }
         let file = EditableText::from_str_with_bom(s, enc == text::Encoding::Utf8Bom);
-        let (after, count) = self.re.replace_all(&file.text, self.replacement);
+        let Ok((after, count)) = self
+            .re
+            .replace_all_until(&file.text, self.replacement, &stop)
+        else {
+            self.note_cut(abs);
+            return None;
+        };
         if after == file.text {
             return None;
         }
@@ -182,9 +214,6 @@ impl Search<'_> {
                 mine.local.extend(self.scan(path, &bytes));
             }) as Box<dyn FnMut(&ignore::DirEntry) + Send>
         });
-        if call.cancel.is_cancelled() {
-            return Err(ToolError::aborted());
-        }
         Ok(self.found(found.into_inner().unwrap_or_default()))
     }
 
@@ -238,7 +267,7 @@ fn run(call: &Call) -> ToolResult<Output> {
     let invalid =
         |e: String| ToolError::invalid(format!("Invalid regex: {e}")).with("pattern", pattern);
     let re = JsRegex::new(pattern, &flags).map_err(invalid)?;
-    if JsRegex::new(pattern, "").map_err(invalid)?.is_match("") {
+    if JsRegex::new(pattern, "").map_err(invalid)?.is_match("") == Ok(true) {
         return Err(ToolError::invalid(
             "pattern matches the empty string; refusing to insert the replacement between every character.",
         ));
@@ -248,8 +277,16 @@ fn run(call: &Call) -> ToolResult<Output> {
         re: &re,
         replacement,
         scanned: AtomicUsize::new(0),
+        cut: Mutex::new(None),
     };
-    let Found { changed, scanned } = search.scope(path.unwrap_or(""), glob)?;
+    let found = search.scope(path.unwrap_or(""), glob);
+    if call.cancel.is_cancelled() {
+        return Err(ToolError::aborted());
+    }
+    if let Some(shown) = search.cut.lock().ok().and_then(|c| c.clone()) {
+        return Err(too_complex(pattern, &shown));
+    }
+    let Found { changed, scanned } = found?;
     if changed.is_empty() {
         return Ok(Output::text("(no matches)"));
     }
@@ -316,7 +353,14 @@ fn apply(
                 ),
             ));
         };
-        let (after, _) = re.replace_all(&file.text, replacement);
+        let stop = || call.cancel.is_cancelled();
+        let Ok((after, _)) = re.replace_all_until(&file.text, replacement, &stop) else {
+            if call.cancel.is_cancelled() {
+                return Err(ToolError::aborted());
+            }
+            let pattern = str_arg(&call.args, "pattern").unwrap_or_default();
+            return Err(too_complex(pattern, &c.shown));
+        };
         let path = pins.pin(config, &c.abs, &c.shown, false)?;
         ops.push(Op::Modify {
             path,
@@ -346,4 +390,13 @@ fn apply(
     })?;
     call.after_write(&paths);
     Ok(afters)
+}
+
+/// The error for a pattern that ran out of backtracking budget on `shown` (nothing written).
+fn too_complex(pattern: &str, shown: &str) -> ToolError {
+    ToolError::invalid(format!(
+        "Regular expression too complex: it backtracked past its limit on {shown}; nothing was changed. Simplify the pattern (nested quantifiers such as (a+)+ backtrack exponentially)."
+    ))
+    .with("pattern", pattern)
+    .with("path", shown)
 }

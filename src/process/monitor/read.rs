@@ -201,7 +201,9 @@ pub fn poll(root: &Path, s: &Sidecar, offset: u64, max: u64, filter: Option<&JsR
             }
             lines
                 .into_iter()
-                .filter(|l| re.is_match(l))
+                // A line the pattern cannot decide within its budget is kept: the filter
+                // never hides output it could not judge.
+                .filter(|l| re.is_match(l) != Ok(false))
                 .collect::<Vec<_>>()
                 .join("\n")
         }
