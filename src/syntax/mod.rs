@@ -4,6 +4,7 @@
 //! The tools `outline` and `check_syntax` and the writers' warnings all go through
 //! [`load_parsed`] / [`parse`], so the limits and error messages live in one place.
 
+pub mod cache;
 pub mod issues;
 pub mod lang;
 pub mod outline;
@@ -93,8 +94,15 @@ pub fn load_parsed(
     let grammar = grammar_or_error(input, purpose)?;
     let bytes = text::load(config, &abs, input)?;
     let display = workspace::display(config, &abs);
-    let parsed = parse::parse(grammar, &bytes, parse::TOOL_BUDGET, cancel)
-        .map_err(|f| failure_error(f, &display))?;
+    let parsed = cache::parse(
+        &abs,
+        grammar,
+        &bytes,
+        parse::TOOL_BUDGET,
+        cancel,
+        cache::Reuse::Exact,
+    )
+    .map_err(|f| failure_error(f, &display))?;
     Ok((display, parsed))
 }
 
@@ -182,7 +190,9 @@ fn warnings<'a>(config: &Config, files: impl Iterator<Item = (&'a str, &'a [u8])
         if bytes.len() > WARN_MAX_BYTES {
             continue;
         }
-        let Ok(parsed) = parse::parse(grammar, bytes, WARN_BUDGET, None) else {
+        let key = config.workspace_root.join(rel);
+        let reuse = cache::Reuse::Incremental;
+        let Ok(parsed) = cache::parse(&key, grammar, bytes, WARN_BUDGET, None, reuse) else {
             continue;
         };
         let found = issues::collect(&parsed, 1);
@@ -203,5 +213,7 @@ fn warnings<'a>(config: &Config, files: impl Iterator<Item = (&'a str, &'a [u8])
     out
 }
 
+#[cfg(test)]
+mod cache_tests;
 #[cfg(test)]
 mod tests;

@@ -2,8 +2,9 @@
 //! (LATER.md §3 outline), walked with an explicit stack so deep nesting cannot overflow.
 
 use super::issues::{self, cut};
-use super::lang::Grammar;
+use super::lang::{Grammar, OUTLINE_GRAMMARS};
 use super::parse::Parsed;
+use std::sync::OnceLock;
 use tree_sitter::Node;
 
 /// At most this many symbol lines; the rest are counted in one line.
@@ -128,28 +129,60 @@ fn rules(g: Grammar) -> Option<&'static Rules> {
     }
 }
 
+/// A grammar's rules as flags per node kind id: the walk compares ids, not names (a name
+/// costs a `strlen` and a string search per node). Every id whose name is listed is set, so
+/// aliases with the same name match as the names did.
+struct Kinds {
+    capture: Vec<bool>,
+    pass: Vec<bool>,
+}
+
+fn kinds(g: Grammar, rules: &Rules) -> &'static Kinds {
+    static TABLES: [OnceLock<Kinds>; OUTLINE_GRAMMARS.len()] =
+        [const { OnceLock::new() }; OUTLINE_GRAMMARS.len()];
+    let at = OUTLINE_GRAMMARS.iter().position(|&o| o == g).unwrap_or(0);
+    TABLES[at].get_or_init(|| {
+        let lang = g.language();
+        let count = lang.node_kind_count();
+        let flags = |names: &[&str]| -> Vec<bool> {
+            (0..count)
+                .map(|id| {
+                    u16::try_from(id)
+                        .ok()
+                        .and_then(|id| lang.node_kind_for_id(id))
+                        .is_some_and(|name| names.contains(&name))
+                })
+                .collect()
+        };
+        Kinds {
+            capture: flags(rules.capture),
+            pass: flags(rules.pass),
+        }
+    })
+}
+
 /// The symbols of a parsed file in document order (all of them; the caller caps the text).
 pub fn symbols(parsed: &Parsed) -> Vec<Symbol> {
     let Some(rules) = rules(parsed.grammar) else {
         return Vec::new();
     };
+    let kinds = kinds(parsed.grammar, rules);
+    let flag = |v: &[bool], n: Node| v.get(usize::from(n.kind_id())).copied().unwrap_or(false);
     let mut out = Vec::new();
     // (node, depth) in reverse document order, so popping visits in order.
     let mut stack: Vec<(Node, usize)> = Vec::new();
     push_children(&mut stack, parsed.tree.root_node(), 0);
     while let Some((node, depth)) = stack.pop() {
-        let kind = node.kind();
-        if rules.capture.contains(&kind) || (rules.top_level_fns && depth == 0 && fn_binding(node))
-        {
+        if flag(&kinds.capture, node) || (rules.top_level_fns && depth == 0 && fn_binding(node)) {
             out.push(Symbol {
                 depth,
                 header: header(&parsed.text, node),
-                kind,
+                kind: node.kind(),
                 start: node.start_position().row + 1,
                 end: node.end_position().row + 1,
             });
             push_children(&mut stack, node, depth + 1);
-        } else if rules.pass.contains(&kind) {
+        } else if flag(&kinds.pass, node) {
             push_children(&mut stack, node, depth);
         }
     }
