@@ -123,6 +123,15 @@ fn the_edit_is_the_changed_span_in_bytes_and_points() {
     // Replacing é (2 bytes) by è: the span covers whole characters only.
     let e = edit_between("aé", "aè");
     assert_eq!((e.start_byte, e.old_end_byte, e.new_end_byte), (1, 3, 3));
+    // Past the 64-byte blocks, and a shared suffix that overlaps the prefix.
+    let long = "x".repeat(200);
+    let e = edit_between(&format!("{long}a{long}"), &format!("{long}{long}"));
+    assert_eq!(
+        (e.start_byte, e.old_end_byte, e.new_end_byte),
+        (200, 201, 200)
+    );
+    let e = edit_between("aaaa", "aaaaaa");
+    assert_eq!((e.start_byte, e.old_end_byte, e.new_end_byte), (4, 4, 6));
     let e = edit_between("same", "same");
     assert_eq!((e.start_byte, e.old_end_byte, e.new_end_byte), (4, 4, 4));
 }
