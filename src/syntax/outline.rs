@@ -4,8 +4,9 @@
 use super::issues::{self, cut};
 use super::lang::{Grammar, OUTLINE_GRAMMARS};
 use super::parse::Parsed;
+use std::fmt::Write as _;
 use std::sync::OnceLock;
-use tree_sitter::Node;
+use tree_sitter::{Node, TreeCursor};
 
 /// At most this many symbol lines; the rest are counted in one line.
 pub const MAX_SYMBOLS: usize = 2000;
@@ -171,7 +172,9 @@ pub fn symbols(parsed: &Parsed) -> Vec<Symbol> {
     let mut out = Vec::new();
     // (node, depth) in reverse document order, so popping visits in order.
     let mut stack: Vec<(Node, usize)> = Vec::new();
-    push_children(&mut stack, parsed.tree.root_node(), 0);
+    // One cursor for the whole walk: `node.walk()` per node would allocate its stack each time.
+    let mut cursor = parsed.tree.walk();
+    push_children(&mut stack, &mut cursor, parsed.tree.root_node(), 0);
     while let Some((node, depth)) = stack.pop() {
         if flag(&kinds.capture, node) || (rules.top_level_fns && depth == 0 && fn_binding(node)) {
             out.push(Symbol {
@@ -181,18 +184,22 @@ pub fn symbols(parsed: &Parsed) -> Vec<Symbol> {
                 start: node.start_position().row + 1,
                 end: node.end_position().row + 1,
             });
-            push_children(&mut stack, node, depth + 1);
+            push_children(&mut stack, &mut cursor, node, depth + 1);
         } else if flag(&kinds.pass, node) {
-            push_children(&mut stack, node, depth);
+            push_children(&mut stack, &mut cursor, node, depth);
         }
     }
     out
 }
 
-fn push_children<'t>(stack: &mut Vec<(Node<'t>, usize)>, node: Node<'t>, depth: usize) {
+fn push_children<'t>(
+    stack: &mut Vec<(Node<'t>, usize)>,
+    cursor: &mut TreeCursor<'t>,
+    node: Node<'t>,
+    depth: usize,
+) {
     let at = stack.len();
-    let mut c = node.walk();
-    for child in node.named_children(&mut c) {
+    for child in node.named_children(cursor) {
         stack.push((child, depth));
     }
     stack[at..].reverse();
@@ -248,7 +255,7 @@ pub fn render(display: &str, parsed: &Parsed) -> String {
         for _ in 0..=s.depth {
             out.push_str("  ");
         }
-        out.push_str(&format!("{} ({}-{})", s.header, s.start, s.end));
+        let _ = write!(out, "{} ({}-{})", s.header, s.start, s.end);
     }
     if syms.len() > MAX_SYMBOLS {
         out.push_str(&format!(
