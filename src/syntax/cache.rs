@@ -34,8 +34,13 @@ pub const MAX_TEXT_BYTES: usize = 1_000_000;
 /// How a caller may use a kept tree.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Reuse {
-    /// The tools: only a fresh tree of byte-equal text; otherwise a full parse.
+    /// `outline` and the library calls: only a fresh tree of byte-equal text; otherwise a
+    /// full parse, which is kept.
     Exact,
+    /// `check_syntax`: as [`Reuse::Exact`], but its full parse is not kept. Checking a whole
+    /// tree file by file would only churn the cache, and the bench showed it costs: every
+    /// call copied its text in and freed an evicted tree another thread had allocated.
+    Lookup,
     /// The write warnings: an incremental re-parse from the kept tree of the same path.
     Incremental,
 }
@@ -88,7 +93,9 @@ pub fn parse(
         }
         _ => {
             let p = parse::parse_text(grammar, text, None, budget, cancel)?;
-            keep(key, &p, true);
+            if reuse != Reuse::Lookup {
+                keep(key, &p, true);
+            }
             Ok(p)
         }
     }

@@ -100,7 +100,10 @@ pub fn load_parsed(
         &bytes,
         parse::TOOL_BUDGET,
         cancel,
-        cache::Reuse::Exact,
+        match purpose {
+            Purpose::Outline => cache::Reuse::Exact,
+            Purpose::Check => cache::Reuse::Lookup,
+        },
     )
     .map_err(|f| failure_error(f, &display))?;
     Ok((display, parsed))
