@@ -69,6 +69,33 @@ export async function syntaxRows(ctx, want) {
     }
   }
 
+  // The row above outlines one unchanged file, which our tree cache answers without a parse
+  // after the first call (an agent outlining a file twice gets that too). Here every call
+  // outlines a file not seen before: the parse itself, against the same parse in wasm.
+  name = 'outline: 10,000-line TypeScript file, cold (a new file each call)'
+  if (want(name)) {
+    if (!ref.available) rows.push(skipped(name, target, 'n/a', WASM_HINT))
+    else {
+      try {
+        const rounds = ctx.rounds.edits
+        // Distinct content (and more files than the cache keeps), one per timed call.
+        const names = Array.from({ length: rounds + 1 }, (_, i) => `cold${i}.ts`)
+        names.forEach((f, i) => fs.writeFileSync(path.join(dir, f), `// ${f}\n` + big))
+        let a = 0
+        let b = 0
+        const ours = async () => expectOk('outline', await tools.callTool('outline', { path: names[a++ % names.length] }))
+        const peer = async () => {
+          const f = names[b++ % names.length]
+          return ref.outline(f, 'typescript', fs.readFileSync(path.join(dir, f), 'utf8'))
+        }
+        const [o, p] = await interleaved([ours, peer], rounds)
+        rows.push(row(name, o, p, target, 'each call a file the tools have not parsed before; peer: the wasm grammar walked in JS', p / o))
+      } catch (e) {
+        rows.push(skipped(name, target, 'ERROR', e.message))
+      }
+    }
+  }
+
   const files = walkFiles(ctx.corpus, ['.ts', '.rs', '.py'])
   name = `check_syntax: ${files.length} .ts/.rs/.py files of the corpus`
   if (want('check_syntax: corpus') || want(name)) {

@@ -4,6 +4,7 @@
 //! The tools `outline` and `check_syntax` and the writers' warnings all go through
 //! [`load_parsed`] / [`parse`], so the limits and error messages live in one place.
 
+pub mod cache;
 pub mod issues;
 pub mod lang;
 pub mod outline;
@@ -93,8 +94,18 @@ pub fn load_parsed(
     let grammar = grammar_or_error(input, purpose)?;
     let bytes = text::load(config, &abs, input)?;
     let display = workspace::display(config, &abs);
-    let parsed = parse::parse(grammar, &bytes, parse::TOOL_BUDGET, cancel)
-        .map_err(|f| failure_error(f, &display))?;
+    let parsed = cache::parse(
+        &abs,
+        grammar,
+        &bytes,
+        parse::TOOL_BUDGET,
+        cancel,
+        match purpose {
+            Purpose::Outline => cache::Reuse::Exact,
+            Purpose::Check => cache::Reuse::Lookup,
+        },
+    )
+    .map_err(|f| failure_error(f, &display))?;
     Ok((display, parsed))
 }
 
@@ -169,9 +180,42 @@ pub fn write_warning(config: &Config, rel: &str, bytes: &[u8]) -> String {
     warnings(config, std::iter::once((rel, bytes)))
 }
 
+/// Runs `write` (a single-file writer's save) and computes [`write_warning`] for `bytes`
+/// meanwhile, on a scoped thread: the parse overlaps the write's fsyncs instead of following
+/// them, so the warning adds next to nothing to the call. A write that gets no warning (no
+/// grammar, too big, warnings off) runs alone: no thread, no parse. A warning that panics is
+/// dropped (advisory); a failed `write` makes the caller discard the warning.
+pub fn write_warning_during<T>(
+    config: &Config,
+    rel: &str,
+    bytes: &[u8],
+    write: impl FnOnce() -> T,
+) -> (T, String) {
+    let eligible = warnings_on(config) && bytes.len() <= WARN_MAX_BYTES;
+    if !eligible || grammar_for(rel).is_none() {
+        return (write(), String::new());
+    }
+    std::thread::scope(|s| {
+        let parse = std::thread::Builder::new()
+            .name("syntax-warning".into())
+            .spawn_scoped(s, || write_warning(config, rel, bytes));
+        let done = write();
+        let warning = match parse {
+            Ok(handle) => handle.join().unwrap_or_default(),
+            Err(_) => write_warning(config, rel, bytes),
+        };
+        (done, warning)
+    })
+}
+
+/// Warnings are on: tree-sitter is, and the surface is not 0.1's (which had no syntax tools
+/// and no warnings: its exact texts stay as they were).
+fn warnings_on(config: &Config) -> bool {
+    config.tree_sitter_available && config.compat != Compat::V01
+}
+
 fn warnings<'a>(config: &Config, files: impl Iterator<Item = (&'a str, &'a [u8])>) -> String {
-    // 0.1 had no syntax tools and no warnings: its exact texts stay as they were.
-    if !config.tree_sitter_available || config.compat == Compat::V01 {
+    if !warnings_on(config) {
         return String::new();
     }
     let mut out = String::new();
@@ -182,7 +226,9 @@ fn warnings<'a>(config: &Config, files: impl Iterator<Item = (&'a str, &'a [u8])
         if bytes.len() > WARN_MAX_BYTES {
             continue;
         }
-        let Ok(parsed) = parse::parse(grammar, bytes, WARN_BUDGET, None) else {
+        let key = config.workspace_root.join(rel);
+        let reuse = cache::Reuse::Incremental;
+        let Ok(parsed) = cache::parse(&key, grammar, bytes, WARN_BUDGET, None, reuse) else {
             continue;
         };
         let found = issues::collect(&parsed, 1);
@@ -203,5 +249,7 @@ fn warnings<'a>(config: &Config, files: impl Iterator<Item = (&'a str, &'a [u8])
     out
 }
 
+#[cfg(test)]
+mod cache_tests;
 #[cfg(test)]
 mod tests;

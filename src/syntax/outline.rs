@@ -2,9 +2,11 @@
 //! (LATER.md §3 outline), walked with an explicit stack so deep nesting cannot overflow.
 
 use super::issues::{self, cut};
-use super::lang::Grammar;
+use super::lang::{Grammar, OUTLINE_GRAMMARS};
 use super::parse::Parsed;
-use tree_sitter::Node;
+use std::fmt::Write as _;
+use std::sync::OnceLock;
+use tree_sitter::{Node, TreeCursor};
 
 /// At most this many symbol lines; the rest are counted in one line.
 pub const MAX_SYMBOLS: usize = 2000;
@@ -128,38 +130,76 @@ fn rules(g: Grammar) -> Option<&'static Rules> {
     }
 }
 
+/// A grammar's rules as flags per node kind id: the walk compares ids, not names (a name
+/// costs a `strlen` and a string search per node). Every id whose name is listed is set, so
+/// aliases with the same name match as the names did.
+struct Kinds {
+    capture: Vec<bool>,
+    pass: Vec<bool>,
+}
+
+fn kinds(g: Grammar, rules: &Rules) -> &'static Kinds {
+    static TABLES: [OnceLock<Kinds>; OUTLINE_GRAMMARS.len()] =
+        [const { OnceLock::new() }; OUTLINE_GRAMMARS.len()];
+    let at = OUTLINE_GRAMMARS.iter().position(|&o| o == g).unwrap_or(0);
+    TABLES[at].get_or_init(|| {
+        let lang = g.language();
+        let count = lang.node_kind_count();
+        let flags = |names: &[&str]| -> Vec<bool> {
+            (0..count)
+                .map(|id| {
+                    u16::try_from(id)
+                        .ok()
+                        .and_then(|id| lang.node_kind_for_id(id))
+                        .is_some_and(|name| names.contains(&name))
+                })
+                .collect()
+        };
+        Kinds {
+            capture: flags(rules.capture),
+            pass: flags(rules.pass),
+        }
+    })
+}
+
 /// The symbols of a parsed file in document order (all of them; the caller caps the text).
 pub fn symbols(parsed: &Parsed) -> Vec<Symbol> {
     let Some(rules) = rules(parsed.grammar) else {
         return Vec::new();
     };
+    let kinds = kinds(parsed.grammar, rules);
+    let flag = |v: &[bool], n: Node| v.get(usize::from(n.kind_id())).copied().unwrap_or(false);
     let mut out = Vec::new();
     // (node, depth) in reverse document order, so popping visits in order.
     let mut stack: Vec<(Node, usize)> = Vec::new();
-    push_children(&mut stack, parsed.tree.root_node(), 0);
+    // One cursor for the whole walk: `node.walk()` per node would allocate its stack each time.
+    let mut cursor = parsed.tree.walk();
+    push_children(&mut stack, &mut cursor, parsed.tree.root_node(), 0);
     while let Some((node, depth)) = stack.pop() {
-        let kind = node.kind();
-        if rules.capture.contains(&kind) || (rules.top_level_fns && depth == 0 && fn_binding(node))
-        {
+        if flag(&kinds.capture, node) || (rules.top_level_fns && depth == 0 && fn_binding(node)) {
             out.push(Symbol {
                 depth,
                 header: header(&parsed.text, node),
-                kind,
+                kind: node.kind(),
                 start: node.start_position().row + 1,
                 end: node.end_position().row + 1,
             });
-            push_children(&mut stack, node, depth + 1);
-        } else if rules.pass.contains(&kind) {
-            push_children(&mut stack, node, depth);
+            push_children(&mut stack, &mut cursor, node, depth + 1);
+        } else if flag(&kinds.pass, node) {
+            push_children(&mut stack, &mut cursor, node, depth);
         }
     }
     out
 }
 
-fn push_children<'t>(stack: &mut Vec<(Node<'t>, usize)>, node: Node<'t>, depth: usize) {
+fn push_children<'t>(
+    stack: &mut Vec<(Node<'t>, usize)>,
+    cursor: &mut TreeCursor<'t>,
+    node: Node<'t>,
+    depth: usize,
+) {
     let at = stack.len();
-    let mut c = node.walk();
-    for child in node.named_children(&mut c) {
+    for child in node.named_children(cursor) {
         stack.push((child, depth));
     }
     stack[at..].reverse();
@@ -215,7 +255,7 @@ pub fn render(display: &str, parsed: &Parsed) -> String {
         for _ in 0..=s.depth {
             out.push_str("  ");
         }
-        out.push_str(&format!("{} ({}-{})", s.header, s.start, s.end));
+        let _ = write!(out, "{} ({}-{})", s.header, s.start, s.end);
     }
     if syms.len() > MAX_SYMBOLS {
         out.push_str(&format!(

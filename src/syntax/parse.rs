@@ -46,7 +46,27 @@ pub fn parse(
     if bytes.len() > MAX_PARSE_BYTES {
         return Err(ParseFailure::TooLarge);
     }
-    let text = String::from_utf8_lossy(bytes).into_owned();
+    parse_text(grammar, decode(bytes), None, budget, cancel)
+}
+
+/// The text a parse sees: invalid UTF-8 as U+FFFD, as Node decodes it.
+pub fn decode(bytes: &[u8]) -> String {
+    // `from_utf8` validates valid text faster than the lossy decoder's chunk iterator.
+    match std::str::from_utf8(bytes) {
+        Ok(text) => text.to_owned(),
+        Err(_) => String::from_utf8_lossy(bytes).into_owned(),
+    }
+}
+
+/// Parses decoded `text`; with `old` (already `edit`ed to match `text`) incrementally,
+/// reusing its unchanged subtrees.
+pub fn parse_text(
+    grammar: Grammar,
+    text: String,
+    old: Option<&Tree>,
+    budget: Duration,
+    cancel: Option<&Cancel>,
+) -> Result<Parsed, ParseFailure> {
     let mut parser = Parser::new();
     parser
         .set_language(&grammar.language())
@@ -67,7 +87,7 @@ pub fn parse(
     let src = text.as_bytes();
     let tree = parser.parse_with_options(
         &mut |i, _| src.get(i..).unwrap_or_default(),
-        None,
+        old,
         Some(ParseOptions::new().progress_callback(&mut progress)),
     );
     match tree {

@@ -203,3 +203,20 @@ fn write_warnings_first_issue_only() {
     )];
     assert_eq!(write_warnings(&config, &big), "");
 }
+
+#[test]
+fn the_warning_is_computed_beside_the_write() {
+    let config =
+        crate::config::resolve_config(&serde_json::json!({"workspaceRoot": "."}), Some(false))
+            .unwrap();
+    let (value, w) = write_warning_during(&config, "beside.ts", b"let x = (1;\n", || 7);
+    assert_eq!(value, 7);
+    assert_eq!(
+        w,
+        "\nwarning: typescript syntax error in beside.ts at line 1, column 11 (missing `)`); run check_syntax for details."
+    );
+    let mut ran = false;
+    let (_, w) = write_warning_during(&config, "notes.txt", b"((((", || ran = true);
+    assert!(ran);
+    assert_eq!(w, "");
+}

@@ -95,14 +95,14 @@ fn run(call: &Call) -> ToolResult<Output> {
     let replace_all = bool_arg(&call.args, "replace_all").unwrap_or(false);
     let opened = open(call, input)?;
     let done = edit::apply(&opened.file.text, old, new, replace_all)?;
-    save(call, &opened.abs, input, &opened.file, &done.text)?;
     let shown = workspace::display(&call.config, &opened.abs);
+    let (saved, warning) =
+        crate::syntax::write_warning_during(&call.config, &shown, done.text.as_bytes(), || {
+            save(call, &opened.abs, input, &opened.file, &done.text)
+        });
+    saved?;
     let mut msg = edit::report::edit_file_success(&shown, &done);
-    msg.push_str(&crate::syntax::write_warning(
-        &call.config,
-        &shown,
-        done.text.as_bytes(),
-    ));
+    msg.push_str(&warning);
     let out = Output::text(msg);
     Ok(with_diff(call, out, &shown, &opened.file.text, &done.text))
 }

@@ -94,8 +94,12 @@ fn run(call: &Call) -> ToolResult<Output> {
         }
         text = done.text;
     }
-    save(call, &opened.abs, input, &opened.file, &text)?;
     let shown = workspace::display(&call.config, &opened.abs);
+    let (saved, warning) =
+        crate::syntax::write_warning_during(&call.config, &shown, text.as_bytes(), || {
+            save(call, &opened.abs, input, &opened.file, &text)
+        });
+    saved?;
     let n = edits.len();
     let mut msg = if n == 1 {
         format!("Applied 1 edit to {shown}.")
@@ -103,11 +107,7 @@ fn run(call: &Call) -> ToolResult<Output> {
         format!("Applied {n} edits to {shown}.")
     };
     msg.push_str(&edit::report::multi_edit_suffix(&tolerant));
-    msg.push_str(&crate::syntax::write_warning(
-        &call.config,
-        &shown,
-        text.as_bytes(),
-    ));
+    msg.push_str(&warning);
     Ok(super::edit_file::with_diff(
         call,
         Output::text(msg),

@@ -82,27 +82,29 @@ fn run(call: &Call) -> ToolResult<Output> {
     let parent = abs.parent().unwrap_or(Path::new("/"));
     let (dir, created_dirs) =
         workspace::open_dir_for_write(&call.config, parent, input, existing.is_none())?;
-    call.before_write(std::slice::from_ref(&abs));
-    let created =
-        atomic::write_file_in(&dir, &abs, content.as_bytes(), input).inspect_err(|_| {
-            // Leave the tree as it was: remove the directories this call made, deepest first.
-            for d in created_dirs.iter().rev() {
-                let _ = std::fs::remove_dir(d);
-            }
-        })?;
-    call.after_write(std::slice::from_ref(&abs));
     let shown = workspace::display(&call.config, &abs);
+    let (created, warning) =
+        crate::syntax::write_warning_during(&call.config, &shown, content.as_bytes(), || {
+            call.before_write(std::slice::from_ref(&abs));
+            let created = atomic::write_file_in(&dir, &abs, content.as_bytes(), input)
+                .inspect_err(|_| {
+                    // Leave the tree as it was: remove the directories this call made,
+                    // deepest first.
+                    for d in created_dirs.iter().rev() {
+                        let _ = std::fs::remove_dir(d);
+                    }
+                })?;
+            call.after_write(std::slice::from_ref(&abs));
+            ToolResult::Ok(created)
+        });
+    let created = created?;
     let mut msg = format!(
         "Wrote {} bytes to {} ({}).",
         content.len(),
         shown,
         if created { "created" } else { "overwritten" }
     );
-    msg.push_str(&crate::syntax::write_warning(
-        &call.config,
-        &shown,
-        content.as_bytes(),
-    ));
+    msg.push_str(&warning);
     let out = Output::text(msg);
     Ok(match prior.filter(|_| !created) {
         Some(before) => super::edit_file::with_diff(call, out, &shown, &before, content),
