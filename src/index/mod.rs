@@ -2,8 +2,10 @@
 //! a query must search, never what it finds.
 //!
 //! - [`grams`]: trigram extraction and the posting-list codec.
+//! - [`lists`]: posting lists built in bulk from (trigram, file) pairs.
 //! - [`plan`]: the trigram condition a regex's matches satisfy (from the `regex-syntax` HIR).
-//! - [`store`]: the on-disk image (`.clarvis/index/grep.idx`), checksummed and mapped.
+//! - [`store`]: the on-disk image (`.clarvis/index/grep.idx`), checksummed and mapped;
+//!   [`image`] writes it.
 //! - [`build`]: building an image from grep's own walk.
 //! - [`fresh`]: what changed since the build: the metadata revalidation, watch events.
 //! - [`watch`]: inotify on the indexed directories (Linux).
@@ -24,6 +26,8 @@
 pub mod build;
 pub mod fresh;
 pub mod grams;
+pub mod image;
+pub mod lists;
 mod live;
 pub mod plan;
 pub mod store;
@@ -323,7 +327,7 @@ fn produce(config: &Arc<Config>, cancel: &Cancel, load: bool) -> Option<(store::
     let t0 = Instant::now();
     let built = build::build(config, cancel, || t0.elapsed().as_millis() as u64)?;
     if !config.read_only {
-        if let Ok(path) = store::persist(&dir, &built.image) {
+        if let Ok(path) = image::persist(&dir, &built.image) {
             if let Ok(s) = store::Store::open(&path) {
                 return Some((s, true));
             }
