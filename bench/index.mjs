@@ -152,11 +152,15 @@ console.log(
 // appended to each) — a miss is any answer other than exactly the edited files (after a
 // checkout: every file of the branch, or none after switching back).
 const sources = files.filter((f) => /\.(rs|ts|js)$/.test(f))
+// Git must never walk up from a tree that is not a repository (a --copies tree's .git is an
+// empty directory) into the repository holding the bench.
+const gitEnv = { ...process.env, GIT_CEILING_DIRECTORIES: path.dirname(fs.realpathSync(root)) }
 const git = (...a) => {
   const r = spawnSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@example.invalid', ...a], {
     cwd: root,
     encoding: 'utf8',
     maxBuffer: 1 << 28,
+    env: gitEnv,
   })
   if (r.status !== 0) throw new Error(`git ${a.join(' ')}: ${r.stderr}`)
   return r.stdout.trim()
@@ -165,7 +169,8 @@ const BRANCH = 'index-freshness'
 const BRANCH_FILES = Math.min(3000, sources.length)
 const MARK = 'FreshBranchMarkZq'
 // The corpus is a repository; a --copies tree is not (its .git is empty): no checkout trials.
-const withGit = spawnSync('git', ['rev-parse', '--verify', '-q', 'HEAD'], { cwd: root }).status === 0
+const top = spawnSync('git', ['rev-parse', '--show-toplevel'], { cwd: root, env: gitEnv, encoding: 'utf8' })
+const withGit = top.status === 0 && top.stdout.trim() === fs.realpathSync(root)
 const branchFiles = sources.filter((_, i) => i % Math.floor(sources.length / BRANCH_FILES) === 0).slice(0, BRANCH_FILES)
 let home
 if (withGit) {

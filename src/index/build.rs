@@ -182,7 +182,7 @@ impl Work {
         }
         let lists = Lists::from_pairs(&mut self.pairs, &mut self.scratch);
         // A range with a huge file must not pin its pairs' memory for the rest of the build.
-        if self.pairs.capacity() > 16 << 20 {
+        if self.pairs.capacity() > 4 << 20 {
             self.pairs = Vec::new();
             self.scratch = Vec::new();
         }
