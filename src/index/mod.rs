@@ -300,7 +300,14 @@ impl SearchIndex {
         base: &Path,
         f: impl FnOnce(&store::Store, &fresh::Delta, &[u8]) -> T,
     ) -> Option<T> {
-        if self.mode == Mode::Off {
+        // Checked before `covered` (which stats the path's components): in the default
+        // "auto" mode most calls find no index, and every glob asks.
+        if self.mode == Mode::Off
+            || !self
+                .state
+                .lock()
+                .is_ok_and(|s| s.trusted && s.live.is_some())
+        {
             return None;
         }
         let base_rel = covered(config, base)?;
