@@ -582,3 +582,42 @@ fn a_later_session_reuses_the_image_and_sees_what_changed_meanwhile() {
         .unwrap();
     assert_eq!(c.len(), 2);
 }
+
+/// Found by the property: a directory moved away, then re-created with other files. The new
+/// directory is walked; what the image held under the old one must not come back as
+/// unchanged (grep opens every candidate and finds nothing, but glob would list the ghost).
+/// Likewise a file replaced by a directory of the same name.
+#[test]
+fn a_recreated_directory_does_not_bring_back_its_old_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "src/deep/main.rs", b"fn main() {}\n");
+    write(root, "src/a.rs", b"x\n");
+    age(root);
+    let off = config(root, Mode::Off);
+    let mut c = Config::with_root(root);
+    c.search_index = Arc::new(SearchIndex::new(Mode::On, 1).without_watch());
+    let configs = [config(root, Mode::On), Arc::new(c)];
+    for on in &configs {
+        ready(on).unwrap();
+    }
+    let same = |when: &str| {
+        let want = glob(&off, "**", "");
+        for on in &configs {
+            assert!(
+                on.search_index.files(on, root, |_| true).is_some(),
+                "{when}"
+            );
+            assert_eq!(glob(on, "**", ""), want, "{when}");
+        }
+    };
+    same("built");
+    std::fs::rename(root.join("src/deep"), root.join("src/moved")).unwrap();
+    same("moved");
+    write(root, "src/deep/new.rs", b"fn new() {}\n");
+    same("re-created");
+    std::fs::remove_file(root.join("src/a.rs")).unwrap();
+    write(root, "src/a.rs/inner.rs", b"y\n");
+    same("a file replaced by a directory");
+    assert!(!glob(&off, "**", "").contains("src/deep/main.rs"));
+}

@@ -251,6 +251,32 @@ impl Store {
             .map(|i| i - self.files)
     }
 
+    /// The ids of the files under directory `dir` (relative, `""` = the root): paths are
+    /// sorted bytewise, so they are the contiguous run starting with `dir/`.
+    pub fn files_under(&self, dir: &[u8]) -> std::ops::Range<usize> {
+        if dir.is_empty() {
+            return 0..self.files;
+        }
+        let (mut from, mut to) = (dir.to_vec(), dir.to_vec());
+        from.push(b'/');
+        to.push(b'/' + 1);
+        self.lower_bound(&from)..self.lower_bound(&to)
+    }
+
+    /// The first file id whose path is not below `key`.
+    fn lower_bound(&self, key: &[u8]) -> usize {
+        let (mut lo, mut hi) = (0, self.files);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if self.rec(mid).path < key {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
+
     fn find(&self, mut lo: usize, mut hi: usize, path: &[u8]) -> Option<usize> {
         while lo < hi {
             let mid = (lo + hi) / 2;
@@ -334,6 +360,9 @@ mod tests {
         assert_eq!(s.find_file(b"b"), None);
         assert_eq!(s.find_dir(b"b"), Some(0));
         assert_eq!(s.find_dir(b"a.rs"), None);
+        assert_eq!(s.files_under(b"b"), 1..2);
+        assert_eq!(s.files_under(b""), 0..2);
+        assert!(s.files_under(b"a").is_empty() && s.files_under(b"b/c").is_empty());
         assert_eq!(s.postings(5), [0, 1]);
         assert_eq!(s.postings(9), [1]);
         assert!(s.postings(6).is_empty());
