@@ -4,6 +4,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
+import { spawnSync } from 'node:child_process'
 import { createAgentTools, StartupError } from '../index.mjs'
 import { latest, scratch } from './helpers.mjs'
 
@@ -75,6 +76,77 @@ test('an edit followed by a grep for the new text finds it, every time', unixOnl
     fs.mkdirSync(path.dirname(path.join(w.root, created)), { recursive: true })
     fs.writeFileSync(path.join(w.root, created), `${word}Created\n`)
     assert.equal(text(await w.call('grep', { pattern: `${word}Created` })), created)
+  }
+  assert.equal(w.tools.searchIndexStatus().state, 'ready')
+})
+
+/** Sets every entry under `root` (but .git) an hour back, so no timestamp is "racy" and the
+ * index, not the racy-file fallback, answers. */
+function age(root) {
+  const then = new Date(Date.now() - 3600_000)
+  const visit = (dir) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      if (e.name === '.git') continue
+      const p = path.join(dir, e.name)
+      if (e.isDirectory()) visit(p)
+      fs.utimesSync(p, then, then)
+    }
+  }
+  visit(root)
+  fs.utimesSync(root, then, then)
+}
+
+const hasGit = spawnSync('git', ['--version']).status === 0
+
+test('git checkout between branches: grep sees exactly the checked-out content', { skip: (!hasGit && 'no git') || unixOnly.skip }, async () => {
+  const files = {}
+  for (let i = 0; i < 80; i++) files[`pkg${i % 5}/m${i}.ts`] = `export const v${i} = ${i}\n`
+  for (let i = 0; i < 4; i++) files[`gone/g${i}.ts`] = `MainOnlyToken ${i}\n`
+  const w = latest(files, { searchIndex: 'on' })
+  const git = (...a) => {
+    const r = spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', '-c', 'core.hooksPath=/dev/null', ...a], { cwd: w.root, encoding: 'utf8' })
+    assert.equal(r.status, 0, r.stderr)
+  }
+  git('init', '-q')
+  git('checkout', '-q', '-b', 'main')
+  git('add', '-A')
+  git('commit', '-q', '-m', 'main')
+  // The other branch: 40 files changed in place, a directory deleted, a new deep one.
+  git('checkout', '-q', '-b', 'other')
+  const changed = []
+  for (let i = 0; i < 80; i += 2) {
+    changed.push(`pkg${i % 5}/m${i}.ts`)
+    fs.appendFileSync(path.join(w.root, changed.at(-1)), 'BranchOnlyToken\n')
+  }
+  fs.rmSync(path.join(w.root, 'gone'), { recursive: true })
+  fs.mkdirSync(path.join(w.root, 'fresh/deep'), { recursive: true })
+  fs.writeFileSync(path.join(w.root, 'fresh/deep/n.ts'), 'BranchOnlyToken too\n')
+  changed.push('fresh/deep/n.ts')
+  git('add', '-A')
+  git('commit', '-q', '-m', 'other')
+  git('checkout', '-q', 'main')
+  age(w.root)
+  await w.call('grep', { pattern: 'v1' })
+  await ready(w.tools)
+  const off = createAgentTools({ workspaceRoot: w.root, searchIndex: 'off' })
+  const lines = async (q) => {
+    const got = text(await w.call('grep', q))
+    assert.equal(got, text(await off.callTool('grep', q)), JSON.stringify(q))
+    return got === '(no matches)' ? [] : got.split('\n').sort()
+  }
+  const mainOnly = [0, 1, 2, 3].map((i) => `gone/g${i}.ts`)
+  for (let round = 0; round < 3; round++) {
+    git('checkout', '-q', 'other')
+    assert.deepEqual(await lines({ pattern: 'BranchOnlyToken' }), changed.sort())
+    assert.deepEqual(await lines({ pattern: 'MainOnlyToken' }), [])
+    assert.deepEqual(await lines({ pattern: 'branchonlytoken', ignore_case: true, output_mode: 'count' }), changed.map((f) => `${f}:1`).sort())
+    git('checkout', '-q', 'main')
+    assert.deepEqual(await lines({ pattern: 'BranchOnlyToken' }), [])
+    assert.deepEqual(await lines({ pattern: 'MainOnlyToken' }), mainOnly)
+    // glob answers from the index's file list: the same files, newest first, as the walk.
+    for (const pattern of ['**/*.ts', 'gone/*', 'fresh/**']) {
+      assert.equal(text(await w.call('glob', { pattern })), text(await off.callTool('glob', { pattern })), pattern)
+    }
   }
   assert.equal(w.tools.searchIndexStatus().state, 'ready')
 })

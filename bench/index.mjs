@@ -11,6 +11,7 @@
 
 import fs from 'node:fs'
 import path from 'node:path'
+import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { createAgentTools } from '../index.mjs'
 import { capture, median, time } from './lib.mjs'
@@ -110,34 +111,121 @@ for (const [label, args, rgArgs] of QUERIES) {
   )
 }
 
+// glob: the walk (searchIndex "off") against the index's file list, and rg --files sorted by
+// mtime (as bench/search.mjs).
+const GLOBS = [
+  ['glob **/*.rs', { pattern: '**/*.rs' }, ['--files', '-g', '*.rs', '--sortr', 'modified']],
+  ['glob **/index.d.ts', { pattern: '**/index.d.ts' }, ['--files', '-g', 'index.d.ts', '--sortr', 'modified']],
+]
+console.log('\n| glob | rg --files ms | walk ms | indexed ms | rg/indexed | walk/indexed | indexed = walk |')
+console.log('|---|---:|---:|---:|---:|---:|---|')
+for (const [label, args, rgArgs] of GLOBS) {
+  const s = { rg: [], walk: [], idx: [] }
+  let same = true
+  for (let r = 0; r < rounds + 1; r++) {
+    const a = await time(() => capture(rg, [...RG_POLICY, ...rgArgs], root))
+    let walkText, idxText
+    const b = await time(async () => {
+      walkText = text(await off.callTool('glob', args))
+    })
+    const c = await time(async () => {
+      idxText = text(await on.callTool('glob', args))
+    })
+    same &&= walkText === idxText
+    if (r > 0) s.rg.push(a), s.walk.push(b), s.idx.push(c)
+  }
+  const [a, b, c] = [median(s.rg), median(s.walk), median(s.idx)]
+  console.log(
+    `| ${label} | ${a.toFixed(1)} | ${b.toFixed(1)} | ${c.toFixed(1)} | ${(a / c).toFixed(1)}× | ${(b / c).toFixed(1)}× | ${same ? 'yes' : 'NO'} |`,
+  )
+}
+
 const rssAfter = process.memoryUsage().rss
 console.log(
   `\nRSS: ${(rssReady / 1e6).toFixed(0)} MB when the index was ready, ${(rssAfter / 1e6).toFixed(0)} MB after the queries ` +
     `(growth while querying ${((rssAfter - rssReady) / 1e6).toFixed(1)} MB; mapped index pages count once read)`,
 )
 
-// Freshness: an edit (ours or another writer's, alternately) and at once a grep for it.
+// Freshness: an edit and at once a grep for the new text, rotating through four writers —
+// write_file (ours), fs.writeFileSync in this process, a child process appending with sh, and
+// `git checkout` between the corpus's branch and one rewriting BRANCH_FILES files (a marker
+// appended to each) — a miss is any answer other than exactly the edited files (after a
+// checkout: every file of the branch, or none after switching back).
 const sources = files.filter((f) => /\.(rs|ts|js)$/.test(f))
+// Git must never walk up from a tree that is not a repository (a --copies tree's .git is an
+// empty directory) into the repository holding the bench.
+const gitEnv = { ...process.env, GIT_CEILING_DIRECTORIES: path.dirname(fs.realpathSync(root)) }
+const git = (...a) => {
+  const r = spawnSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@example.invalid', ...a], {
+    cwd: root,
+    encoding: 'utf8',
+    maxBuffer: 1 << 28,
+    env: gitEnv,
+  })
+  if (r.status !== 0) throw new Error(`git ${a.join(' ')}: ${r.stderr}`)
+  return r.stdout.trim()
+}
+const BRANCH = 'index-freshness'
+const BRANCH_FILES = Math.min(3000, sources.length)
+const MARK = 'FreshBranchMarkZq'
+// The corpus is a repository; a --copies tree is not (its .git is empty): no checkout trials.
+const top = spawnSync('git', ['rev-parse', '--show-toplevel'], { cwd: root, env: gitEnv, encoding: 'utf8' })
+const withGit = top.status === 0 && top.stdout.trim() === fs.realpathSync(root)
+const branchFiles = sources.filter((_, i) => i % Math.floor(sources.length / BRANCH_FILES) === 0).slice(0, BRANCH_FILES)
+let home
+if (withGit) {
+  home = git('rev-parse', '--abbrev-ref', 'HEAD')
+  spawnSync('git', ['branch', '-D', BRANCH], { cwd: root })
+  git('checkout', '-q', '-b', BRANCH)
+  for (const f of branchFiles) fs.appendFileSync(path.join(root, f), `\n// ${MARK}\n`)
+  git('commit', '-q', '-a', '-m', 'index freshness branch')
+  git('checkout', '-q', home)
+}
+const kinds = withGit ? 4 : 3
 let misses = 0
 const lat = []
+const perKind = [0, 0, 0, 0]
+let onBranch = false
+let restore = null
 for (let i = 0; i < trials; i++) {
-  const rel = sources[(i * 7919) % sources.length]
-  const word = `Fresh${i}Zq${Date.now()}`
-  const abs = path.join(root, rel)
-  const before = fs.readFileSync(abs)
-  if (i % 2) await on.callTool('write_file', { path: rel, content: `${before}\n// ${word}\n` })
-  else fs.appendFileSync(abs, `\n// ${word}\n`)
+  const kind = i % kinds
+  perKind[kind]++
+  let want, word
+  if (kind === 3) {
+    onBranch = !onBranch
+    git('checkout', '-q', onBranch ? BRANCH : home)
+    word = MARK
+    want = onBranch ? [...branchFiles].sort() : []
+  } else {
+    const rel = sources[(i * 7919) % sources.length]
+    word = `Fresh${i}Zq${Date.now()}`
+    const abs = path.join(root, rel)
+    const before = fs.readFileSync(abs)
+    if (kind === 0) await on.callTool('write_file', { path: rel, content: `${before}\n// ${word}\n` })
+    else if (kind === 1) fs.writeFileSync(abs, `${before}\n// ${word}\n`)
+    else spawnSync('sh', ['-c', 'printf "\\n// %s\\n" "$1" >> "$2"', 'sh', word, abs])
+    want = [rel]
+    // Restored after the grep (an out-of-tool write the next trials see too).
+    restore = () => fs.writeFileSync(abs, before)
+  }
   let found
   lat.push(
     await time(async () => {
       found = text(await on.callTool('grep', { pattern: word }))
     }),
   )
-  if (found !== rel) misses++
-  fs.writeFileSync(abs, before)
+  const got = found === '(no matches)' ? [] : found.split('\n').sort()
+  if (got.join('\n') !== want.join('\n')) misses++
+  if (kind !== 3) restore()
+}
+if (withGit) {
+  if (onBranch) git('checkout', '-q', home)
+  git('branch', '-q', '-D', BRANCH)
 }
 console.log(
-  `\nfreshness: ${trials} edits then a grep for the new text: ${misses} misses; grep after an edit median ${median(lat).toFixed(1)} ms`,
+  `\nfreshness: ${trials} edits then a grep for the new text (${perKind[0]} write_file, ${perKind[1]} fs.writeFileSync, ` +
+    `${perKind[2]} child process, ${perKind[3]} git checkout of ${BRANCH_FILES} files): ${misses} misses; ` +
+    `grep after an edit median ${median(lat).toFixed(1)} ms`,
 )
 console.log(`status: ${JSON.stringify(on.searchIndexStatus())}`)
 fs.rmSync(path.join(root, '.clarvis'), { recursive: true, force: true })

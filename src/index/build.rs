@@ -4,14 +4,16 @@
 //! workspace root), so the index holds exactly the files a root-level grep would search.
 //! Each file is read and prepared as grep prepares it ([`prepare`]); files grep would skip
 //! (binary, over `maxFileBytes`, unreadable) are recorded without content so their later
-//! changes are still noticed. Files are numbered in path order and processed in chunks:
-//! threads extract a chunk's trigrams while this thread appends the previous chunk's to the
-//! posting lists in id order, so lists stay ascending and memory holds only compressed lists
-//! plus two chunks.
+//! changes are still noticed. Files are numbered in path order and cut into contiguous id
+//! ranges; each thread takes the next range, reads its files with one reused buffer and
+//! turns their trigrams into the range's posting lists ([`Lists::from_pairs`]). The ranges'
+//! lists are concatenated in id order when the image is written ([`Merged`]).
 
 use super::fresh::REPO;
-use super::grams::{Extractor, Postings};
-use super::store::{self, Entry, Stamp, NO_CONTENT, RACY};
+use super::grams::Extractor;
+use super::image;
+use super::lists::{Lists, Merged};
+use super::store::{Entry, Stamp, NO_CONTENT, RACY};
 use crate::cancel::Cancel;
 use crate::config::Config;
 use crate::search::policy::Policy;
@@ -23,8 +25,8 @@ use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-/// Files per extraction chunk.
-const CHUNK: usize = 1024;
+/// Most files per id range: bounds the pairs a thread holds (a few MB per thousand files).
+const RANGE: usize = 4096;
 
 /// A file whose mtime is this close (ns) to the moment it was read may still change without
 /// its metadata showing it (coarse timestamps): it stays a candidate until the next build.
@@ -65,15 +67,19 @@ pub fn build(config: &Arc<Config>, cancel: &Cancel, build_ms: impl Fn() -> u64) 
         let root = &root;
         let mut flush = Flush(found, Vec::new(), Vec::new());
         Box::new(move |entry: &ignore::DirEntry| {
-            let (Some(path), Ok(meta)) = (rel_bytes(root, entry.path()), entry.metadata()) else {
+            let Some(path) = rel_bytes(root, entry.path()) else {
                 return;
             };
             let mut e = Entry {
                 path,
-                stamp: Stamp::of(&meta),
+                stamp: Stamp::default(),
                 flags: 0,
             };
-            if meta.is_dir() {
+            if entry.file_type().is_some_and(|t| t.is_dir()) {
+                // A file's stamp comes from the descriptor it is read through; a directory's
+                // from here.
+                let Ok(meta) = entry.metadata() else { return };
+                e.stamp = Stamp::of(&meta);
                 if entry.path().join(".git").symlink_metadata().is_ok() {
                     e.flags |= REPO;
                 }
@@ -93,119 +99,95 @@ pub fn build(config: &Arc<Config>, cancel: &Cancel, build_ms: impl Fn() -> u64) 
     let (mut files, mut dirs) = found.into_inner().unwrap_or_default();
     files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
     dirs.sort_unstable_by(|a, b| a.path.cmp(&b.path));
-    let mut lists = Lists::default();
     let max = config.max_file_bytes;
-    let mut extractors: Vec<Extractor> = (0..threads()).map(|_| Extractor::default()).collect();
-    // The previous chunk's trigrams, merged on this thread while the next chunk is read.
-    let mut pending: Vec<(usize, Vec<u32>)> = Vec::new();
-    for (c, chunk) in files.chunks_mut(CHUNK).enumerate() {
-        if cancel.is_cancelled() {
-            return None;
-        }
-        let next = AtomicUsize::new(0);
-        let results: Mutex<Vec<(usize, Vec<u32>)>> = Mutex::default();
-        let slots: Vec<Mutex<&mut Entry>> = chunk.iter_mut().map(Mutex::new).collect();
-        std::thread::scope(|s| {
-            for ex in extractors.iter_mut() {
-                let (next, results, slots, root) = (&next, &results, &slots, &root);
-                s.spawn(move || {
-                    let mine = extract_chunk(ex, slots, next, root, max, c * CHUNK);
-                    if let Ok(mut r) = results.lock() {
-                        r.extend(mine);
+    // At least eight ranges per thread, so a slow thread (the machine is shared) holds up
+    // the end by one small range at most.
+    let per = files.len().div_ceil(threads() * 8).clamp(64, RANGE);
+    let ranges: Vec<Mutex<&mut [Entry]>> = files.chunks_mut(per).map(Mutex::new).collect();
+    let parts: Vec<Mutex<Lists>> = ranges.iter().map(|_| Mutex::default()).collect();
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for _ in 0..threads() {
+            let (ranges, parts, next, root) = (&ranges, &parts, &next, &root);
+            s.spawn(move || {
+                let mut work = Work::default();
+                loop {
+                    let k = next.fetch_add(1, Ordering::Relaxed);
+                    let (Some(range), Some(part)) = (ranges.get(k), parts.get(k)) else {
+                        break;
+                    };
+                    if cancel.is_cancelled() {
+                        break;
                     }
-                });
-            }
-            merge(&mut lists, std::mem::take(&mut pending));
-        });
-        pending = results.into_inner().unwrap_or_default();
+                    let (Ok(mut range), Ok(mut part)) = (range.lock(), part.lock()) else {
+                        break;
+                    };
+                    *part = work.range(&mut range, (k * per) as u32, root, max);
+                }
+            });
+        }
+    });
+    if cancel.is_cancelled() {
+        return None;
     }
-    merge(&mut lists, pending);
-    let grams = lists.sorted();
+    drop(ranges);
+    let parts = parts
+        .into_iter()
+        .map(|p| p.into_inner().unwrap_or_default())
+        .collect();
     let n = files.len();
     Some(Built {
-        image: store::image(&files, &dirs, &grams, max, build_ms()),
+        image: image::image(&files, &dirs, &Merged::new(parts), max, build_ms()),
         files: n,
     })
 }
 
-/// The posting lists under construction, found by a direct table indexed by trigram (64 MiB
-/// of `u32` slots, mostly untouched pages): a hash map's hashing was 30 % of a build.
-struct Lists {
-    slot: Vec<u32>,
-    lists: Vec<(u32, Postings)>,
+/// One extraction thread's reused memory.
+#[derive(Default)]
+struct Work {
+    ex: Extractor,
+    buf: Vec<u8>,
+    grams: Vec<u32>,
+    pairs: Vec<u64>,
+    scratch: Vec<u64>,
 }
 
-impl Default for Lists {
-    fn default() -> Self {
-        Lists {
-            slot: vec![u32::MAX; 1 << 24],
-            lists: Vec::new(),
-        }
-    }
-}
-
-impl Lists {
-    fn push(&mut self, gram: u32, id: u32) {
-        let slot = &mut self.slot[(gram & 0x00FF_FFFF) as usize];
-        if *slot == u32::MAX {
-            *slot = self.lists.len() as u32;
-            self.lists.push((gram, Postings::default()));
-        }
-        self.lists[*slot as usize].1.push(id);
-    }
-
-    fn sorted(mut self) -> Vec<(u32, Postings)> {
-        self.lists.sort_unstable_by_key(|g| g.0);
-        self.lists
-    }
-}
-
-/// Appends a chunk's trigrams to the lists in file-id order.
-fn merge(lists: &mut Lists, mut results: Vec<(usize, Vec<u32>)>) {
-    results.sort_unstable_by_key(|r| r.0);
-    for (id, grams) in results {
-        for g in grams {
-            lists.push(g, id as u32);
-        }
-    }
-}
-
-/// One extractor thread's share of a chunk: files taken from `slots` by `next`, their
-/// entries completed (stamp, flags), their trigrams returned with their ids.
-fn extract_chunk(
-    ex: &mut Extractor,
-    slots: &[Mutex<&mut Entry>],
-    next: &AtomicUsize,
-    root: &Path,
-    max: u64,
-    first_id: usize,
-) -> Vec<(usize, Vec<u32>)> {
-    let (mut buf, mut grams, mut mine) = (Vec::new(), Vec::new(), Vec::new());
-    loop {
-        let i = next.fetch_add(1, Ordering::Relaxed);
-        let Some(slot) = slots.get(i) else { break };
-        let Ok(mut e) = slot.lock() else { continue };
-        let abs = root.join(super::os_str(&e.path));
-        match load(&abs, max, &mut buf) {
-            Some((stamp, true)) => {
-                e.stamp = stamp;
-                if stamp.mtime > now_ns() - RACY_NS {
-                    e.flags |= RACY;
+impl Work {
+    /// Reads the files of one id range (ids from `first_id`), completes their entries
+    /// (stamp, flags) and returns the range's posting lists.
+    fn range(&mut self, entries: &mut [Entry], first_id: u32, root: &Path, max: u64) -> Lists {
+        self.pairs.clear();
+        for (i, e) in entries.iter_mut().enumerate() {
+            let abs = root.join(super::os_str(&e.path));
+            match load(&abs, max, &mut self.buf) {
+                Some((stamp, true)) => {
+                    e.stamp = stamp;
+                    if stamp.mtime > now_ns() - RACY_NS {
+                        e.flags |= RACY;
+                    }
+                    self.ex.extract(&self.buf, &mut self.grams);
+                    let id = u64::from(first_id + i as u32);
+                    self.pairs
+                        .extend(self.grams.iter().map(|&g| (u64::from(g) << 32) | id));
                 }
-                ex.extract(&buf, &mut grams);
-                mine.push((first_id + i, std::mem::take(&mut grams)));
+                Some((stamp, false)) => {
+                    e.stamp = stamp;
+                    e.flags |= NO_CONTENT;
+                }
+                None => e.flags |= NO_CONTENT,
             }
-            Some((stamp, false)) => {
-                e.stamp = stamp;
-                e.flags |= NO_CONTENT;
+            if self.buf.capacity() > 4 << 20 {
+                self.buf = Vec::new();
             }
-            None => e.flags |= NO_CONTENT,
         }
-        if buf.capacity() > 4 << 20 {
-            buf = Vec::new();
+        let lists = Lists::from_pairs(&mut self.pairs, &mut self.scratch);
+        // A range with a huge file must not pin its pairs' memory for the rest of the build.
+        if self.pairs.capacity() > 4 << 20 {
+            self.pairs = Vec::new();
+            self.scratch = Vec::new();
         }
+        lists
     }
-    mine
 }
 
 /// Moves a walker thread's entries into the shared lists when the thread's visitor is
@@ -239,6 +221,8 @@ fn load(abs: &Path, max: u64, buf: &mut Vec<u8>) -> Option<(Stamp, bool)> {
     if !meta.is_file() || meta.len() > max {
         return Some((stamp, false));
     }
+    // One read for the whole file in the common case (the size is known).
+    buf.reserve(meta.len() as usize + 1);
     let ok = file.take(max.saturating_add(1)).read_to_end(buf).is_ok()
         && buf.len() as u64 <= max
         && prepare(buf);

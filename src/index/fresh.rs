@@ -198,6 +198,17 @@ pub fn new_dir(
 ) -> bool {
     let root = &config.workspace_root;
     d.gone.retain(|g| !(g == rel || under(rel, g)));
+    // What the image held under `rel` no longer stands (the directory was created, or
+    // re-created after it went away): the walk below finds what is there now. Without this
+    // a file of the old directory would come back as unchanged — harmless to grep, which
+    // opens every candidate, but glob would list it.
+    // (A file the image held at `rel` itself was replaced by this directory.)
+    let replaced = store.find_file(rel);
+    for id in store.files_under(rel).chain(replaced) {
+        if let Some(s) = d.stale.get_mut(id) {
+            *s = true;
+        }
+    }
     let path = abs(root, rel);
     let policy = Arc::new(Policy::new(
         config.clone(),

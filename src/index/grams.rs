@@ -20,6 +20,18 @@ pub fn fold(b: u8) -> u8 {
     b.to_ascii_lowercase()
 }
 
+/// [`fold`] as a table: the extraction loop's fold is one load instead of a compare and an
+/// add, 15–20 % of its time on the corpus.
+static FOLD: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = (i as u8).to_ascii_lowercase();
+        i += 1;
+    }
+    t
+};
+
 /// The trigram of three folded bytes.
 #[inline]
 pub fn pack(a: u8, b: u8, c: u8) -> u32 {
@@ -40,15 +52,18 @@ pub fn of_literal(lit: &[u8]) -> Vec<u32> {
 
 /// Extracts a file's distinct trigrams with a reusable 2 MiB bitmap (one bit per possible
 /// trigram): cheaper than sorting every window, and the bitmap is cleared by walking the
-/// found list, not by zeroing it.
+/// found list, not by zeroing it. (A branch-free variant, which writes every window and
+/// advances past new ones only, measured 20 % slower: most windows repeat, so the branch
+/// predicts well.)
 pub struct Extractor {
-    seen: Vec<u64>,
+    seen: Box<[u64; (1 << 24) / 64]>,
 }
 
 impl Default for Extractor {
     fn default() -> Self {
+        let seen = vec![0u64; (1 << 24) / 64].into_boxed_slice();
         Extractor {
-            seen: vec![0; (1 << 24) / 64],
+            seen: seen.try_into().unwrap_or_else(|_| unreachable!()),
         }
     }
 }
@@ -61,12 +76,14 @@ impl Extractor {
         if text.len() < 3 {
             return;
         }
+        let fold = |b: u8| FOLD[usize::from(b)];
         let mut g = (u32::from(fold(text[0])) << 8) | u32::from(fold(text[1]));
         for &b in &text[2..] {
             g = ((g << 8) | u32::from(fold(b))) & 0x00FF_FFFF;
-            let (word, bit) = ((g >> 6) as usize, 1u64 << (g & 63));
-            if self.seen[word] & bit == 0 {
-                self.seen[word] |= bit;
+            // A trigram is < 2^24, so the word index is in bounds of the fixed-size bitmap.
+            let (word, bit) = (&mut self.seen[(g >> 6) as usize], 1u64 << (g & 63));
+            if *word & bit == 0 {
+                *word |= bit;
                 out.push(g);
             }
         }
@@ -108,26 +125,6 @@ pub fn decode(bytes: &[u8], count: usize, out: &mut Vec<u32>) {
     }
 }
 
-/// A posting list under construction: ids must arrive ascending.
-#[derive(Debug, Default)]
-pub struct Postings {
-    /// The encoded gaps.
-    pub bytes: Vec<u8>,
-    /// How many ids.
-    pub count: u32,
-    last: u32,
-}
-
-impl Postings {
-    /// Appends `id` (greater than every id before it).
-    pub fn push(&mut self, id: u32) {
-        let gap = if self.count == 0 { id } else { id - self.last };
-        put_varint(&mut self.bytes, gap);
-        self.last = id;
-        self.count += 1;
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -148,17 +145,34 @@ mod tests {
         assert_eq!(out, vec![pack(b'x', b'y', b'z')]);
         ex.extract(b"ab", &mut out);
         assert!(out.is_empty());
+        // A long text: every distinct trigram once, whatever the repetitions.
+        let long: Vec<u8> = (0..300_000u32).map(|i| (i * i % 251) as u8).collect();
+        ex.extract(&long, &mut out);
+        let n = out.len();
+        out.sort_unstable();
+        out.dedup();
+        assert_eq!(out.len(), n);
+        assert_eq!(out, of_literal(&long));
     }
 
     #[test]
-    fn postings_round_trip() {
+    fn the_fold_table_is_the_fold() {
+        for b in 0..=255u8 {
+            assert_eq!(FOLD[usize::from(b)], fold(b), "{b}");
+        }
+    }
+
+    #[test]
+    fn varints_round_trip() {
         let ids = [0u32, 1, 2, 130, 20_000, 4_000_000_000];
-        let mut p = Postings::default();
+        let mut bytes = Vec::new();
+        let mut last = 0;
         for &id in &ids {
-            p.push(id);
+            put_varint(&mut bytes, id - last);
+            last = id;
         }
         let mut out = Vec::new();
-        decode(&p.bytes, p.count as usize, &mut out);
+        decode(&bytes, ids.len(), &mut out);
         assert_eq!(out, ids);
     }
 }

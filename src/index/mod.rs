@@ -2,12 +2,15 @@
 //! a query must search, never what it finds.
 //!
 //! - [`grams`]: trigram extraction and the posting-list codec.
+//! - [`lists`]: posting lists built in bulk from (trigram, file) pairs.
 //! - [`plan`]: the trigram condition a regex's matches satisfy (from the `regex-syntax` HIR).
-//! - [`store`]: the on-disk image (`.clarvis/index/grep.idx`), checksummed and mapped.
+//! - [`store`]: the on-disk image (`.clarvis/index/grep.idx`), checksummed and mapped;
+//!   [`image`] writes it.
 //! - [`build`]: building an image from grep's own walk.
 //! - [`fresh`]: what changed since the build: the metadata revalidation, watch events.
 //! - [`watch`]: inotify on the indexed directories (Linux).
 //! - `live`: an installed image, its delta and how the delta is kept current.
+//! - `files`: the indexed file list, which answers `glob`.
 //!
 //! Exactness: the index only proposes candidate files; grep searches each with its usual
 //! engine and renders as usual, so results (lines, order, footers) are the scan's. A file
@@ -22,8 +25,11 @@
 //! changed, a rebuild starts in the background.
 
 pub mod build;
+pub mod files;
 pub mod fresh;
 pub mod grams;
+pub mod image;
+pub mod lists;
 mod live;
 pub mod plan;
 pub mod store;
@@ -253,11 +259,56 @@ impl SearchIndex {
         base: &Path,
         query: &plan::Query,
     ) -> Option<Vec<PathBuf>> {
-        if self.mode == Mode::Off {
-            return None;
-        }
         if self.mode == Mode::On {
             self.ensure_started(config);
+        }
+        let root = &config.workspace_root;
+        self.answer(config, base, |store, delta, base_rel| {
+            let ids = query.eval(&mut |g| store.postings(g))?;
+            let mut out = Vec::new();
+            for id in ids {
+                let id = id as usize;
+                let rec = store.file(id);
+                if delta.stale.get(id).copied().unwrap_or(true)
+                    || rec.flags & store::NO_CONTENT != 0
+                    || !under(base_rel, rec.path)
+                    || delta.hidden(rec.path)
+                {
+                    continue;
+                }
+                out.push(root.join(os_str(rec.path)));
+            }
+            for rel in &delta.extra {
+                if under(base_rel, rel) && !delta.hidden(rel) {
+                    out.push(root.join(os_str(rel)));
+                }
+            }
+            out.sort_unstable();
+            out.dedup();
+            Some(out)
+        })
+        .flatten()
+    }
+
+    /// Runs `f` on the image and its delta, brought up to date with the disk, with `base`
+    /// relative to the root; `None` when the index cannot answer for `base` (not ready, not
+    /// trusted, the path not covered by the root walk). Starts a rebuild when the image has
+    /// drifted, or its policy changed (then `None`: scan meanwhile).
+    fn answer<T>(
+        self: &Arc<Self>,
+        config: &Arc<Config>,
+        base: &Path,
+        f: impl FnOnce(&store::Store, &fresh::Delta, &[u8]) -> T,
+    ) -> Option<T> {
+        // Checked before `covered` (which stats the path's components): in the default
+        // "auto" mode most calls find no index, and every glob asks.
+        if self.mode == Mode::Off
+            || !self
+                .state
+                .lock()
+                .is_ok_and(|s| s.trusted && s.live.is_some())
+        {
+            return None;
         }
         let base_rel = covered(config, base)?;
         let mut s = self.state.lock().ok()?;
@@ -274,37 +325,12 @@ impl SearchIndex {
             return None;
         }
         rebuild |= live.delta.drift() > (store.files() / 10).max(1000);
-        let root = &config.workspace_root;
-        let delta = &live.delta;
-        let ids = query.eval(&mut |g| store.postings(g));
-        let out = ids.map(|ids| {
-            let mut out = Vec::new();
-            for id in ids {
-                let id = id as usize;
-                let rec = store.file(id);
-                if delta.stale.get(id).copied().unwrap_or(true)
-                    || rec.flags & store::NO_CONTENT != 0
-                    || !under(&base_rel, rec.path)
-                    || delta.hidden(rec.path)
-                {
-                    continue;
-                }
-                out.push(root.join(os_str(rec.path)));
-            }
-            for rel in &delta.extra {
-                if under(&base_rel, rel) && !delta.hidden(rel) {
-                    out.push(root.join(os_str(rel)));
-                }
-            }
-            out.sort_unstable();
-            out.dedup();
-            out
-        });
+        let out = f(&store, &live.delta, &base_rel);
         drop(s);
         if rebuild {
             self.start(config, false);
         }
-        out
+        Some(out)
     }
 }
 
@@ -323,7 +349,7 @@ fn produce(config: &Arc<Config>, cancel: &Cancel, load: bool) -> Option<(store::
     let t0 = Instant::now();
     let built = build::build(config, cancel, || t0.elapsed().as_millis() as u64)?;
     if !config.read_only {
-        if let Ok(path) = store::persist(&dir, &built.image) {
+        if let Ok(path) = image::persist(&dir, &built.image) {
             if let Ok(s) = store::Store::open(&path) {
                 return Some((s, true));
             }

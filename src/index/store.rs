@@ -1,6 +1,6 @@
 //! The index file: one image, written atomically, checked on open, read through a mapping.
 //!
-//! Layout (little-endian): a 64-byte header; the file table and the directory table
+//! Written by [`super::image`]. Layout (little-endian): a 64-byte header; the file table and the directory table
 //! (48-byte records, sorted by relative path bytes, so a path is found by bisection); the
 //! trigram table (16-byte records `gram, count, offset`, sorted by gram); the path bytes;
 //! the posting lists; and a BLAKE3 hash of everything before it. The image is written to a
@@ -13,14 +13,14 @@
 
 use super::grams;
 use std::fs::Metadata;
-use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::io;
+use std::path::Path;
 
-const MAGIC: &[u8; 8] = b"CLVIDX\0\x01";
-const HEADER: usize = 64;
-const REC: usize = 48;
-const GRAM: usize = 16;
-const SUM: usize = 32;
+pub(super) const MAGIC: &[u8; 8] = b"CLVIDX\0\x01";
+pub(super) const HEADER: usize = 64;
+pub(super) const REC: usize = 48;
+pub(super) const GRAM: usize = 16;
+pub(super) const SUM: usize = 32;
 
 /// File flag: the content is not indexed (binary, over `maxFileBytes`, unreadable) — such
 /// a file is never a candidate unless its metadata changes.
@@ -77,86 +77,6 @@ pub struct Entry {
     pub stamp: Stamp,
     /// [`NO_CONTENT`], [`RACY`].
     pub flags: u32,
-}
-
-/// Serialises an index: `files` and `dirs` sorted by path, `grams` sorted by trigram, ids
-/// in the posting lists being positions in `files`.
-/// `max_file_bytes` is the limit the content was read under (an image built under another
-/// limit is not used); `build_ms` is reported by the status.
-pub fn image(
-    files: &[Entry],
-    dirs: &[Entry],
-    grams: &[(u32, grams::Postings)],
-    max_file_bytes: u64,
-    build_ms: u64,
-) -> Vec<u8> {
-    let paths_len: usize = files.iter().chain(dirs).map(|e| e.path.len()).sum();
-    let post_len: usize = grams.iter().map(|(_, p)| p.bytes.len()).sum();
-    let tables = HEADER + (files.len() + dirs.len()) * REC + grams.len() * GRAM;
-    let mut out = Vec::with_capacity(tables + paths_len + post_len + SUM);
-    let post_off = tables + paths_len;
-    out.extend_from_slice(MAGIC);
-    for v in [
-        files.len() as u64,
-        dirs.len() as u64,
-        grams.len() as u64,
-        tables as u64,
-        post_off as u64,
-        max_file_bytes,
-        build_ms,
-    ] {
-        out.extend_from_slice(&v.to_le_bytes());
-    }
-    out.resize(HEADER, 0);
-    let mut path_at = tables as u64;
-    for e in files.iter().chain(dirs) {
-        out.extend_from_slice(&path_at.to_le_bytes());
-        out.extend_from_slice(&(e.path.len() as u32).to_le_bytes());
-        out.extend_from_slice(&e.flags.to_le_bytes());
-        out.extend_from_slice(&e.stamp.size.to_le_bytes());
-        out.extend_from_slice(&e.stamp.mtime.to_le_bytes());
-        out.extend_from_slice(&e.stamp.ctime.to_le_bytes());
-        out.extend_from_slice(&e.stamp.ino.to_le_bytes());
-        path_at += e.path.len() as u64;
-    }
-    let mut at = post_off as u64;
-    for (g, p) in grams {
-        out.extend_from_slice(&g.to_le_bytes());
-        out.extend_from_slice(&p.count.to_le_bytes());
-        out.extend_from_slice(&at.to_le_bytes());
-        at += p.bytes.len() as u64;
-    }
-    for e in files.iter().chain(dirs) {
-        out.extend_from_slice(&e.path);
-    }
-    for (_, p) in grams {
-        out.extend_from_slice(&p.bytes);
-    }
-    let sum = blake3::hash(&out);
-    out.extend_from_slice(sum.as_bytes());
-    out
-}
-
-/// Writes `bytes` atomically to `dir/grep.idx` (temp file, fsync, rename), creating `dir`
-/// and a `.gitignore` in `.clarvis/` (git must not see the index).
-pub fn persist(dir: &Path, bytes: &[u8]) -> io::Result<PathBuf> {
-    std::fs::create_dir_all(dir)?;
-    if let Some(clarvis) = dir.parent() {
-        if let Ok(mut f) = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(clarvis.join(".gitignore"))
-        {
-            let _ = f.write_all(b"*\n");
-        }
-    }
-    let target = dir.join("grep.idx");
-    let (tmp, mut file) = crate::atomic::create_temp(dir)?;
-    file.write_all(bytes)?;
-    file.sync_all()?;
-    std::fs::rename(tmp.path(), &target)?;
-    tmp.keep();
-    Ok(target)
 }
 
 enum Bytes {
@@ -331,6 +251,32 @@ impl Store {
             .map(|i| i - self.files)
     }
 
+    /// The ids of the files under directory `dir` (relative, `""` = the root): paths are
+    /// sorted bytewise, so they are the contiguous run starting with `dir/`.
+    pub fn files_under(&self, dir: &[u8]) -> std::ops::Range<usize> {
+        if dir.is_empty() {
+            return 0..self.files;
+        }
+        let (mut from, mut to) = (dir.to_vec(), dir.to_vec());
+        from.push(b'/');
+        to.push(b'/' + 1);
+        self.lower_bound(&from)..self.lower_bound(&to)
+    }
+
+    /// The first file id whose path is not below `key`.
+    fn lower_bound(&self, key: &[u8]) -> usize {
+        let (mut lo, mut hi) = (0, self.files);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if self.rec(mid).path < key {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
+
     fn find(&self, mut lo: usize, mut hi: usize, path: &[u8]) -> Option<usize> {
         while lo < hi {
             let mid = (lo + hi) / 2;
@@ -371,6 +317,8 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::index::image::{image, persist};
+    use crate::index::lists::{Lists, Merged};
 
     fn entry(p: &str, size: u64) -> Entry {
         Entry {
@@ -388,12 +336,9 @@ mod tests {
     fn sample() -> Vec<u8> {
         let files = [entry("a.rs", 1), entry("b/c.rs", 2)];
         let dirs = [entry("b", 0)];
-        let mut p = grams::Postings::default();
-        p.push(0);
-        p.push(1);
-        let mut q = grams::Postings::default();
-        q.push(1);
-        image(&files, &dirs, &[(5, p), (9, q)], 1000, 3)
+        let mut pairs = vec![5 << 32, (5 << 32) | 1, (9 << 32) | 1];
+        let lists = Lists::from_pairs(&mut pairs, &mut Vec::new());
+        image(&files, &dirs, &Merged::new(vec![lists]), 1000, 3)
     }
 
     #[test]
@@ -415,6 +360,9 @@ mod tests {
         assert_eq!(s.find_file(b"b"), None);
         assert_eq!(s.find_dir(b"b"), Some(0));
         assert_eq!(s.find_dir(b"a.rs"), None);
+        assert_eq!(s.files_under(b"b"), 1..2);
+        assert_eq!(s.files_under(b""), 0..2);
+        assert!(s.files_under(b"a").is_empty() && s.files_under(b"b/c").is_empty());
         assert_eq!(s.postings(5), [0, 1]);
         assert_eq!(s.postings(9), [1]);
         assert!(s.postings(6).is_empty());

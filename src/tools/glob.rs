@@ -142,6 +142,16 @@ impl Drop for Found<'_> {
     }
 }
 
+/// The instant `ns` nanoseconds from the epoch (the index's stamps).
+fn system_time(ns: i64) -> SystemTime {
+    let d = std::time::Duration::from_nanos(ns.unsigned_abs());
+    if ns >= 0 {
+        UNIX_EPOCH + d
+    } else {
+        UNIX_EPOCH - d
+    }
+}
+
 /// Milliseconds since the epoch as a double, as Node's `mtimeMs` computes it, so ties break
 /// exactly where the original's did.
 fn mtime_ms(t: SystemTime) -> Option<f64> {
@@ -169,50 +179,83 @@ fn run(call: &Call) -> ToolResult<String> {
     if call.cancel.is_cancelled() {
         return Err(ToolError::aborted());
     }
-    let policy = Arc::new(Policy::new(
-        call.config.clone(),
-        &base,
-        respect,
-        call.warnings.clone(),
-    ));
-    let found: Mutex<Vec<(f64, String)>> = Mutex::new(Vec::new());
     let guard = workspace::Guard::new(&call.config);
     let base_dir = BaseDir::open(&base).confine(&guard);
-    // The pattern is tested before the ignore policy (see `walk_wanted`).
-    let wanted: Wanted = {
-        let base = base.clone();
-        Arc::new(move |entry: &ignore::DirEntry| {
-            relative(&base, entry.path()).is_some_and(|rel| matcher.is_match(&*rel))
-        })
-    };
-    walk_wanted(&base, policy, &call.cancel, Some(wanted), || {
-        let (config, base_dir, guard) = (&call.config, &base_dir, &guard);
-        let mut mine = Found {
-            local: Vec::new(),
-            all: &found,
+    let config = &call.config;
+    // A file whose stat fails (vanished, unreadable) is silently dropped. When confined, the
+    // file is opened (O_PATH, not followed) and stat'd through a descriptor checked against
+    // the root: the walk goes by path, and a directory swapped for a symlink mid-walk must
+    // not list the outside.
+    let stat_ms = |path: &Path| -> Option<f64> {
+        let modified = if guard.is_on() {
+            base_dir
+                .open_entry(path)
+                .ok()
+                .filter(|o| o.beneath || guard.allows(&o.file, path))
+                .and_then(|o| o.file.metadata().ok())
+                .filter(|m| m.is_file())
+                .and_then(|m| m.modified().ok())
+        } else {
+            base_dir.mtime(path).ok()
         };
-        Box::new(move |entry: &ignore::DirEntry| {
-            // A file whose stat fails (vanished, unreadable) is silently dropped. When
-            // confined, the file is opened (O_PATH, not followed) and stat'd through a
-            // descriptor checked against the root: the walk goes by path, and a directory
-            // swapped for a symlink mid-walk must not list the outside.
-            let modified = if guard.is_on() {
-                base_dir
-                    .open_entry(entry.path())
-                    .ok()
-                    .filter(|o| o.beneath || guard.allows(&o.file, entry.path()))
-                    .and_then(|o| o.file.metadata().ok())
-                    .filter(|m| m.is_file())
-                    .and_then(|m| m.modified().ok())
-            } else {
-                base_dir.mtime(entry.path()).ok()
+        modified.and_then(mtime_ms)
+    };
+    // A ready index lists the files without a walk (the same files: its freshness machinery
+    // names every file changed or created since it was built, and those are stat'ed here).
+    let indexed = if respect {
+        config
+            .search_index
+            .files(config, &base, |rel| matcher.is_match(rel))
+    } else {
+        None
+    };
+    let found: Mutex<Vec<(f64, String)>> = Mutex::new(Vec::new());
+    if let Some(listed) = indexed {
+        let mut files = Vec::with_capacity(listed.len());
+        for l in listed {
+            let ms = match l.mtime {
+                Some(ns) => mtime_ms(system_time(ns)),
+                // Changed since the build: what is there now, if it is still a file.
+                None => std::fs::symlink_metadata(&l.abs)
+                    .is_ok_and(|m| m.is_file())
+                    .then(|| stat_ms(&l.abs))
+                    .flatten(),
             };
-            let Some(ms) = modified.and_then(mtime_ms) else {
-                return;
+            if let Some(ms) = ms {
+                files.push((ms, display(config, &l.abs)));
+            }
+        }
+        if let Ok(mut f) = found.lock() {
+            *f = files;
+        }
+    } else {
+        let policy = Arc::new(Policy::new(
+            call.config.clone(),
+            &base,
+            respect,
+            call.warnings.clone(),
+        ));
+        // The pattern is tested before the ignore policy (see `walk_wanted`).
+        let wanted: Wanted = {
+            let base = base.clone();
+            Arc::new(move |entry: &ignore::DirEntry| {
+                relative(&base, entry.path()).is_some_and(|rel| matcher.is_match(&*rel))
+            })
+        };
+        walk_wanted(&base, policy, &call.cancel, Some(wanted), || {
+            let (stat_ms, found) = (&stat_ms, &found);
+            let mut mine = Found {
+                local: Vec::new(),
+                all: found,
             };
-            mine.local.push((ms, display(config, entry.path())));
-        }) as Box<dyn FnMut(&ignore::DirEntry) + Send>
-    });
+            Box::new(move |entry: &ignore::DirEntry| {
+                let Some(ms) = stat_ms(entry.path()) else {
+                    return;
+                };
+                mine.local.push((ms, display(config, entry.path())));
+            }) as Box<dyn FnMut(&ignore::DirEntry) + Send>
+        });
+    }
     if call.cancel.is_cancelled() {
         return Err(ToolError::aborted());
     }

@@ -1,0 +1,85 @@
+//! Writing an index image (the layout is described in [`super::store`]): serialised in
+//! memory, then persisted atomically.
+
+use super::lists::Merged;
+use super::store::{Entry, GRAM, HEADER, MAGIC, REC, SUM};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+/// Serialises an index: `files` and `dirs` sorted by path, `lists` the posting lists, whose
+/// ids are positions in `files`.
+/// `max_file_bytes` is the limit the content was read under (an image built under another
+/// limit is not used); `build_ms` is reported by the status.
+pub fn image(
+    files: &[Entry],
+    dirs: &[Entry],
+    lists: &Merged,
+    max_file_bytes: u64,
+    build_ms: u64,
+) -> Vec<u8> {
+    let paths_len: usize = files.iter().chain(dirs).map(|e| e.path.len()).sum();
+    let grams = &lists.table;
+    let tables = HEADER + (files.len() + dirs.len()) * REC + grams.len() * GRAM;
+    let mut out = Vec::with_capacity(tables + paths_len + lists.bytes_len() + SUM);
+    let post_off = tables + paths_len;
+    out.extend_from_slice(MAGIC);
+    for v in [
+        files.len() as u64,
+        dirs.len() as u64,
+        grams.len() as u64,
+        tables as u64,
+        post_off as u64,
+        max_file_bytes,
+        build_ms,
+    ] {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    out.resize(HEADER, 0);
+    let mut path_at = tables as u64;
+    for e in files.iter().chain(dirs) {
+        out.extend_from_slice(&path_at.to_le_bytes());
+        out.extend_from_slice(&(e.path.len() as u32).to_le_bytes());
+        out.extend_from_slice(&e.flags.to_le_bytes());
+        out.extend_from_slice(&e.stamp.size.to_le_bytes());
+        out.extend_from_slice(&e.stamp.mtime.to_le_bytes());
+        out.extend_from_slice(&e.stamp.ctime.to_le_bytes());
+        out.extend_from_slice(&e.stamp.ino.to_le_bytes());
+        path_at += e.path.len() as u64;
+    }
+    let mut at = post_off as u64;
+    for &(g, count, len) in grams {
+        out.extend_from_slice(&g.to_le_bytes());
+        out.extend_from_slice(&count.to_le_bytes());
+        out.extend_from_slice(&at.to_le_bytes());
+        at += len;
+    }
+    for e in files.iter().chain(dirs) {
+        out.extend_from_slice(&e.path);
+    }
+    lists.write(&mut out);
+    let sum = blake3::hash(&out);
+    out.extend_from_slice(sum.as_bytes());
+    out
+}
+
+/// Writes `bytes` atomically to `dir/grep.idx` (temp file, fsync, rename), creating `dir`
+/// and a `.gitignore` in `.clarvis/` (git must not see the index).
+pub fn persist(dir: &Path, bytes: &[u8]) -> io::Result<PathBuf> {
+    std::fs::create_dir_all(dir)?;
+    if let Some(clarvis) = dir.parent() {
+        if let Ok(mut f) = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(clarvis.join(".gitignore"))
+        {
+            let _ = f.write_all(b"*\n");
+        }
+    }
+    let target = dir.join("grep.idx");
+    let (tmp, mut file) = crate::atomic::create_temp(dir)?;
+    file.write_all(bytes)?;
+    file.sync_all()?;
+    std::fs::rename(tmp.path(), &target)?;
+    tmp.keep();
+    Ok(target)
+}

@@ -1,0 +1,272 @@
+//! Posting lists built in bulk, without a container per trigram.
+//!
+//! A build splits the files (numbered in path order) into contiguous id ranges. A thread
+//! takes a range, extracts every file's distinct trigrams as `gram << 32 | id` pairs into
+//! one reused vector, and turns them into that range's lists with one stable radix sort on
+//! the gram ([`Lists::from_pairs`]): ids were appended in ascending order, so each gram's ids
+//! come out ascending, ready for gap encoding. A per-trigram `Vec` (or a hash map of them)
+//! costs an allocation and a cache miss per pair; the sort streams through memory.
+//! The ranges' lists are then concatenated gram by gram in range order ([`Merged`]), which
+//! keeps every list ascending: only the first gap of each later range is re-encoded.
+
+use super::grams::put_varint;
+
+/// One trigram's list within a [`Lists`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Gram {
+    /// The trigram.
+    pub gram: u32,
+    /// How many ids.
+    pub count: u32,
+    /// The first id (stored absolute at the start of the list).
+    pub first: u32,
+    /// The last id.
+    pub last: u32,
+    /// Length of the encoded list in bytes.
+    pub len: u32,
+}
+
+/// The posting lists of a range of file ids: grams ascending, their encoded lists
+/// concatenated in the same order (LEB128 gaps, the first id absolute).
+#[derive(Debug, Default)]
+pub struct Lists {
+    /// The grams, ascending.
+    pub grams: Vec<Gram>,
+    /// The encoded lists, in gram order.
+    pub bytes: Vec<u8>,
+}
+
+/// A stable LSD radix sort of `pairs` on bits 32..56 (the trigram), three 8-bit passes
+/// through `scratch`.
+fn sort_by_gram(pairs: &mut Vec<u64>, scratch: &mut Vec<u64>) {
+    let mut counts = [[0usize; 256]; 3];
+    for &p in pairs.iter() {
+        for (pass, c) in counts.iter_mut().enumerate() {
+            c[((p >> (32 + 8 * pass)) & 0xFF) as usize] += 1;
+        }
+    }
+    scratch.clear();
+    scratch.resize(pairs.len(), 0);
+    for (pass, c) in counts.iter_mut().enumerate() {
+        // A pass whose digit is the same everywhere would only copy.
+        if c.contains(&pairs.len()) {
+            continue;
+        }
+        let mut at = 0;
+        for n in c.iter_mut() {
+            let here = *n;
+            *n = at;
+            at += here;
+        }
+        let shift = 32 + 8 * pass;
+        for &p in pairs.iter() {
+            let d = ((p >> shift) & 0xFF) as usize;
+            scratch[c[d]] = p;
+            c[d] += 1;
+        }
+        std::mem::swap(pairs, scratch);
+    }
+}
+
+impl Lists {
+    /// The lists of `pairs` (`gram << 32 | id`, each pair once, ids ascending in the order
+    /// given for any one gram). Sorts `pairs` in place; `scratch` is working memory.
+    pub fn from_pairs(pairs: &mut Vec<u64>, scratch: &mut Vec<u64>) -> Lists {
+        sort_by_gram(pairs, scratch);
+        let mut out = Lists {
+            grams: Vec::new(),
+            bytes: Vec::with_capacity(pairs.len() + pairs.len() / 4),
+        };
+        let mut i = 0;
+        while i < pairs.len() {
+            let gram = (pairs[i] >> 32) as u32;
+            let start = out.bytes.len();
+            let first = pairs[i] as u32;
+            let mut last = first;
+            put_varint(&mut out.bytes, first);
+            let mut j = i + 1;
+            while j < pairs.len() && (pairs[j] >> 32) as u32 == gram {
+                let id = pairs[j] as u32;
+                put_varint(&mut out.bytes, id - last);
+                last = id;
+                j += 1;
+            }
+            out.grams.push(Gram {
+                gram,
+                count: (j - i) as u32,
+                first,
+                last,
+                len: (out.bytes.len() - start) as u32,
+            });
+            i = j;
+        }
+        out
+    }
+}
+
+fn varint_len(v: u32) -> usize {
+    match v {
+        0..=0x7F => 1,
+        0x80..=0x3FFF => 2,
+        0x4000..=0x1F_FFFF => 3,
+        0x20_0000..=0x0FFF_FFFF => 4,
+        _ => 5,
+    }
+}
+
+/// The lists of consecutive id ranges, concatenated per trigram (ranges given in id order).
+pub struct Merged {
+    parts: Vec<Lists>,
+    /// Per trigram, ascending: `(gram, count, encoded length)`.
+    pub table: Vec<(u32, u32, u64)>,
+}
+
+/// Visits every trigram of `parts` in ascending order with the parts that hold it, in part
+/// order, as `(part, index of the gram in that part)`. A linear k-way merge: parts are few
+/// (tens), trigrams a few hundred thousand.
+fn each_gram(parts: &[Lists], mut visit: impl FnMut(u32, &[(usize, usize)])) {
+    let mut at = vec![0usize; parts.len()];
+    let mut holders = Vec::with_capacity(parts.len());
+    loop {
+        let next = parts
+            .iter()
+            .zip(&at)
+            .filter_map(|(p, &i)| p.grams.get(i).map(|g| g.gram))
+            .min();
+        let Some(gram) = next else { break };
+        holders.clear();
+        for (k, p) in parts.iter().enumerate() {
+            if p.grams.get(at[k]).is_some_and(|g| g.gram == gram) {
+                holders.push((k, at[k]));
+                at[k] += 1;
+            }
+        }
+        visit(gram, &holders);
+    }
+}
+
+impl Merged {
+    /// Merges `parts`, the lists of consecutive id ranges in id order.
+    pub fn new(parts: Vec<Lists>) -> Merged {
+        let mut table = Vec::new();
+        each_gram(&parts, |gram, holders| {
+            let (mut count, mut len, mut last) = (0u32, 0u64, None::<u32>);
+            for &(k, i) in holders {
+                let g = parts[k].grams[i];
+                count += g.count;
+                len += u64::from(g.len);
+                if let Some(last) = last {
+                    len = len + varint_len(g.first - last) as u64 - varint_len(g.first) as u64;
+                }
+                last = Some(g.last);
+            }
+            table.push((gram, count, len));
+        });
+        Merged { parts, table }
+    }
+
+    /// Total encoded length of all lists.
+    pub fn bytes_len(&self) -> usize {
+        self.table.iter().map(|t| t.2 as usize).sum()
+    }
+
+    /// Appends every list, in [`Merged::table`] order, to `out`.
+    pub fn write(&self, out: &mut Vec<u8>) {
+        let starts: Vec<Vec<usize>> = self
+            .parts
+            .iter()
+            .map(|p| {
+                p.grams
+                    .iter()
+                    .scan(0usize, |at, g| {
+                        let here = *at;
+                        *at += g.len as usize;
+                        Some(here)
+                    })
+                    .collect()
+            })
+            .collect();
+        each_gram(&self.parts, |_, holders| {
+            let mut last = None::<u32>;
+            for &(k, i) in holders {
+                let (p, g) = (&self.parts[k], self.parts[k].grams[i]);
+                let start = starts[k][i];
+                let list = &p.bytes[start..start + g.len as usize];
+                match last {
+                    None => out.extend_from_slice(list),
+                    Some(last) => {
+                        // The range's first id, absolute in its own list, becomes a gap.
+                        put_varint(out, g.first - last);
+                        out.extend_from_slice(&list[varint_len(g.first)..]);
+                    }
+                }
+                last = Some(g.last);
+            }
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::grams::decode;
+
+    fn lists(pairs: &[(u32, u32)]) -> Lists {
+        let mut p: Vec<u64> = pairs
+            .iter()
+            .map(|&(g, id)| (u64::from(g) << 32) | u64::from(id))
+            .collect();
+        Lists::from_pairs(&mut p, &mut Vec::new())
+    }
+
+    fn decoded(m: &Merged) -> Vec<(u32, Vec<u32>)> {
+        let mut bytes = Vec::new();
+        m.write(&mut bytes);
+        assert_eq!(bytes.len(), m.bytes_len());
+        let mut at = 0;
+        m.table
+            .iter()
+            .map(|&(g, count, len)| {
+                let mut ids = Vec::new();
+                decode(&bytes[at..at + len as usize], count as usize, &mut ids);
+                at += len as usize;
+                (g, ids)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn ranges_concatenate_into_ascending_lists() {
+        // Grams over all three radix digits; ids crossing varint widths between ranges.
+        let a = lists(&[
+            (0xABCDEF, 0),
+            (7, 0),
+            (0xABCDEF, 5),
+            (7, 100),
+            (0x10000, 127),
+        ]);
+        let b = lists(&[(7, 128), (0xABCDEF, 20_000), (0x20, 20_001)]);
+        let c = lists(&[(0x20, 3_000_000), (7, 4_000_000_000)]);
+        assert_eq!(
+            a.grams.iter().map(|g| g.gram).collect::<Vec<_>>(),
+            [7, 0x10000, 0xABCDEF]
+        );
+        let m = Merged::new(vec![a, b, c]);
+        assert_eq!(
+            decoded(&m),
+            [
+                (7, vec![0, 100, 128, 4_000_000_000]),
+                (0x20, vec![20_001, 3_000_000]),
+                (0x10000, vec![127]),
+                (0xABCDEF, vec![0, 5, 20_000]),
+            ]
+        );
+        assert_eq!(m.table[0].1, 4);
+    }
+
+    #[test]
+    fn no_parts_no_lists() {
+        let m = Merged::new(vec![Lists::default(), lists(&[])]);
+        assert!(m.table.is_empty() && decoded(&m).is_empty());
+    }
+}
