@@ -100,6 +100,15 @@ pub fn relative<'p>(base: &Path, path: &'p Path) -> Option<Cow<'p, str>> {
     Some(rel.to_string_lossy())
 }
 
+/// The walk's filter for `matcher`: an entry is wanted when its path relative to `base`
+/// matches (tested before the ignore policy, see `walk_wanted`).
+pub fn wanted(base: &Path, matcher: GlobMatcher) -> Wanted {
+    let base = base.to_path_buf();
+    Arc::new(move |entry: &ignore::DirEntry| {
+        relative(&base, entry.path()).is_some_and(|rel| matcher.is_match(&*rel))
+    })
+}
+
 /// `path` below `dir` when its bytes are `dir`, `/`, then the rest (no parsing).
 fn strip_dir<'p>(dir: &Path, path: &'p Path) -> Option<&'p Path> {
     let (d, p) = (
@@ -235,26 +244,25 @@ fn run(call: &Call) -> ToolResult<String> {
             respect,
             call.warnings.clone(),
         ));
-        // The pattern is tested before the ignore policy (see `walk_wanted`).
-        let wanted: Wanted = {
-            let base = base.clone();
-            Arc::new(move |entry: &ignore::DirEntry| {
-                relative(&base, entry.path()).is_some_and(|rel| matcher.is_match(&*rel))
-            })
-        };
-        walk_wanted(&base, policy, &call.cancel, Some(wanted), || {
-            let (stat_ms, found) = (&stat_ms, &found);
-            let mut mine = Found {
-                local: Vec::new(),
-                all: found,
-            };
-            Box::new(move |entry: &ignore::DirEntry| {
-                let Some(ms) = stat_ms(entry.path()) else {
-                    return;
+        walk_wanted(
+            &base,
+            policy,
+            &call.cancel,
+            Some(wanted(&base, matcher)),
+            || {
+                let (stat_ms, found) = (&stat_ms, &found);
+                let mut mine = Found {
+                    local: Vec::new(),
+                    all: found,
                 };
-                mine.local.push((ms, display(config, entry.path())));
-            }) as Box<dyn FnMut(&ignore::DirEntry) + Send>
-        });
+                Box::new(move |entry: &ignore::DirEntry| {
+                    let Some(ms) = stat_ms(entry.path()) else {
+                        return;
+                    };
+                    mine.local.push((ms, display(config, entry.path())));
+                }) as Box<dyn FnMut(&ignore::DirEntry) + Send>
+            },
+        );
     }
     if call.cancel.is_cancelled() {
         return Err(ToolError::aborted());

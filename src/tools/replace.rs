@@ -1,7 +1,7 @@
 //! `replace`: project-wide find/replace with JavaScript regex semantics, previewed by
 //! default and applied all files or none through the patch commit journal (LATER §5).
 
-use super::glob::{compile, relative};
+use super::glob::{compile, wanted};
 use super::{change_annotations, object_schema, Call, Handler, Output, ToolDef};
 use crate::atomic;
 use crate::eol::EditableText;
@@ -11,7 +11,7 @@ use crate::patch::commit::{self, Op};
 use crate::schema::{bool_arg, str_arg};
 use crate::search::at::BaseDir;
 use crate::search::policy::Policy;
-use crate::search::walk::{walk_wanted, Wanted};
+use crate::search::walk::walk_wanted;
 use crate::text::{self, js_cmp};
 use crate::{textdiff, workspace};
 use serde_json::{json, Value};
@@ -186,34 +186,34 @@ impl Search<'_> {
         // or checked against the root one by one where that is unavailable, as grep does.
         let guard = workspace::Guard::new(&call.config);
         let base_dir = BaseDir::open(&base).confine(&guard);
-        let wanted: Wanted = {
-            let base = base.clone();
-            Arc::new(move |entry: &ignore::DirEntry| {
-                relative(&base, entry.path()).is_some_and(|rel| matcher.is_match(&*rel))
-            })
-        };
         let found: Mutex<Vec<Changed>> = Mutex::new(Vec::new());
-        walk_wanted(&base, policy, &call.cancel, Some(wanted), || {
-            let (base_dir, guard, found) = (&base_dir, &guard, &found);
-            let mut mine = Collected {
-                local: Vec::new(),
-                all: found,
-            };
-            Box::new(move |entry: &ignore::DirEntry| {
-                let path = entry.path();
-                let Ok(opened) = base_dir.open_file(path) else {
-                    return;
+        walk_wanted(
+            &base,
+            policy,
+            &call.cancel,
+            Some(wanted(&base, matcher)),
+            || {
+                let (base_dir, guard, found) = (&base_dir, &guard, &found);
+                let mut mine = Collected {
+                    local: Vec::new(),
+                    all: found,
                 };
-                if !opened.beneath && !guard.allows(&opened.file, path) {
-                    return;
-                }
-                let shown = workspace::display(&call.config, path);
-                let Ok(bytes) = text::load_opened(&call.config, &opened.file, &shown) else {
-                    return;
-                };
-                mine.local.extend(self.scan(path, &bytes));
-            }) as Box<dyn FnMut(&ignore::DirEntry) + Send>
-        });
+                Box::new(move |entry: &ignore::DirEntry| {
+                    let path = entry.path();
+                    let Ok(opened) = base_dir.open_file(path) else {
+                        return;
+                    };
+                    if !opened.beneath && !guard.allows(&opened.file, path) {
+                        return;
+                    }
+                    let shown = workspace::display(&call.config, path);
+                    let Ok(bytes) = text::load_opened(&call.config, &opened.file, &shown) else {
+                        return;
+                    };
+                    mine.local.extend(self.scan(path, &bytes));
+                }) as Box<dyn FnMut(&ignore::DirEntry) + Send>
+            },
+        );
         Ok(self.found(found.into_inner().unwrap_or_default()))
     }
 
