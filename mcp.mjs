@@ -86,10 +86,11 @@ async function callCheckpointTool(agentTools, def, args) {
   }
 }
 
-// An `onOutput` that reports each chunk as a progress notification for `token`, and a
-// `flush()` that waits until every notification went to the transport: the SDK sends a
-// notification after some awaits of its own, so without the wait the last chunk's could
-// follow the response, and the client drops progress that arrives after the result.
+// An `onOutput` that reports each chunk as a progress notification for `token`, a `flush()`
+// that waits until every notification reached the transport, and `sent()`. The SDK client
+// handles a notification a microtask after a response read in the same chunk, and forgets
+// the token with the response, so the handler answers only after a flush and a short pause
+// (SPEC §9).
 function progressTo(extra, token) {
   let progress = 0
   const pending = []
