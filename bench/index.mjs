@@ -88,28 +88,36 @@ const QUERIES = [
   ['common word, files', { pattern: 'return' }, ['-l', 'return']],
 ]
 
-console.log('\n| query | rg ms | scan ms | indexed ms | rg/indexed | scan/indexed | indexed = scan |')
-console.log('|---|---:|---:|---:|---:|---:|---|')
-for (const [label, args, rgArgs] of QUERIES) {
-  const s = { rg: [], scan: [], idx: [] }
-  let same = true
-  for (let r = 0; r < rounds + 1; r++) {
-    const a = await time(() => capture(rg, [...RG_POLICY, ...rgArgs], root))
-    let scanText, idxText
-    const b = await time(async () => {
-      scanText = text(await off.callTool('grep', args))
-    })
-    const c = await time(async () => {
-      idxText = text(await on.callTool('grep', args))
-    })
-    same &&= scanText === idxText
-    if (r > 0) s.rg.push(a), s.scan.push(b), s.idx.push(c)
+/**
+ * One table: per row, rg against our `tool` with searchIndex "off" (`base`, the scan or walk)
+ * and with the index, medians of `rounds` after a warm-up, and whether both answers are equal.
+ */
+async function compare(tool, base, rows) {
+  console.log(`\n| ${tool === 'grep' ? 'query' : 'glob'} | rg ms | ${base} ms | indexed ms | rg/indexed | ${base}/indexed | indexed = ${base} |`)
+  console.log('|---|---:|---:|---:|---:|---:|---|')
+  for (const [label, args, rgArgs] of rows) {
+    const s = { rg: [], base: [], idx: [] }
+    let same = true
+    for (let r = 0; r < rounds + 1; r++) {
+      const a = await time(() => capture(rg, [...RG_POLICY, ...rgArgs], root))
+      let baseText, idxText
+      const b = await time(async () => {
+        baseText = text(await off.callTool(tool, args))
+      })
+      const c = await time(async () => {
+        idxText = text(await on.callTool(tool, args))
+      })
+      same &&= baseText === idxText
+      if (r > 0) s.rg.push(a), s.base.push(b), s.idx.push(c)
+    }
+    const [a, b, c] = [median(s.rg), median(s.base), median(s.idx)]
+    console.log(
+      `| ${label} | ${a.toFixed(1)} | ${b.toFixed(1)} | ${c.toFixed(1)} | ${(a / c).toFixed(1)}× | ${(b / c).toFixed(1)}× | ${same ? 'yes' : 'NO'} |`,
+    )
   }
-  const [a, b, c] = [median(s.rg), median(s.scan), median(s.idx)]
-  console.log(
-    `| ${label} | ${a.toFixed(1)} | ${b.toFixed(1)} | ${c.toFixed(1)} | ${(a / c).toFixed(1)}× | ${(b / c).toFixed(1)}× | ${same ? 'yes' : 'NO'} |`,
-  )
 }
+
+await compare('grep', 'scan', QUERIES)
 
 // glob: the walk (searchIndex "off") against the index's file list, and rg --files sorted by
 // mtime (as bench/search.mjs).
@@ -117,28 +125,7 @@ const GLOBS = [
   ['glob **/*.rs', { pattern: '**/*.rs' }, ['--files', '-g', '*.rs', '--sortr', 'modified']],
   ['glob **/index.d.ts', { pattern: '**/index.d.ts' }, ['--files', '-g', 'index.d.ts', '--sortr', 'modified']],
 ]
-console.log('\n| glob | rg --files ms | walk ms | indexed ms | rg/indexed | walk/indexed | indexed = walk |')
-console.log('|---|---:|---:|---:|---:|---:|---|')
-for (const [label, args, rgArgs] of GLOBS) {
-  const s = { rg: [], walk: [], idx: [] }
-  let same = true
-  for (let r = 0; r < rounds + 1; r++) {
-    const a = await time(() => capture(rg, [...RG_POLICY, ...rgArgs], root))
-    let walkText, idxText
-    const b = await time(async () => {
-      walkText = text(await off.callTool('glob', args))
-    })
-    const c = await time(async () => {
-      idxText = text(await on.callTool('glob', args))
-    })
-    same &&= walkText === idxText
-    if (r > 0) s.rg.push(a), s.walk.push(b), s.idx.push(c)
-  }
-  const [a, b, c] = [median(s.rg), median(s.walk), median(s.idx)]
-  console.log(
-    `| ${label} | ${a.toFixed(1)} | ${b.toFixed(1)} | ${c.toFixed(1)} | ${(a / c).toFixed(1)}× | ${(b / c).toFixed(1)}× | ${same ? 'yes' : 'NO'} |`,
-  )
-}
+await compare('glob', 'walk', GLOBS)
 
 const rssAfter = process.memoryUsage().rss
 console.log(

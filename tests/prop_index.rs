@@ -179,25 +179,15 @@ fn edit() -> impl Strategy<Value = Edit> {
     ]
 }
 
-fn grep(config: &Arc<Config>, q: &Query) -> String {
+/// Runs the blocking tool `name` with `args`, as text (or the error).
+fn run_tool(config: &Arc<Config>, name: &str, args: Value) -> String {
     let def = tools::all()
         .iter()
-        .find(|t| t.name == "grep")
-        .expect("grep");
+        .find(|t| t.name == name)
+        .expect("a registered tool");
     let Handler::Blocking(run) = def.handler else {
-        panic!("grep is blocking")
+        panic!("{name} is blocking")
     };
-    let mut args = json!({
-        "pattern": q.pattern,
-        "ignore_case": q.ignore_case,
-        "multiline": q.multiline,
-        "output_mode": q.mode,
-        "path": q.path,
-        "context": q.context,
-    });
-    if let Some(g) = q.glob {
-        args["glob"] = Value::from(g);
-    }
     let call = Call {
         args: args.as_object().cloned().unwrap_or_default(),
         config: config.clone(),
@@ -211,29 +201,24 @@ fn grep(config: &Arc<Config>, q: &Query) -> String {
     }
 }
 
+fn grep(config: &Arc<Config>, q: &Query) -> String {
+    let mut args = json!({
+        "pattern": q.pattern,
+        "ignore_case": q.ignore_case,
+        "multiline": q.multiline,
+        "output_mode": q.mode,
+        "path": q.path,
+        "context": q.context,
+    });
+    if let Some(g) = q.glob {
+        args["glob"] = Value::from(g);
+    }
+    run_tool(config, "grep", args)
+}
+
 /// `glob` of `pattern` under `path`, as text (or the error).
 fn glob(config: &Arc<Config>, pattern: &str, path: &str) -> String {
-    let def = tools::all()
-        .iter()
-        .find(|t| t.name == "glob")
-        .expect("glob");
-    let Handler::Blocking(run) = def.handler else {
-        panic!("glob is blocking")
-    };
-    let call = Call {
-        args: json!({ "pattern": pattern, "path": path })
-            .as_object()
-            .cloned()
-            .unwrap_or_default(),
-        config: config.clone(),
-        cancel: Cancel::new(),
-        warnings: Warnings::default(),
-        on_output: None,
-    };
-    match run(&call) {
-        Ok(o) => o.joined_text(),
-        Err(e) => format!("error {}: {}", e.code.as_str(), e.message),
-    }
+    run_tool(config, "glob", json!({ "pattern": pattern, "path": path }))
 }
 
 const GLOBS: &[&str] = &[

@@ -213,10 +213,7 @@ impl NativeTools {
         args_json: Option<String>,
         args_error: Option<String>,
     ) -> String {
-        let args = match args_error {
-            Some(why) => dispatch::Args::NotJson(why),
-            None => dispatch::parse_args(args_json.as_deref()),
-        };
+        let args = call_args(args_json, args_error);
         match dispatch::validate(&name, args, &self.config) {
             Ok((dispatch::Target::Builtin(_), args)) => {
                 serde_json::json!({ "ok": true, "args": args }).to_string()
@@ -263,10 +260,7 @@ impl NativeTools {
     ) -> Result<PromiseRaw<'env, Either<Text, NativeOutcome>>> {
         let config = self.config.clone();
         let cancel = cancel.map(|c| c.inner.clone()).unwrap_or_default();
-        let args = match args_error {
-            Some(why) => dispatch::Args::NotJson(why),
-            None => dispatch::parse_args(args_json.as_deref()),
-        };
+        let args = call_args(args_json, args_error);
         if dispatch::runs_inline(&name, &config) {
             let task = InlineCall {
                 call: Some((name, args, config, cancel)),
@@ -319,10 +313,7 @@ impl NativeTools {
         use napi::threadsafe_function::ThreadsafeFunctionCallMode::NonBlocking;
         let config = self.config.clone();
         let cancel = cancel.map(|c| c.inner.clone()).unwrap_or_default();
-        let args = match args_error {
-            Some(why) => dispatch::Args::NotJson(why),
-            None => dispatch::parse_args(args_json.as_deref()),
-        };
+        let args = call_args(args_json, args_error);
         let tsfn = std::sync::Arc::new(on_output);
         let feed = tsfn.clone();
         let sink = crate::process::live::OutputSink::new(move |stream, text| {
@@ -340,6 +331,14 @@ impl NativeTools {
             );
             Ok(crossing(out))
         })
+    }
+}
+
+/// A call's arguments: `JSON.stringify(args)`, or why they could not be stringified.
+fn call_args(args_json: Option<String>, args_error: Option<String>) -> dispatch::Args {
+    match args_error {
+        Some(why) => dispatch::Args::NotJson(why),
+        None => dispatch::parse_args(args_json.as_deref()),
     }
 }
 

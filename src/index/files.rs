@@ -8,7 +8,6 @@
 
 use super::{os_str, under, SearchIndex};
 use crate::config::Config;
-use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -45,11 +44,7 @@ impl SearchIndex {
                 } else {
                     &rel[base_rel.len() + 1..]
                 };
-                let ok = match String::from_utf8_lossy(from_base) {
-                    Cow::Borrowed(s) => wanted(s),
-                    Cow::Owned(s) => wanted(&s),
-                };
-                ok.then(|| root.join(os_str(rel)))
+                wanted(&String::from_utf8_lossy(from_base)).then(|| root.join(os_str(rel)))
             };
             let mut out = Vec::new();
             for id in 0..store.files() {

@@ -150,12 +150,11 @@ fn put(entry: Entry) {
 /// common suffix, on UTF-8 character boundaries.
 pub fn edit_between(old: &str, new: &str) -> InputEdit {
     let (o, n) = (old.as_bytes(), new.as_bytes());
-    let mut start = common_len(o.iter(), n.iter(), o, n, true);
+    let mut start = common_len(o, n, true);
     while !old.is_char_boundary(start) {
         start -= 1;
     }
-    let (ro, rn) = (&o[start..], &n[start..]);
-    let mut suffix = common_len(ro.iter().rev(), rn.iter().rev(), ro, rn, false);
+    let mut suffix = common_len(&o[start..], &n[start..], false);
     while !old.is_char_boundary(o.len() - suffix) {
         suffix -= 1;
     }
@@ -171,42 +170,33 @@ pub fn edit_between(old: &str, new: &str) -> InputEdit {
 }
 
 /// The length of the common prefix (`front`) or suffix of `a` and `b`: whole 64-byte blocks
-/// first (a `memcmp` each), then byte by byte through the iterators.
-fn common_len<'a>(
-    ai: impl Iterator<Item = &'a u8>,
-    bi: impl Iterator<Item = &'a u8>,
-    a: &[u8],
-    b: &[u8],
-    front: bool,
-) -> usize {
+/// first (a `memcmp` each), then byte by byte.
+fn common_len(a: &[u8], b: &[u8], front: bool) -> usize {
     const BLOCK: usize = 64;
     let max = a.len().min(b.len());
-    let block = |i: usize| {
+    // The `i`-th..`i + len`-th bytes from the front, or from the back.
+    let span = |x: &[u8], i: usize, len: usize| -> std::ops::Range<usize> {
         if front {
-            a[i..i + BLOCK] == b[i..i + BLOCK]
+            i..i + len
         } else {
-            a[a.len() - i - BLOCK..a.len() - i] == b[b.len() - i - BLOCK..b.len() - i]
+            x.len() - i - len..x.len() - i
         }
     };
     let mut same = 0;
-    while same + BLOCK <= max && block(same) {
+    while same + BLOCK <= max && a[span(a, same, BLOCK)] == b[span(b, same, BLOCK)] {
         same += BLOCK;
     }
-    same + ai
-        .skip(same)
-        .zip(bi.skip(same))
-        .take_while(|(x, y)| x == y)
-        .count()
+    while same < max && a[span(a, same, 1)] == b[span(b, same, 1)] {
+        same += 1;
+    }
+    same
 }
 
 /// Row and byte column of byte `at`.
 fn point(text: &[u8], at: usize) -> Point {
     let before = &text[..at];
-    let row = before.iter().filter(|&&b| b == b'\n').count();
-    let line_start = before
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |i| i + 1);
+    let row = memchr::memchr_iter(b'\n', before).count();
+    let line_start = memchr::memrchr(b'\n', before).map_or(0, |i| i + 1);
     Point::new(row, at - line_start)
 }
 

@@ -218,8 +218,7 @@ fn run(call: &Call) -> ToolResult<String> {
     } else {
         None
     };
-    let found: Mutex<Vec<(f64, String)>> = Mutex::new(Vec::new());
-    if let Some(listed) = indexed {
+    let mut files = if let Some(listed) = indexed {
         let mut files = Vec::with_capacity(listed.len());
         for l in listed {
             let ms = match l.mtime {
@@ -234,10 +233,9 @@ fn run(call: &Call) -> ToolResult<String> {
                 files.push((ms, display(config, &l.abs)));
             }
         }
-        if let Ok(mut f) = found.lock() {
-            *f = files;
-        }
+        files
     } else {
+        let found: Mutex<Vec<(f64, String)>> = Mutex::new(Vec::new());
         let policy = Arc::new(Policy::new(
             call.config.clone(),
             &base,
@@ -263,11 +261,11 @@ fn run(call: &Call) -> ToolResult<String> {
                 }) as Box<dyn FnMut(&ignore::DirEntry) + Send>
             },
         );
-    }
+        found.into_inner().unwrap_or_default()
+    };
     if call.cancel.is_cancelled() {
         return Err(ToolError::aborted());
     }
-    let mut files = found.into_inner().unwrap_or_default();
     if files.is_empty() {
         return Ok("(no matches)".into());
     }
