@@ -70,6 +70,22 @@ test('check_syntax: bad input and pathological files', async () => {
   else assert.equal(typeof JSON.parse(deep.text).ok, 'boolean')
 })
 
+test('check_syntax: the report is of the bytes on disk now, however often the file is checked', async () => {
+  const { call, root } = latest({ 'a.py': 'def f():\n    pass\n', 'b.py': 'def f():\n    pass\n' })
+  const check = async (f) => JSON.parse((await call('check_syntax', { path: f })).text)
+  assert.equal((await check('a.py')).ok, true)
+  assert.equal((await check('a.py')).ok, true)
+  // Changed behind the tools' back (same size, same mtime second): the next check sees it.
+  fs.writeFileSync(path.join(root, 'a.py'), 'def f(: \n    pass\n')
+  const bad = await check('a.py')
+  assert.equal(bad.ok, false)
+  assert.deepEqual(bad.errors[0], { kind: 'missing', line: 1, column: 7, near: ')' })
+  // Same bytes as a.py had at first, under another name: its own path in the report.
+  assert.deepEqual(await check('b.py'), { path: 'b.py', language: 'python', ok: true, errors: [], error_count: 0, truncated: false })
+  fs.writeFileSync(path.join(root, 'a.py'), 'def f():\n    pass\n')
+  assert.equal((await check('a.py')).ok, true)
+})
+
 test('checkSyntax library call', async () => {
   const { tools } = latest({ 'a.rs': 'fn main() { let x = ; }\n' })
   const v = await tools.checkSyntax('a.rs')

@@ -235,6 +235,11 @@ test('outline paths: several files and directories, bounded at a file boundary',
   const t = (await big.call('outline', { path: 'm', paths: [] })).text
   assert.ok(Buffer.byteLength(t) <= 2048, String(Buffer.byteLength(t)))
   assert.match(t, /\n\n\[\.\.\. \d+ more files omitted \(maxOutputBytes\) \.\.\.\]$/)
+  // Outlined on several threads, listed in order.
+  const whole = (await latest(files).call('outline', { path: 'm', paths: [] })).text
+  const heads = whole.split('\n\n').map((b) => b.split(' — ')[0])
+  assert.deepEqual(heads, Object.keys(files))
+  assert.equal(whole.split('\n\n')[7], `m/f07.ts — typescript, 21 lines\n${Array.from({ length: 20 }, (_, k) => `  function f7() {} (${k + 1}-${k + 1})`).join('\n')}`)
   // The single-path form is unchanged: a directory is refused (extensionless → invalid_input).
   assert.equal(envelope(await call('outline', { path: 'src' })).error, 'invalid_input')
 })

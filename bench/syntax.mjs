@@ -5,7 +5,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { createRequire } from 'node:module'
-import { expectOk, interleaved, row, skipped } from './lib.mjs'
+import { capture, expectOk, interleaved, row, skipped } from './lib.mjs'
 import * as ref from './syntax-ref.mjs'
 
 const require = createRequire(import.meta.url)
@@ -97,13 +97,43 @@ export async function syntaxRows(ctx, want) {
   }
 
   const files = walkFiles(ctx.corpus, ['.ts', '.rs', '.py'])
-  name = `check_syntax: ${files.length} .ts/.rs/.py files of the corpus`
+  const peerCheck = async () => {
+    for (const f of files) {
+      const abs = path.join(ctx.corpus, f)
+      if (fs.statSync(abs).size > 2_000_000) continue
+      await ref.checkSyntax(f, GRAMMAR[path.extname(f)], fs.readFileSync(abs, 'utf8'))
+    }
+  }
+  const corpusRounds = Math.max(3, Math.floor(ctx.rounds.corpus / 3))
+  // Every file parsed: each round is a new process (its start, about 60 ms, is in the time),
+  // so nothing is remembered from an earlier round.
+  name = `check_syntax: ${files.length} .ts/.rs/.py files of the corpus, first pass`
+  if (want('check_syntax: corpus') || want(name)) {
+    if (!ref.available) rows.push(skipped(name, target, 'n/a', WASM_HINT))
+    else {
+      try {
+        const list = path.join(ctx.scratch, 'check-files.json')
+        fs.writeFileSync(list, JSON.stringify(files))
+        const child = new URL('./check-child.mjs', import.meta.url).pathname
+        const ours = async () => {
+          const r = await capture(process.execPath, [child, ctx.corpus, list], ctx.corpus)
+          if (r.code !== 0) throw new Error(Buffer.concat(r.stderr).toString())
+        }
+        const [o, p] = await interleaved([ours, peerCheck], corpusRounds)
+        rows.push(row(name, o, p, target, 'ours: a new process each round, 8 concurrent check_syntax calls; peer: the wasm grammars, sequential', p / o))
+      } catch (e) {
+        rows.push(skipped(name, target, 'ERROR', e.message))
+      }
+    }
+  }
+  // The same files again in the same process: what an agent re-checking a repository pays.
+  // Unchanged files are answered from the parse memo (content-addressed: a read and a hash).
+  name = `check_syntax: ${files.length} .ts/.rs/.py files of the corpus, again`
   if (want('check_syntax: corpus') || want(name)) {
     if (!ref.available) rows.push(skipped(name, target, 'n/a', WASM_HINT))
     else {
       try {
         const corpusTools = createAgentTools({ workspaceRoot: ctx.corpus })
-        // A host checks many files with concurrent calls; the wasm runtime is single-threaded.
         const ours = async () => {
           let next = 0
           const worker = async () => {
@@ -115,15 +145,8 @@ export async function syntaxRows(ctx, want) {
           }
           await Promise.all(Array.from({ length: 8 }, worker))
         }
-        const peer = async () => {
-          for (const f of files) {
-            const abs = path.join(ctx.corpus, f)
-            if (fs.statSync(abs).size > 2_000_000) continue
-            await ref.checkSyntax(f, GRAMMAR[path.extname(f)], fs.readFileSync(abs, 'utf8'))
-          }
-        }
-        const [o, p] = await interleaved([ours, peer], Math.max(3, Math.floor(ctx.rounds.corpus / 3)))
-        rows.push(row(name, o, p, target, 'ours: 8 concurrent check_syntax calls; peer: the wasm grammars, sequential', p / o))
+        const [o, p] = await interleaved([ours, peerCheck], corpusRounds)
+        rows.push(row(name, o, p, target, 'ours: 8 concurrent calls, files unchanged since the last pass; peer: the wasm grammars, sequential (it keeps nothing)', p / o))
       } catch (e) {
         rows.push(skipped(name, target, 'ERROR', e.message))
       }
@@ -138,10 +161,13 @@ export async function syntaxRows(ctx, want) {
       fs.writeFileSync(path.join(dir, 'w-on.ts'), src)
       fs.writeFileSync(path.join(dir, 'w-off.ts'), src)
       const off = createAgentTools({ workspaceRoot: dir, probeTreeSitter: () => false })
+      // Every edit writes content not seen before, so no warning comes from the parse memo:
+      // each one is an incremental re-parse.
       const flipper = (t, file) => {
-        let flip = 0
+        let v = 1000
         return async () => {
-          const [a, b] = flip++ % 2 ? ['EDIT_MARKER = 1001;', 'EDIT_MARKER = 1000;'] : ['EDIT_MARKER = 1000;', 'EDIT_MARKER = 1001;']
+          const [a, b] = [`EDIT_MARKER = ${v};`, `EDIT_MARKER = ${v + 1};`]
+          v++
           expectOk('edit_file', await t.callTool('edit_file', { path: file, old_string: a, new_string: b }))
         }
       }

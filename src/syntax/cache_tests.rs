@@ -89,13 +89,13 @@ fn random_edits(name: &str, start: &str, seed: u64) {
             let fresh = parse::parse(g, text.as_bytes(), BUDGET, None).unwrap();
             let kept = cache::parse(&key, g, text.as_bytes(), BUDGET, None, Reuse::Exact).unwrap();
             assert_eq!(
-                outline::render("f", &kept),
-                outline::render("f", &fresh),
+                outline::render("f", &Facts::of(&kept, Purpose::Outline)),
+                outline::render("f", &Facts::of(&fresh, Purpose::Outline)),
                 "{name} step {step}"
             );
             assert_eq!(
-                check_json("f", &kept),
-                check_json("f", &fresh),
+                check_json("f", &Facts::of(&kept, Purpose::Check)),
+                check_json("f", &Facts::of(&fresh, Purpose::Check)),
                 "{name} step {step}"
             );
         }

@@ -7,6 +7,7 @@
 pub mod cache;
 pub mod issues;
 pub mod lang;
+pub mod memo;
 pub mod outline;
 pub mod parse;
 
@@ -14,7 +15,9 @@ use crate::cancel::Cancel;
 use crate::config::{Compat, Config};
 use crate::error::{Code, ToolError, ToolResult};
 use crate::{text, workspace};
+use memo::Facts;
 use serde_json::{json, Value};
+use std::sync::Arc;
 use std::time::Duration;
 
 pub use lang::{grammar_for, Grammar};
@@ -27,8 +30,9 @@ pub const WARN_BUDGET: Duration = Duration::from_millis(1000);
 /// Multi-file writers check at most this many grammar-mapped files per call.
 pub const WARN_MAX_FILES: usize = 5;
 
-/// Which tool is asking: the unsupported-extension messages differ.
+/// Which tool is asking: the unsupported-extension messages and the reported facts differ.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
 pub enum Purpose {
     /// `outline` (eight grammars).
     Outline,
@@ -83,17 +87,25 @@ pub fn failure_error(f: ParseFailure, display: &str) -> ToolError {
 }
 
 /// Resolves, loads (the text tools' checks: `not_found`, `not_a_file`, `too_large`,
-/// `is_binary`) and parses `input` within the tool budget. Returns the display path too.
-pub fn load_parsed(
+/// `is_binary`) and parses `input` within the tool budget, or finds what it reports in the
+/// [`memo`]. Returns the display path too.
+pub fn load_facts(
     config: &Config,
     input: &str,
     purpose: Purpose,
     cancel: Option<&Cancel>,
-) -> ToolResult<(String, Parsed)> {
+) -> ToolResult<(String, Arc<Facts>)> {
     let abs = workspace::resolve(config, input)?;
     let grammar = grammar_or_error(input, purpose)?;
     let bytes = text::load(config, &abs, input)?;
     let display = workspace::display(config, &abs);
+    if bytes.len() > MAX_PARSE_BYTES {
+        return Err(failure_error(ParseFailure::TooLarge, &display));
+    }
+    let key = memo::key(purpose, grammar, &bytes);
+    if let Some(facts) = memo::get(&key) {
+        return Ok((display, facts));
+    }
     let parsed = cache::parse(
         &abs,
         grammar,
@@ -106,12 +118,14 @@ pub fn load_parsed(
         },
     )
     .map_err(|f| failure_error(f, &display))?;
-    Ok((display, parsed))
+    let facts = Arc::new(Facts::of(&parsed, purpose));
+    memo::put(key, Arc::clone(&facts));
+    Ok((display, facts))
 }
 
-/// The check_syntax result object for a parsed file.
-pub fn check_json(display: &str, parsed: &Parsed) -> Value {
-    let found = issues::collect(parsed, issues::MAX_ISSUES);
+/// The check_syntax result object.
+pub fn check_json(display: &str, facts: &Facts) -> Value {
+    let found = &facts.issues;
     let errors: Vec<Value> = found
         .list
         .iter()
@@ -119,7 +133,7 @@ pub fn check_json(display: &str, parsed: &Parsed) -> Value {
         .collect();
     json!({
         "path": display,
-        "language": parsed.grammar.name(),
+        "language": facts.grammar.name(),
         "ok": found.list.is_empty(),
         "errors": errors,
         "error_count": found.list.len(),
@@ -129,19 +143,19 @@ pub fn check_json(display: &str, parsed: &Parsed) -> Value {
 
 /// The structured outline (the library call `outlineOf`): path, language, line count,
 /// symbols with kind/depth/lines, and the syntax-error count.
-pub fn outline_json(display: &str, parsed: &Parsed) -> Value {
-    let syms: Vec<Value> = outline::symbols(parsed)
-        .into_iter()
+pub fn outline_json(display: &str, facts: &Facts) -> Value {
+    let syms: Vec<Value> = facts
+        .symbols
+        .iter()
         .map(|s| json!({"name": s.header, "kind": s.kind, "depth": s.depth, "startLine": s.start, "endLine": s.end}))
         .collect();
-    let found = issues::collect(parsed, issues::MAX_ISSUES);
     json!({
         "path": display,
-        "language": parsed.grammar.name(),
-        "lines": parsed.text.bytes().filter(|&b| b == b'\n').count() + 1,
+        "language": facts.grammar.name(),
+        "lines": facts.lines,
         "symbols": syms,
-        "errorCount": found.list.len(),
-        "truncated": found.truncated,
+        "errorCount": facts.issues.list.len(),
+        "truncated": facts.issues.truncated,
     })
 }
 
@@ -154,10 +168,10 @@ pub fn library_call(config: &Config, path: &str, purpose: Purpose) -> ToolResult
             "tree-sitter runtime failed to load",
         ));
     }
-    let (display, parsed) = load_parsed(config, path, purpose, None)?;
+    let (display, facts) = load_facts(config, path, purpose, None)?;
     Ok(match purpose {
-        Purpose::Outline => outline_json(&display, &parsed),
-        Purpose::Check => check_json(&display, &parsed),
+        Purpose::Outline => outline_json(&display, &facts),
+        Purpose::Check => check_json(&display, &facts),
     })
 }
 
@@ -226,13 +240,22 @@ fn warnings<'a>(config: &Config, files: impl Iterator<Item = (&'a str, &'a [u8])
         if bytes.len() > WARN_MAX_BYTES {
             continue;
         }
-        let key = config.workspace_root.join(rel);
-        let reuse = cache::Reuse::Incremental;
-        let Ok(parsed) = cache::parse(&key, grammar, bytes, WARN_BUDGET, None, reuse) else {
-            continue;
+        // A text checked before (a write that restores earlier content) is answered by the
+        // memo. Only full parses fill it: an incremental tree may shape an error region
+        // differently, which is fine for this one line but not for check_syntax's report.
+        let found = match memo::get(&memo::key(Purpose::Check, grammar, bytes)) {
+            Some(facts) => facts.issues.list.first().cloned(),
+            None => {
+                let key = config.workspace_root.join(rel);
+                let reuse = cache::Reuse::Incremental;
+                let Ok(parsed) = cache::parse(&key, grammar, bytes, WARN_BUDGET, None, reuse)
+                else {
+                    continue;
+                };
+                issues::collect(&parsed, 1).list.into_iter().next()
+            }
         };
-        let found = issues::collect(&parsed, 1);
-        let Some(first) = found.list.first() else {
+        let Some(first) = found else {
             continue;
         };
         let what = match first.kind {

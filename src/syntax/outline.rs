@@ -3,6 +3,7 @@
 
 use super::issues::{self, cut};
 use super::lang::{Grammar, OUTLINE_GRAMMARS};
+use super::memo::Facts;
 use super::parse::Parsed;
 use std::fmt::Write as _;
 use std::sync::OnceLock;
@@ -243,10 +244,13 @@ fn header(text: &str, node: Node) -> String {
 
 /// The outline text: header line, symbol lines (capped), `(no symbols found)`, and the
 /// syntax-error note.
-pub fn render(display: &str, parsed: &Parsed) -> String {
-    let syms = symbols(parsed);
-    let lines = parsed.text.bytes().filter(|&b| b == b'\n').count() + 1;
-    let mut out = format!("{display} — {}, {lines} lines", parsed.grammar.name());
+pub fn render(display: &str, facts: &Facts) -> String {
+    let syms = &facts.symbols;
+    let mut out = format!(
+        "{display} — {}, {} lines",
+        facts.grammar.name(),
+        facts.lines
+    );
     if syms.is_empty() {
         out.push_str("\n  (no symbols found)");
     }
@@ -263,12 +267,11 @@ pub fn render(display: &str, parsed: &Parsed) -> String {
             syms.len() - MAX_SYMBOLS
         ));
     }
-    if parsed.tree.root_node().has_error() {
-        let found = issues::collect(parsed, issues::MAX_ISSUES);
+    if facts.has_error {
         out.push_str(&format!(
             "\nnote: file has syntax errors ({}{}); outline may be incomplete — run check_syntax.",
-            found.list.len(),
-            if found.truncated { "+" } else { "" }
+            facts.issues.list.len(),
+            if facts.issues.truncated { "+" } else { "" }
         ));
     }
     out

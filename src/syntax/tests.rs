@@ -4,7 +4,7 @@ use std::time::Duration;
 fn outline_of(name: &str, src: &str) -> String {
     let g = grammar_for(name).expect("grammar");
     let p = parse::parse(g, src.as_bytes(), parse::TOOL_BUDGET, None).expect("parse");
-    outline::render(name, &p)
+    outline::render(name, &Facts::of(&p, Purpose::Outline))
 }
 
 #[test]
@@ -83,7 +83,7 @@ fn issues_are_one_based_with_utf16_columns() {
         None,
     )
     .unwrap();
-    let v = check_json("a.ts", &p);
+    let v = check_json("a.ts", &Facts::of(&p, Purpose::Check));
     assert_eq!(v["ok"], false);
     let e = &v["errors"][0];
     assert_eq!(e["kind"], "missing");
@@ -94,7 +94,7 @@ fn issues_are_one_based_with_utf16_columns() {
     assert_eq!(e["near"], ")");
     let ok = parse::parse(Grammar::Ini, b"[a]\nb = c\n", parse::TOOL_BUDGET, None).unwrap();
     assert_eq!(
-        check_json("a.ini", &ok).to_string(),
+        check_json("a.ini", &Facts::of(&ok, Purpose::Check)).to_string(),
         r#"{"path":"a.ini","language":"ini","ok":true,"errors":[],"error_count":0,"truncated":false}"#
     );
 }
@@ -147,7 +147,12 @@ fn limits_and_cancellation() {
         parse::TOOL_BUDGET,
         None,
     )
-    .map(|p| (outline::render("d.js", &p), check_json("d.js", &p)));
+    .map(|p| {
+        (
+            outline::render("d.js", &Facts::of(&p, Purpose::Outline)),
+            check_json("d.js", &Facts::of(&p, Purpose::Check)),
+        )
+    });
     let p = parse::parse(
         Grammar::Python,
         b"x = '\xff\xfe'\n",
@@ -155,9 +160,12 @@ fn limits_and_cancellation() {
         None,
     )
     .unwrap();
-    assert_eq!(check_json("a.py", &p)["ok"], true);
+    assert_eq!(
+        check_json("a.py", &Facts::of(&p, Purpose::Check))["ok"],
+        true
+    );
     let p = parse::parse(Grammar::Rust, &[0u8; 4096], parse::TOOL_BUDGET, None).unwrap();
-    let _ = check_json("a.rs", &p);
+    let _ = check_json("a.rs", &Facts::of(&p, Purpose::Check));
 }
 
 #[test]

@@ -34,9 +34,9 @@ fn schema() -> Value {
 
 fn run(call: &Call) -> ToolResult<Output> {
     let input = str_arg(&call.args, "path").unwrap_or_default();
-    let (display, parsed) =
-        syntax::load_parsed(&call.config, input, Purpose::Check, Some(&call.cancel))?;
+    let (display, facts) =
+        syntax::load_facts(&call.config, input, Purpose::Check, Some(&call.cancel))?;
     Ok(Output::text(
-        syntax::check_json(&display, &parsed).to_string(),
+        syntax::check_json(&display, &facts).to_string(),
     ))
 }

@@ -12,8 +12,10 @@ use crate::syntax::{self, outline, Purpose};
 use crate::text::js_cmp;
 use crate::workspace;
 use serde_json::{json, Value};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{mpsc, Arc};
 
 const DESCRIPTION: &str = "Map a source file's structure without reading it whole: one line per class, interface, function, method, type and similar symbol, indented by nesting, each with its 1-based line range, e.g. `  class Server (1-40)` / `    async start(): Promise<void> (5-12)`. Supports TypeScript/TSX, JavaScript, Python, Go, Rust, Java and C#. Use it before read_file on a large file to find the lines you need (then read_file with offset/limit), or to see a module's API. To outline several files or whole directories in one call, pass `paths` (files or directories; directories are searched recursively for supported files, honouring .gitignore): each file's outline follows the previous one, and the result is cut to maxOutputBytes at a file boundary. Ends with a note when the file has syntax errors (the outline may then be incomplete; run check_syntax). Errors: invalid_input (unsupported extension: the message lists the supported languages; check_syntax supports more), not_found, not_a_file (a directory: pass it in `paths`), is_binary, too_large (over maxFileBytes, or over the 2000000-byte parse limit), timeout (parse over 2 s), aborted, path_escape, io_error.";
 
@@ -53,9 +55,9 @@ fn run(call: &Call) -> ToolResult<Output> {
             many(call, &inputs)
         }
         _ => {
-            let (display, parsed) =
-                syntax::load_parsed(&call.config, input, Purpose::Outline, Some(&call.cancel))?;
-            let text = outline::render(&display, &parsed);
+            let (display, facts) =
+                syntax::load_facts(&call.config, input, Purpose::Outline, Some(&call.cancel))?;
+            let text = outline::render(&display, &facts);
             Ok(Output::text(text))
         }
     }
@@ -82,34 +84,101 @@ fn many(call: &Call, inputs: &[String]) -> ToolResult<Output> {
     }
     let limit = usize::try_from(call.config.max_output_bytes).unwrap_or(usize::MAX);
     let mut out = String::new();
-    for (i, file) in files.iter().enumerate() {
-        if call.cancel.is_cancelled() {
-            return Err(ToolError::new(
-                Code::Aborted,
-                format!("Parsing aborted: {file}"),
-            ));
-        }
-        let block =
-            match syntax::load_parsed(&call.config, file, Purpose::Outline, Some(&call.cancel)) {
-                Ok((display, parsed)) => outline::render(&display, &parsed),
-                Err(e) if e.code == Code::Aborted => return Err(e),
-                Err(e) => format!("{file}: {}", e.message),
-            };
+    each_block(call, &files, |i, block| {
         let sep = if out.is_empty() { "" } else { "\n\n" };
         if out.len() + sep.len() + block.len() > limit {
             out.push_str(&format!(
                 "{sep}[... {} more files omitted (maxOutputBytes) ...]",
                 files.len() - i
             ));
-            break;
+            return false;
         }
         out.push_str(sep);
         out.push_str(&block);
-    }
+        true
+    })?;
     if out.is_empty() {
         out.push_str("(no supported source files)");
     }
     Ok(Output::text(out))
+}
+
+/// Outlines `files` on up to four threads and hands each file's block (its outline, or
+/// `<path>: <error message>`) to `take` in list order, until `take` returns false. An abort
+/// ends the call with `aborted`. Workers stop taking files once the caller has stopped.
+fn each_block(
+    call: &Call,
+    files: &[String],
+    mut take: impl FnMut(usize, String) -> bool,
+) -> ToolResult<()> {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZeroUsize::get)
+        .clamp(1, 4)
+        .min(files.len());
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let (tx, rx) = mpsc::channel::<(usize, ToolResult<String>)>();
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            let tx = tx.clone();
+            let (next, stop) = (&next, &stop);
+            s.spawn(move || loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if stop.load(Ordering::Relaxed) || i >= files.len() {
+                    break;
+                }
+                if tx.send((i, block(call, &files[i]))).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(tx);
+        let mut early: BTreeMap<usize, ToolResult<String>> = BTreeMap::new();
+        let mut done = Ok(());
+        for i in 0..files.len() {
+            let result = loop {
+                if let Some(r) = early.remove(&i) {
+                    break r;
+                }
+                match rx.recv() {
+                    Ok((k, r)) => {
+                        early.insert(k, r);
+                    }
+                    // Every worker has stopped without sending `i`: cannot happen, as a worker
+                    // that took `i` sends it; end rather than wait.
+                    Err(_) => break Err(ToolError::aborted()),
+                }
+            };
+            match result {
+                Ok(text) => {
+                    if !take(i, text) {
+                        break;
+                    }
+                }
+                Err(e) => {
+                    done = Err(e);
+                    break;
+                }
+            }
+        }
+        stop.store(true, Ordering::Relaxed);
+        done
+    })
+}
+
+/// One file's block; only an abort is an error.
+fn block(call: &Call, file: &str) -> ToolResult<String> {
+    if call.cancel.is_cancelled() {
+        return Err(ToolError::new(
+            Code::Aborted,
+            format!("Parsing aborted: {file}"),
+        ));
+    }
+    match syntax::load_facts(&call.config, file, Purpose::Outline, Some(&call.cancel)) {
+        Ok((display, facts)) => Ok(outline::render(&display, &facts)),
+        Err(e) if e.code == Code::Aborted => Err(e),
+        Err(e) => Ok(format!("{file}: {}", e.message)),
+    }
 }
 
 /// The outline-supported files under `dir` (ignore rules honoured), depth-first in name
