@@ -125,7 +125,8 @@ fn take(key: &Path, grammar: Grammar) -> Option<Entry> {
 }
 
 /// Keeps `entry` as the most recent, replacing any entry for its key, evicting the least
-/// recently used beyond the bounds. Evicted trees are freed after the lock is released.
+/// recently used beyond the bounds. Evicted trees are freed after the lock is released, off
+/// the caller's path ([`parse::release`]).
 fn put(entry: Entry) {
     let mut evicted = Vec::new();
     {
@@ -143,7 +144,9 @@ fn put(entry: Entry) {
             evicted.push(old);
         }
     }
-    drop(evicted);
+    for old in evicted {
+        parse::release(old.tree);
+    }
 }
 
 /// The edit that turns `old` into `new`: everything between their common prefix and their

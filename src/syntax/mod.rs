@@ -119,6 +119,7 @@ pub fn load_facts(
     )
     .map_err(|f| failure_error(f, &display))?;
     let facts = Arc::new(Facts::of(&parsed, purpose));
+    parse::release(parsed.tree);
     memo::put(key, Arc::clone(&facts));
     Ok((display, facts))
 }
@@ -252,7 +253,9 @@ fn warnings<'a>(config: &Config, files: impl Iterator<Item = (&'a str, &'a [u8])
                 else {
                     continue;
                 };
-                issues::collect(&parsed, 1).list.into_iter().next()
+                let first = issues::collect(&parsed, 1).list.into_iter().next();
+                parse::release(parsed.tree);
+                first
             }
         };
         let Some(first) = found else {
