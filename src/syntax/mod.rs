@@ -4,6 +4,7 @@
 //! The tools `outline` and `check_syntax` and the writers' warnings all go through
 //! [`load_parsed`] / [`parse`], so the limits and error messages live in one place.
 
+mod alloc;
 pub mod cache;
 pub mod issues;
 pub mod lang;

@@ -67,6 +67,7 @@ pub fn parse_text(
     budget: Duration,
     cancel: Option<&Cancel>,
 ) -> Result<Parsed, ParseFailure> {
+    super::alloc::install();
     let mut parser = Parser::new();
     parser
         .set_language(&grammar.language())
