@@ -307,3 +307,18 @@ test('files that change size between searches are read as they are now', async (
   fs.truncateSync(path.join(root, 'b.txt'), 3)
   assert.equal(await grep(call, { pattern: 'needle' }), '(no matches)')
 })
+
+test('a PCRE2 pattern that hits the match limit on a file: the file is cut short and the host is told', async () => {
+  const { call } = workspace({ 'a.txt': 'ok line b\n' + 'a'.repeat(40) + 'c\nlast b\n', 'b.txt': 'b\n' })
+  const lines = []
+  setWarnSink((l) => lines.push(l))
+  try {
+    // rg -P says `a.txt: PCRE2: error matching: match limit exceeded` and goes on, as we do.
+    assert.equal(await grep(call, { pattern: '(a|aa)+(?=b)|^b$', output_mode: 'content' }), 'b.txt:1:b')
+    assert.equal(await grep(call, { pattern: '(a|aa)+(?=b)|^b$', output_mode: 'content', multiline: true }), 'b.txt:1:b')
+  } finally {
+    setWarnSink(null)
+  }
+  const cut = 'clarvis-agent-tools: warning: grep stopped searching a.txt early: PCRE2: error matching: match limit exceeded\n'
+  assert.deepEqual(lines, [cut, cut])
+})

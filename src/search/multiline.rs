@@ -34,14 +34,15 @@ fn line_end(buf: &[u8], at: usize) -> usize {
         .map_or(buf.len(), |p| at + p)
 }
 
-/// The multiline search: runs of matched lines, their units and context rows.
+/// The multiline search: runs of matched lines, their units and context rows. `Err` is the
+/// matcher's error (PCRE2's match limit) that ended the search; what came before was fed.
 pub(super) fn scan_multiline<M: Matcher>(
     m: &M,
     buf: &[u8],
     before: u64,
     after: u64,
     sink: &mut dyn RowSink,
-) {
+) -> Result<(), String> {
     let mut emitter = Emitter {
         buf,
         before,
@@ -56,9 +57,15 @@ pub(super) fn scan_multiline<M: Matcher>(
     // The bounds of the line the last match sat on: many matches on one long line (`.` over
     // a minified file) must not each scan the whole line again (that was quadratic).
     let mut bounds: Option<(usize, usize)> = None;
+    let mut failed = None;
     while at <= buf.len() {
-        let Ok(Some(found)) = m.find_at(buf, at) else {
-            break;
+        let found = match m.find_at(buf, at) {
+            Ok(Some(found)) => found,
+            Ok(None) => break,
+            Err(e) => {
+                failed = Some(e.to_string());
+                break;
+            }
         };
         if found.is_empty() {
             // Zero-width matches are dropped; step over one whole character.
@@ -95,7 +102,7 @@ pub(super) fn scan_multiline<M: Matcher>(
             }),
             Some(r) => {
                 if !emitter.run(r) {
-                    return;
+                    return Ok(());
                 }
                 Some(next)
             }
@@ -105,10 +112,11 @@ pub(super) fn scan_multiline<M: Matcher>(
     }
     if let Some(r) = run {
         if !emitter.run(r) {
-            return;
+            return Ok(());
         }
     }
     emitter.after_context(u64::MAX);
+    failed.map_or(Ok(()), Err)
 }
 
 fn utf8_len(lead: u8) -> usize {

@@ -143,17 +143,18 @@ impl<M: Matcher> Scanner<M> {
         }
     }
 
-    /// Searches the loaded buffer, feeding `sink`.
-    pub fn scan(&mut self, sink: &mut dyn RowSink) {
+    /// Searches the loaded buffer, feeding `sink`. `Err` is a matcher error (PCRE2's match or
+    /// depth limit, on a pattern that backtracks catastrophically on this file) that ended the
+    /// search early, as `rg` ends that file; the rows found before it were fed. Our sink
+    /// never fails and the slice is in memory, so nothing else can err.
+    pub fn scan(&mut self, sink: &mut dyn RowSink) -> Result<(), String> {
         if self.multiline {
-            scan_multiline(&self.matcher, &self.buf, self.before, self.after, sink);
+            scan_multiline(&self.matcher, &self.buf, self.before, self.after, sink)
         } else {
             let mut adapter = Adapter { sink };
-            // Errors cannot happen on an in-memory slice with our sink; a matcher error
-            // (PCRE2 resource limit) just ends this file's search.
-            let _ = self
-                .searcher
-                .search_slice(&self.matcher, &self.buf, &mut adapter);
+            self.searcher
+                .search_slice(&self.matcher, &self.buf, &mut adapter)
+                .map_err(|e| e.to_string())
         }
     }
 }
@@ -307,12 +308,12 @@ mod tests {
             Engine::Rust(m) => {
                 let mut s = Scanner::new(&m, multiline, before, after, 1 << 20);
                 s.buf = buf;
-                s.scan(&mut out);
+                s.scan(&mut out).unwrap();
             }
             Engine::Pcre2(m) => {
                 let mut s = Scanner::new(&m, multiline, before, after, 1 << 20);
                 s.buf = buf;
-                s.scan(&mut out);
+                s.scan(&mut out).unwrap();
             }
         }
         out.0

@@ -180,7 +180,12 @@ fn search<M: Matcher + Sync>(job: &Job<'_>, matcher: &M) -> ToolResult<String> {
             return;
         }
         let mut sink = FileSink::new(content, cap, &call.cancel);
-        scanner.scan(&mut sink);
+        if let Err(e) = scanner.scan(&mut sink) {
+            // The footer stays the scan's; the host hears that this file was cut short.
+            let s = shown.get_or_insert_with(|| display(config, abs));
+            call.warnings
+                .push(format!("warning: grep stopped searching {s} early: {e}"));
+        }
         if sink.units > 0 {
             collector.add(FileHit {
                 path: shown.unwrap_or_else(|| display(config, abs)),
@@ -268,7 +273,8 @@ fn search<M: Matcher + Sync>(job: &Job<'_>, matcher: &M) -> ToolResult<String> {
             // The file's rows outgrew its share of memory: search it again, streaming.
             let scanner = rescan.get_or_insert_with(new_scanner);
             if scanner.load(&base_dir, &hit.abs) {
-                scanner.scan(sink);
+                // A matcher error was reported by the first search of this file.
+                let _ = scanner.scan(sink);
             }
         }
     };
