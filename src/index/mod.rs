@@ -17,12 +17,12 @@
 //! the image cannot vouch for — changed, new, racily timestamped — is always a candidate.
 //!
 //! Lifecycle (`searchIndex`): `"off"` never indexes; `"on"` starts a build (or loads a valid
-//! image from disk) in a background thread at the first grep; `"auto"` does so once a scan
-//! has walked at least `searchIndexThreshold` files. Until the image is ready, and whenever
-//! it cannot answer (a pattern without required trigrams, PCRE-only syntax, a search path
-//! the root walk does not cover, an ignore file that changed), grep scans. Building never
-//! blocks a call. When the disk has drifted far from the image, or the ignore policy
-//! changed, a rebuild starts in the background.
+//! image from disk) in a background thread when the first grep's scan is done; `"auto"` does
+//! so once a scan has walked at least `searchIndexThreshold` files. Until the image is ready,
+//! and whenever it cannot answer (a pattern without required trigrams, PCRE-only syntax, a
+//! search path the root walk does not cover, an ignore file that changed), grep scans.
+//! Building never blocks a call. When the disk has drifted far from the image, or the ignore
+//! policy changed, a rebuild starts in the background.
 
 pub mod build;
 pub mod files;
@@ -177,8 +177,8 @@ impl SearchIndex {
         })
     }
 
-    /// After a scan of `walked` files: `"on"` starts building, `"auto"` once the tree is
-    /// large.
+    /// After a scan of `walked` files (the first grep's, in the common case): `"on"` starts
+    /// building, `"auto"` once the tree is large.
     pub fn after_scan(self: &Arc<Self>, config: &Arc<Config>, walked: u64) {
         if self.mode == Mode::On || (self.mode == Mode::Auto && walked >= self.threshold) {
             self.ensure_started(config);
@@ -259,9 +259,9 @@ impl SearchIndex {
         base: &Path,
         query: &plan::Query,
     ) -> Option<Vec<PathBuf>> {
-        if self.mode == Mode::On {
-            self.ensure_started(config);
-        }
+        // `"on"` starts its build in `after_scan`, once this grep's scan is done: started
+        // here, the build and the scan would share the cores, which slows the call (and
+        // the build) and makes the index ready hardly any sooner.
         let root = &config.workspace_root;
         self.answer(config, base, |store, delta, base_rel| {
             let ids = query.eval(&mut |g| store.postings(g))?;
