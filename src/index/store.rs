@@ -193,6 +193,18 @@ impl Store {
         }
     }
 
+    /// The whole image, as written to disk.
+    pub fn bytes(&self) -> &[u8] {
+        self.raw()
+    }
+
+    /// The image's BLAKE3 sum (its last bytes): two verified images with the same sum are
+    /// the same image.
+    pub fn sum(&self) -> &[u8] {
+        let b = self.raw();
+        &b[b.len() - SUM..]
+    }
+
     /// Number of files.
     pub fn files(&self) -> usize {
         self.files
