@@ -3,9 +3,10 @@
 //! ASCII text (nearly every source file) crosses with `napi_create_string_latin1`, a plain
 //! copy into a one-byte V8 string, instead of `napi_create_string_utf8`, whose decoder walks
 //! every byte on the main thread (a third of the main thread's share of a 2,000-line
-//! read_file). A large ASCII text is not copied at all where the runtime offers
-//! `node_api_create_external_string_latin1` (Node ≥ 20.4, experimental before Node-API 10):
-//! V8 then reads our buffer in place, and frees it through our finalizer when the string is
+//! read_file). A large text is not copied at all where the runtime offers
+//! `node_api_create_external_string_latin1` / `_utf16` (Node ≥ 20.4, experimental before
+//! Node-API 10): V8 then reads our buffer in place (ASCII as it is, anything else converted
+//! to UTF-16 on the worker), and frees it through our finalizer when the string is
 //! collected. Copying an 800 KB `read_files` result cost ~0.8 ms of the main thread — a
 //! fresh large-object allocation whose pages fault in, then the copy — about half of the
 //! whole call. The symbol is looked up at run time (`dlsym`): linking it would stop the
@@ -14,16 +15,43 @@
 use napi::bindgen_prelude::*;
 use std::ffi::c_void;
 
-/// A tool's text and whether it is ASCII (computed on the worker thread).
+/// A tool's text, in the form chosen for it on the worker thread.
 pub struct Text {
-    text: String,
-    ascii: bool,
+    repr: Repr,
+}
+
+enum Repr {
+    /// UTF-8 for V8 to decode (small non-ASCII texts, or no external strings).
+    Utf8(String),
+    /// ASCII: valid Latin-1 as it is.
+    Ascii(String),
+    /// A large non-ASCII text already in UTF-16, for an external two-byte string.
+    Wide(Vec<u16>),
 }
 
 impl Text {
     pub fn new(text: String) -> Text {
-        let ascii = text.is_ascii();
-        Text { text, ascii }
+        if text.is_ascii() {
+            return Text {
+                repr: Repr::Ascii(text),
+            };
+        }
+        // V8 decodes UTF-8 on the main thread, byte by byte once the text is not plain
+        // ASCII (4.7-6.4 ms for `tree`'s 1.5 MB of box drawing). Converted here, on the
+        // worker, with encoding_rs's SIMD converter, it crosses without a decode or a copy.
+        if external_size(text.len()) && create_external(UTF16).is_some() {
+            // Zeroed memory comes from calloc: fresh pages, not written twice; the units
+            // past the text are never touched.
+            let mut wide = vec![0u16; text.len()];
+            let n = encoding_rs::mem::convert_str_to_utf16(&text, &mut wide);
+            wide.truncate(n);
+            return Text {
+                repr: Repr::Wide(wide),
+            };
+        }
+        Text {
+            repr: Repr::Utf8(text),
+        }
     }
 }
 
@@ -46,27 +74,41 @@ const EXTERNAL_FROM: usize = 64 * 1024;
 /// (~512 MiB) as an error; an external string that V8 refuses would leak its buffer.
 const EXTERNAL_UP_TO: usize = 256 << 20;
 
+fn external_size(len: usize) -> bool {
+    (EXTERNAL_FROM..=EXTERNAL_UP_TO).contains(&len)
+}
+
 impl ToNapiValue for Text {
     unsafe fn to_napi_value(env: napi::sys::napi_env, val: Text) -> Result<napi::sys::napi_value> {
-        if !val.ascii {
-            return String::to_napi_value(env, val.text);
-        }
-        let val = if (EXTERNAL_FROM..=EXTERNAL_UP_TO).contains(&val.text.len()) {
-            match external(env, val.text) {
+        let text = match val.repr {
+            Repr::Utf8(text) => return String::to_napi_value(env, text),
+            Repr::Wide(wide) => match external(env, Owned::Wide(wide)) {
                 Ok(value) => return Ok(value),
-                Err(text) => Text { text, ascii: true },
+                // Refused: back to UTF-8 for the ordinary path (rare: Node said no).
+                Err(Owned::Wide(wide)) => {
+                    return String::to_napi_value(env, String::from_utf16_lossy(&wide))
+                }
+                Err(Owned::Ascii(text)) => text,
+            },
+            Repr::Ascii(text) if external_size(text.len()) => {
+                match external(env, Owned::Ascii(text)) {
+                    Ok(value) => return Ok(value),
+                    Err(Owned::Ascii(text)) => text,
+                    Err(Owned::Wide(wide)) => {
+                        return String::to_napi_value(env, String::from_utf16_lossy(&wide))
+                    }
+                }
             }
-        } else {
-            val
+            Repr::Ascii(text) => text,
         };
         let mut raw = std::ptr::null_mut();
-        // SAFETY: `val.text` is alive for the call and its bytes are ASCII, hence valid
-        // Latin-1 of the same length; V8 copies them before returning.
+        // SAFETY: `text` is alive for the call and its bytes are ASCII, hence valid Latin-1
+        // of the same length; V8 copies them before returning.
         let status = unsafe {
             napi::sys::napi_create_string_latin1(
                 env,
-                val.text.as_ptr().cast(),
-                val.text.len() as isize,
+                text.as_ptr().cast(),
+                text.len() as isize,
                 &mut raw,
             )
         };
@@ -75,10 +117,11 @@ impl ToNapiValue for Text {
     }
 }
 
-/// `node_api_create_external_string_latin1`'s signature (Node's `js_native_api.h`).
+/// `node_api_create_external_string_latin1` / `_utf16`'s signature (Node's
+/// `js_native_api.h`; the data pointer is `char*` or `char16_t*`).
 type CreateExternal = unsafe extern "C" fn(
     env: napi::sys::napi_env,
-    str: *mut std::ffi::c_char,
+    str: *mut c_void,
     length: isize,
     finalize: napi::sys::napi_finalize,
     hint: *mut c_void,
@@ -86,39 +129,62 @@ type CreateExternal = unsafe extern "C" fn(
     copied: *mut bool,
 ) -> napi::sys::napi_status;
 
-/// The runtime's `node_api_create_external_string_latin1`, if it has one.
-fn create_external() -> Option<CreateExternal> {
-    static FOUND: std::sync::OnceLock<Option<CreateExternal>> = std::sync::OnceLock::new();
-    *FOUND.get_or_init(|| {
-        #[cfg(unix)]
-        {
-            // SAFETY: dlsym with RTLD_DEFAULT and a NUL-terminated name only looks a symbol
-            // up. A non-null result is Node's exported function of the declared signature.
-            let sym = unsafe {
-                libc::dlsym(
-                    libc::RTLD_DEFAULT,
-                    c"node_api_create_external_string_latin1".as_ptr(),
-                )
-            };
-            (!sym.is_null()).then(|| {
-                // SAFETY: see above; a function pointer and a data pointer have one size here.
-                unsafe { std::mem::transmute::<*mut c_void, CreateExternal>(sym) }
-            })
+const LATIN1: usize = 0;
+const UTF16: usize = 1;
+
+/// The runtime's `node_api_create_external_string_latin1` (`LATIN1`) or `_utf16`
+/// (`UTF16`), if it has them.
+fn create_external(which: usize) -> Option<CreateExternal> {
+    static FOUND: std::sync::OnceLock<[Option<CreateExternal>; 2]> = std::sync::OnceLock::new();
+    FOUND.get_or_init(|| {
+        [
+            lookup(c"node_api_create_external_string_latin1"),
+            lookup(c"node_api_create_external_string_utf16"),
+        ]
+    })[which]
+}
+
+fn lookup(name: &std::ffi::CStr) -> Option<CreateExternal> {
+    #[cfg(unix)]
+    {
+        // SAFETY: dlsym with RTLD_DEFAULT and a NUL-terminated name only looks a symbol up.
+        // A non-null result is Node's exported function of the declared signature.
+        let sym = unsafe { libc::dlsym(libc::RTLD_DEFAULT, name.as_ptr()) };
+        (!sym.is_null()).then(|| {
+            // SAFETY: see above; a function pointer and a data pointer have one size here.
+            unsafe { std::mem::transmute::<*mut c_void, CreateExternal>(sym) }
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = name;
+        None
+    }
+}
+
+/// A text handed to V8 as an external string, owned by its finalizer.
+enum Owned {
+    Ascii(String),
+    Wide(Vec<u16>),
+}
+
+impl Owned {
+    /// The bytes V8 reads, their address and their length in units.
+    fn parts(&self) -> (*mut c_void, usize, usize, usize) {
+        match self {
+            Owned::Ascii(s) => (s.as_ptr().cast_mut().cast(), s.len(), s.len(), LATIN1),
+            Owned::Wide(w) => (w.as_ptr().cast_mut().cast(), w.len(), w.len() * 2, UTF16),
         }
-        #[cfg(not(unix))]
-        {
-            None
-        }
-    })
+    }
 }
 
 /// Frees a text handed to V8 as an external string, when V8 collects the string (or the
 /// runtime copied it instead, or the environment is torn down).
 unsafe extern "C" fn release(env: napi::sys::napi_env, _data: *mut c_void, hint: *mut c_void) {
-    // SAFETY: `hint` is the `Box<String>` leaked in `external`, and Node calls the finalizer
+    // SAFETY: `hint` is the `Box<Owned>` leaked in `external`, and Node calls the finalizer
     // once.
-    let text = unsafe { Box::from_raw(hint.cast::<String>()) };
-    adjust(env, -(text.len() as i64));
+    let owned = unsafe { Box::from_raw(hint.cast::<Owned>()) };
+    adjust(env, -(owned.parts().2 as i64));
 }
 
 /// Tells V8 how much memory its external strings hold outside its heap: without it a loop
@@ -129,29 +195,28 @@ fn adjust(env: napi::sys::napi_env, change: i64) {
     unsafe { napi::sys::napi_adjust_external_memory(env, change, &mut total) };
 }
 
-/// `text` (ASCII) as an external one-byte string, or the text back where the runtime has no
-/// such call or refused before taking it.
+/// `text` as an external string, or the text back where the runtime has no such call or
+/// refused before taking it.
 fn external(
     env: napi::sys::napi_env,
-    text: String,
-) -> std::result::Result<napi::sys::napi_value, String> {
-    let Some(create) = create_external() else {
+    text: Owned,
+) -> std::result::Result<napi::sys::napi_value, Owned> {
+    let (data, units, bytes, which) = text.parts();
+    let Some(create) = create_external(which) else {
         return Err(text);
     };
-    let boxed = Box::new(text);
-    adjust(env, boxed.len() as i64);
-    let (data, len) = (boxed.as_ptr().cast_mut(), boxed.len());
-    let hint = Box::into_raw(boxed);
+    adjust(env, bytes as i64);
+    let hint = Box::into_raw(Box::new(text));
     let mut raw = std::ptr::null_mut();
     let mut copied = false;
-    // SAFETY: the bytes at `data` are ASCII (valid Latin-1), `len` long, and stay alive and
-    // unchanged until `release` runs: the `String` they belong to is owned by the finalizer
-    // from here on, and a `String`'s buffer does not move when its box is moved.
+    // SAFETY: `data` holds `units` valid Latin-1 bytes (ASCII) or UTF-16 units, alive and
+    // unchanged until `release` runs: the text is owned by the finalizer from here on, and
+    // moving a `String`/`Vec` into a box does not move its buffer.
     let status = unsafe {
         create(
             env,
-            data.cast(),
-            len as isize,
+            data,
+            units as isize,
             Some(release),
             hint.cast(),
             &mut raw,
@@ -167,6 +232,6 @@ fn external(
     // such refusal — the length limit — from happening.)
     // SAFETY: `hint` came from `Box::into_raw` above and nothing else owns it.
     let text = *unsafe { Box::from_raw(hint) };
-    adjust(env, -(text.len() as i64));
+    adjust(env, -(bytes as i64));
     Err(text)
 }
