@@ -318,15 +318,12 @@ pub struct DirRules<'p> {
 }
 
 impl DirRules<'_> {
-    /// [`Policy::hides`] for `path`, an entry of this directory.
-    pub fn hides(&self, path: &Path, is_dir: bool) -> bool {
+    /// [`Policy::hides`] for `path`, the entry `name` of this directory.
+    pub fn hides(&self, path: &Path, name: &std::ffi::OsStr, is_dir: bool) -> bool {
         let Some(node) = &self.node else {
             return false;
         };
-        if path
-            .file_name()
-            .is_some_and(|n| is_reserved_name(n.as_encoded_bytes()))
-        {
+        if is_reserved_name(name.as_encoded_bytes()) {
             return true;
         }
         self.policy.ignored(node, path, is_dir)

@@ -91,7 +91,7 @@ fn section(raw: &str, content: &str, budget: i64) -> String {
 /// no symlink, which the kernel checks in the open itself. Anything else (a symlink on the
 /// way, a missing file, no `openat2`) goes through [`text::load`], which gives the answer
 /// and the error `read_file` gives.
-fn read_one(call: &Call, root: Option<&BaseDir>, raw: &str) -> ToolResult<String> {
+fn read_one(call: &Call, root: Option<&BaseDir>, raw: &str) -> ToolResult<Vec<u8>> {
     // Opened beneath the root through no symlink, the file is inside: the realpath check of
     // `resolve` (a readlink per path component) would only repeat what the kernel proved.
     let lexical = || {
@@ -102,20 +102,24 @@ fn read_one(call: &Call, root: Option<&BaseDir>, raw: &str) -> ToolResult<String
         .zip(lexical())
         .and_then(|(r, abs)| r.open_file(&abs).ok())
         .filter(|opened| opened.beneath);
-    let bytes = match beneath {
-        Some(opened) => text::load_opened(&call.config, &opened.file, raw)?,
+    match beneath {
+        Some(opened) => text::load_opened(&call.config, &opened.file, raw),
         None => {
             let abs = workspace::resolve(&call.config, raw)?;
-            text::load(&call.config, &abs, raw)?
+            text::load(&call.config, &abs, raw)
         }
-    };
-    Ok(text::normalize_eol(&text::decode_lossy(&bytes)).into_owned())
+    }
 }
 
-/// What one path shows with the budget left, or the error that fails the call.
-fn show(raw: &str, read: ToolResult<String>, budget: i64) -> ToolResult<String> {
+/// What one path shows with the budget left, or the error that fails the call. The text is
+/// decoded in place (borrowed unless it needs transcoding or CRLF normalising).
+fn show(raw: &str, read: ToolResult<Vec<u8>>, budget: i64) -> ToolResult<String> {
     match read {
-        Ok(content) => Ok(section(raw, &content, budget)),
+        Ok(bytes) => Ok(section(
+            raw,
+            &text::normalize_eol(&text::decode_lossy(&bytes)),
+            budget,
+        )),
         Err(e) if INLINE.contains(&e.code) => Ok(format!(
             "==> {raw} \u{2014} {}: {} <==",
             e.code.as_str(),
@@ -143,9 +147,7 @@ fn prepare(
         }
         Some(show(raw, read_one(call, root, raw), budget))
     };
-    let threads = std::thread::available_parallelism()
-        .map_or(1, usize::from)
-        .min(4);
+    let threads = crate::search::walk::threads().min(4);
     if paths.len() < PARALLEL_FROM || threads < 2 {
         return paths.iter().map(|raw| one(raw)).collect();
     }

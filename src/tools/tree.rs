@@ -171,14 +171,20 @@ impl Walk<'_> {
         let rules = self.policy.rules(&job.path);
         let mut names = String::new();
         let mut ents = Vec::new();
-        let mut path = job.path.clone();
+        // Each entry's path for the ignore rules, in one reused buffer: `PathBuf::push`/`pop`
+        // parse components (~5 % of a walk's CPU with `Path::file_name`).
+        let mut path = job.path.as_os_str().as_encoded_bytes().to_vec();
+        path.push(std::path::MAIN_SEPARATOR as u8);
+        let base = path.len();
         let listed = dir.each(scratch, |e| {
             let name = e.name();
             let kind = e.kind();
-            path.push(name);
-            let hidden = rules.hides(&path, kind == Kind::Dir);
-            path.pop();
-            if hidden {
+            path.truncate(base);
+            path.extend_from_slice(name.as_encoded_bytes());
+            // SAFETY: a directory's encoded path, an ASCII separator and an entry's encoded
+            // name, joined at those ASCII boundaries: valid encoded bytes of an `OsStr`.
+            let entry = Path::new(unsafe { std::ffi::OsStr::from_encoded_bytes_unchecked(&path) });
+            if rules.hides(entry, name, kind == Kind::Dir) {
                 return;
             }
             let start = names.len();
