@@ -328,7 +328,10 @@ mod tests {
         batch.keep(1, Some(Ok("from the helper".into())));
         assert_eq!(batch.take(1).unwrap().unwrap(), "from the helper");
         let gone = batch.take(2).unwrap().unwrap();
-        assert!(gone.starts_with("==> gone.txt \u{2014} not_found: "), "{gone}");
+        assert!(
+            gone.starts_with("==> gone.txt \u{2014} not_found: "),
+            "{gone}"
+        );
         // Cancelled before a path was rendered: `None`, which `run` reports as aborted.
         let cancelled = Batch {
             cancel: Cancel::new(),
