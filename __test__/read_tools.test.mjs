@@ -35,7 +35,7 @@ test('read_files: the shared budget cuts a section and drops the rest', async ()
 })
 
 test('read_files: a large ASCII result (an external string) keeps its text through collections', async () => {
-  // Past 64 KiB an ASCII result crosses without a copy: V8 reads the addon's buffer until it
+  // From 128 KiB an ASCII result crosses without a copy: V8 reads the addon's buffer until it
   // collects the string. Several results alive at once, garbage and forced collections in
   // between: each must still read exactly as the same files read one by one.
   v8.setFlagsFromString('--expose-gc')
@@ -63,18 +63,18 @@ test('read_files: a large ASCII result (an external string) keeps its text throu
 })
 
 test('read_files: a large non-ASCII result (external UTF-16, surrogate pairs) reads as the UTF-8 path gives it', async () => {
-  // Each file alone stays under 64 KiB (read_file's text crosses as UTF-8, decoded by V8);
+  // Each file alone stays under 128 KiB (read_file's text crosses as UTF-8, decoded by V8);
   // together they pass it and cross converted to UTF-16 by the addon.
   v8.setFlagsFromString('--expose-gc')
   const gc = vm.runInNewContext('gc')
   const files = {}
-  for (let i = 0; i < 12; i++) files[`u${i}.txt`] = Array.from({ length: 400 }, (_, n) => `é ${i}/${n} \u{1f600} ½ ─│ ${'ü'.repeat(n % 7)}`).join('\n') + '\n'
+  for (let i = 0; i < 24; i++) files[`u${i}.txt`] = Array.from({ length: 400 }, (_, n) => `é ${i}/${n} \u{1f600} ½ ─│ ${'ü'.repeat(n % 7)}`).join('\n') + '\n'
   const { call } = latest(files, { maxOutputBytes: 1 << 24 })
   const paths = Object.keys(files)
   const parts = []
   for (const p of paths) parts.push(`==> ${p} <==\n${(await call('read_file', { path: p })).text}`)
   const want = parts.join('\n\n')
-  assert.ok(Buffer.byteLength(want) > 96 * 1024)
+  assert.ok(Buffer.byteLength(want) > 160 * 1024)
   const first = (await call('read_files', { paths })).text
   gc()
   assert.equal(first, want)

@@ -276,7 +276,15 @@ fn run(call: &Call) -> ToolResult<Output> {
             paths.len() - done
         ));
     }
-    Ok(Output::text(sections.join("\n\n")))
+    let len = sections.iter().map(|s| s.len() + 2).sum::<usize>();
+    let mut out = crate::output::string_for(len);
+    for (i, s) in sections.iter().enumerate() {
+        if i > 0 {
+            out.push_str("\n\n");
+        }
+        out.push_str(s);
+    }
+    Ok(Output::text(out))
 }
 
 #[cfg(test)]

@@ -280,8 +280,15 @@ fn vanished(err: &io::Error) -> bool {
     )
 }
 
-/// Walks from the open root `dir` and returns the tree below the root line.
-fn walk(call: &Call, policy: Policy, dir: Listing, abs: &Path, depth: u64) -> ToolResult<String> {
+/// Walks from the open root `dir` (shown as `root`) and returns the whole text.
+fn walk(
+    call: &Call,
+    policy: Policy,
+    dir: Listing,
+    abs: &Path,
+    root: &str,
+    depth: u64,
+) -> ToolResult<String> {
     let walk = Walk {
         call,
         policy,
@@ -326,8 +333,12 @@ fn walk(call: &Call, policy: Policy, dir: Listing, abs: &Path, depth: u64) -> To
         }
         slots[id] = Some(d);
     }
-    let mut out = String::with_capacity(len);
+    let mut out = crate::output::string_for(root.len() + len + 13);
+    out.push_str(root);
     stitch(&mut slots, 0, &mut out)?;
+    if out.len() == root.len() {
+        out.push_str("\n(no entries)");
+    }
     Ok(out)
 }
 
@@ -357,15 +368,7 @@ fn run(call: &Call) -> ToolResult<Output> {
     );
     let root = workspace::display(&call.config, &abs);
     let dir = Listing::of(&handle, &abs).map_err(|e| ToolError::fs(&e, &root))?;
-    let body = walk(call, policy, dir, &abs, depth)?;
-    let mut out = String::with_capacity(root.len() + body.len() + 13);
-    out.push_str(&root);
-    out.push_str(if body.is_empty() {
-        "\n(no entries)"
-    } else {
-        &body
-    });
-    Ok(Output::text(out))
+    Ok(Output::text(walk(call, policy, dir, &abs, &root, depth)?))
 }
 
 #[cfg(all(test, unix))]
