@@ -43,26 +43,6 @@ pub fn bound(text: String, max: u64) -> String {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn bound_cuts_on_char_boundary() {
-        let s = "é".repeat(600); // 1200 bytes
-        let out = bound(s, 1001);
-        assert!(out.starts_with(&"é".repeat(500)));
-        assert!(out.ends_with("\n[... output truncated: 1000 of 1200 bytes shown ...]"));
-        assert_eq!(bound("short".into(), 1024), "short");
-    }
-
-    #[test]
-    fn suffix_starts_on_boundary() {
-        assert_eq!(utf8_suffix("aé", 1), "");
-        assert_eq!(utf8_suffix("aé", 2), "é");
-    }
-}
-
 /// A string with room for `capacity` bytes whose memory is mapped in one go: a large result
 /// gets fresh pages (its buffer outlives the call as a V8 external string), and faulting
 /// them in one at a time as the text is copied cost ~2.3 µs a page here (~0.45 ms for an
@@ -93,3 +73,23 @@ pub fn string_for(capacity: usize) -> String {
 /// Below this the allocator hands out memory it already has; only large buffers are fresh.
 #[cfg(target_os = "linux")]
 const PREFAULT_FROM: usize = 256 * 1024;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bound_cuts_on_char_boundary() {
+        let s = "é".repeat(600); // 1200 bytes
+        let out = bound(s, 1001);
+        assert!(out.starts_with(&"é".repeat(500)));
+        assert!(out.ends_with("\n[... output truncated: 1000 of 1200 bytes shown ...]"));
+        assert_eq!(bound("short".into(), 1024), "short");
+    }
+
+    #[test]
+    fn suffix_starts_on_boundary() {
+        assert_eq!(utf8_suffix("aé", 1), "");
+        assert_eq!(utf8_suffix("aé", 2), "é");
+    }
+}

@@ -22,20 +22,27 @@ pub enum Kind {
 }
 
 /// Reusable memory for [`Listing::each`]: one per thread of a walk.
+#[cfg(target_os = "linux")]
 pub struct Scratch {
-    #[cfg(target_os = "linux")]
     buf: Vec<u8>,
 }
 
+#[cfg(target_os = "linux")]
 impl Default for Scratch {
     fn default() -> Scratch {
+        // Large enough for any entry (a name is at most 255 bytes) and for a directory of
+        // ~2,000 entries per system call.
         Scratch {
-            // Large enough for any entry (a name is at most 255 bytes) and for a directory
-            // of ~2,000 entries per system call.
-            #[cfg(target_os = "linux")]
             buf: Vec::with_capacity(64 * 1024),
         }
     }
+}
+
+/// Reusable memory for [`Listing::each`] (none needed off Linux).
+#[cfg(not(target_os = "linux"))]
+#[derive(Default)]
+pub struct Scratch {
+    _none: (),
 }
 
 #[cfg(target_os = "linux")]
