@@ -142,18 +142,20 @@ impl Walk<'_> {
             }
         };
         let id = job.id;
-        let (result, children) = if self.call.cancel.is_cancelled() {
-            (Done::Skipped, Vec::new())
+        // Settled on drop, so a panicking job (an internal error, reported by dispatch)
+        // still lets the other threads finish instead of waiting for it forever.
+        let mut finish = Finish {
+            walk: self,
+            children: Vec::new(),
+        };
+        let result = if self.call.cancel.is_cancelled() {
+            Done::Skipped
         } else {
-            self.run(job, scratch)
+            let (result, children) = self.run(job, scratch);
+            finish.children = children;
+            result
         };
         done.push((id, result));
-        let mut q = self.lock();
-        q.pending = q.pending + children.len() - 1;
-        // Reversed: the stack pops the first subdirectory first, depth-first like the output.
-        q.jobs.extend(children.into_iter().rev());
-        drop(q);
-        self.ready.notify_all();
         true
     }
 
@@ -249,6 +251,23 @@ impl Walk<'_> {
             }
         }
         (Done::Listed { text, children }, jobs)
+    }
+}
+
+/// A finished job's bookkeeping: its subdirectories queued, itself no longer pending.
+struct Finish<'w, 'a> {
+    walk: &'w Walk<'a>,
+    children: Vec<Job>,
+}
+
+impl Drop for Finish<'_, '_> {
+    fn drop(&mut self) {
+        let mut q = self.walk.lock();
+        q.pending = q.pending + self.children.len() - 1;
+        // Reversed: the stack pops the first subdirectory first, depth-first like the output.
+        q.jobs.extend(self.children.drain(..).rev());
+        drop(q);
+        self.walk.ready.notify_all();
     }
 }
 
