@@ -3,6 +3,8 @@ import test from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
+import v8 from 'node:v8'
+import vm from 'node:vm'
 import { latest, envelope } from './helpers.mjs'
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201e2a1d5a60000000049454e44ae426082', 'hex')
@@ -30,6 +32,54 @@ test('read_files: the shared budget cuts a section and drops the rest', async ()
   const r = await call('read_files', { paths: ['a.txt', 'b.txt', 'c.txt'] })
   assert.match(r.text, /^==> a\.txt <==\n     1\tline 0/)
   assert.match(r.text, /\n\[\.\.\. \d+ of 400 lines shown; use read_file for the rest \.\.\.\]\n\n\[\.\.\. 2 more file\(s\) not shown; call read_files with fewer paths \.\.\.\]$/)
+})
+
+test('read_files: a large ASCII result (an external string) keeps its text through collections', async () => {
+  // From 128 KiB an ASCII result crosses without a copy: V8 reads the addon's buffer until it
+  // collects the string. Several results alive at once, garbage and forced collections in
+  // between: each must still read exactly as the same files read one by one.
+  v8.setFlagsFromString('--expose-gc')
+  const gc = vm.runInNewContext('gc')
+  const files = {}
+  for (let i = 0; i < 12; i++) files[`m${i}.js`] = Array.from({ length: 300 }, (_, n) => `export const v${i}_${n} = ${n * i} // ${'pad'.repeat(5)}`).join('\n') + '\n'
+  const { call } = latest(files, { maxOutputBytes: 1 << 24 })
+  const paths = Object.keys(files)
+  const expected = []
+  for (const p of paths) expected.push(`==> ${p} <==\n${(await call('read_file', { path: p })).text}`)
+  const want = expected.join('\n\n')
+  assert.ok(want.length > 128 * 1024)
+  const kept = []
+  for (let round = 0; round < 6; round++) {
+    kept.push((await call('read_files', { paths })).text)
+    let junk = []
+    for (let k = 0; k < 2000; k++) junk.push('x'.repeat(k % 300) + k)
+    junk = null
+    gc()
+  }
+  for (const text of kept) assert.equal(text, want)
+  kept.length = 0
+  gc()
+  assert.equal((await call('read_files', { paths })).text, want)
+})
+
+test('read_files: a large non-ASCII result (external UTF-16, surrogate pairs) reads as the UTF-8 path gives it', async () => {
+  // Each file alone stays under 128 KiB (read_file's text crosses as UTF-8, decoded by V8);
+  // together they pass it and cross converted to UTF-16 by the addon.
+  v8.setFlagsFromString('--expose-gc')
+  const gc = vm.runInNewContext('gc')
+  const files = {}
+  for (let i = 0; i < 24; i++) files[`u${i}.txt`] = Array.from({ length: 400 }, (_, n) => `é ${i}/${n} \u{1f600} ½ ─│ ${'ü'.repeat(n % 7)}`).join('\n') + '\n'
+  const { call } = latest(files, { maxOutputBytes: 1 << 24 })
+  const paths = Object.keys(files)
+  const parts = []
+  for (const p of paths) parts.push(`==> ${p} <==\n${(await call('read_file', { path: p })).text}`)
+  const want = parts.join('\n\n')
+  assert.ok(Buffer.byteLength(want) > 160 * 1024)
+  const first = (await call('read_files', { paths })).text
+  gc()
+  assert.equal(first, want)
+  assert.equal(first.length, want.length)
+  assert.ok(first.includes('\u{1f600} ½ ─│'))
 })
 
 test('read_files: schema limits', async () => {

