@@ -214,9 +214,10 @@ fn write_warnings_first_issue_only() {
 
 #[test]
 fn the_warning_is_computed_beside_the_write() {
-    let config =
+    let config = Arc::new(
         crate::config::resolve_config(&serde_json::json!({"workspaceRoot": "."}), Some(false))
-            .unwrap();
+            .unwrap(),
+    );
     let (value, w) = write_warning_during(&config, "beside.ts", b"let x = (1;\n", || 7);
     assert_eq!(value, 7);
     assert_eq!(
@@ -227,4 +228,20 @@ fn the_warning_is_computed_beside_the_write() {
     let (_, w) = write_warning_during(&config, "notes.txt", b"((((", || ran = true);
     assert!(ran);
     assert_eq!(w, "");
+    // Many at once, more than there are helpers: every write gets its own file's warning,
+    // whether a helper or the caller parsed it.
+    std::thread::scope(|s| {
+        for i in 0..16 {
+            let config = &config;
+            s.spawn(move || {
+                let rel = format!("many{i}.py");
+                let src = format!("def f{i}(:\n    pass\n");
+                let (_, w) = write_warning_during(config, &rel, src.as_bytes(), || ());
+                assert!(
+                    w.contains(&format!("python syntax error in {rel} at line 1")),
+                    "{w}"
+                );
+            });
+        }
+    });
 }
