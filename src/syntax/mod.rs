@@ -2,7 +2,7 @@
 //! limits, the issue collector, the outline walker and the advisory warnings on writes.
 //!
 //! The tools `outline` and `check_syntax` and the writers' warnings all go through
-//! [`load_parsed`] / [`parse`], so the limits and error messages live in one place.
+//! [`load_facts`] / [`parse`], so the limits and error messages live in one place.
 
 mod alloc;
 pub mod cache;
