@@ -141,20 +141,6 @@ fn insert(m: &mut Memo, key: Key, facts: Arc<Facts>) -> Option<HashMap<Key, Arc<
     retired
 }
 
-/// Forgets everything (tests).
-#[cfg(test)]
-pub fn clear() {
-    *MEMO
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
-}
-
-/// The number of kept entries (tests).
-#[cfg(test)]
-pub fn len() -> usize {
-    with(|m| m.new.len() + m.old.len())
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::{check_json, load_facts, write_warning};
