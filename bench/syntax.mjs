@@ -7,6 +7,7 @@ import path from 'node:path'
 import { createRequire } from 'node:module'
 import { capture, expectOk, interleaved, row, skipped } from './lib.mjs'
 import * as ref from './syntax-ref.mjs'
+import { checkAll } from './check-child.mjs'
 
 const require = createRequire(import.meta.url)
 const WASM_HINT = 'install the devDependency @vscode/tree-sitter-wasm (npm install) for the peer'
@@ -134,17 +135,7 @@ export async function syntaxRows(ctx, want) {
     else {
       try {
         const corpusTools = createAgentTools({ workspaceRoot: ctx.corpus })
-        const ours = async () => {
-          let next = 0
-          const worker = async () => {
-            while (next < files.length) {
-              const f = files[next++]
-              const r = await corpusTools.callTool('check_syntax', { path: f })
-              if (r.isError && !/too_large|is_binary/.test(r.text)) throw new Error(r.text)
-            }
-          }
-          await Promise.all(Array.from({ length: 8 }, worker))
-        }
+        const ours = () => checkAll(corpusTools, files)
         const [o, p] = await interleaved([ours, peerCheck], corpusRounds)
         rows.push(row(name, o, p, target, 'ours: 8 concurrent calls, files unchanged since the last pass; peer: the wasm grammars, sequential (it keeps nothing)', p / o))
       } catch (e) {

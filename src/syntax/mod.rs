@@ -223,22 +223,20 @@ pub fn write_warning_during<T>(
         bytes.to_vec(),
     ))));
     let (tx, rx) = std::sync::mpsc::sync_channel::<String>(1);
-    let queued = {
-        let job = Arc::clone(&job);
-        crate::pool::submit(Box::new(move || {
-            let taken = job.lock().unwrap_or_else(PoisonError::into_inner).take();
-            if let Some((config, rel, bytes)) = taken {
-                let _ = tx.send(write_warning(&config, &rel, &bytes));
-            }
-        }))
-    };
+    // Not queued (no helpers), the job simply stays for the caller.
+    let theirs = Arc::clone(&job);
+    crate::pool::submit(Box::new(move || {
+        let taken = theirs.lock().unwrap_or_else(PoisonError::into_inner).take();
+        if let Some((config, rel, bytes)) = taken {
+            let _ = tx.send(write_warning(&config, &rel, &bytes));
+        }
+    }));
     let done = write();
     let mine = job.lock().unwrap_or_else(PoisonError::into_inner).take();
     let warning = match mine {
         Some(_) => write_warning(config, rel, bytes),
         // A helper has it: its answer, or nothing if it panicked.
-        None if queued => rx.recv().unwrap_or_default(),
-        None => String::new(),
+        None => rx.recv().unwrap_or_default(),
     };
     (done, warning)
 }

@@ -111,10 +111,7 @@ fn each_block(
     files: &[String],
     mut take: impl FnMut(usize, String) -> bool,
 ) -> ToolResult<()> {
-    let workers = std::thread::available_parallelism()
-        .map_or(1, std::num::NonZeroUsize::get)
-        .clamp(1, 4)
-        .min(files.len());
+    let workers = crate::search::walk::threads().min(4).min(files.len());
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
     let (tx, rx) = mpsc::channel::<(usize, ToolResult<String>)>();
