@@ -269,14 +269,16 @@ async fn run(
 /// work, so a caller already on a worker thread (the napi layer queues it on libuv's pool)
 /// can run the whole pipeline there, saving the two thread hops of [`dispatch`] (runtime
 /// task, then blocking pool). Only `read_file`: at most `maxFileBytes` read and formatted,
-/// the size of work Node's own `fs.readFile` puts on that pool. And `monitor_poll`: one read
+/// the size of work Node's own `fs.readFile` puts on that pool; `read_files`: up to 64 such
+/// reads, shared with the pool's helpers, whose wake-ups and hand-backs were a third of an
+/// 800 KB batch's time when it went through the runtime. And `monitor_poll`: one read
 /// of at most `maxOutputBytes` from a log (it waits only for a relay that is finishing, a
 /// few ms, up to 300 ms at worst). Searches, trees, writes and process tools keep their own
 /// pools.
 pub fn runs_inline(name: &str, config: &Config) -> bool {
     matches!(
         tools::get_tool(name, config),
-        Some(def) if matches!(def.name, "read_file" | "monitor_poll")
+        Some(def) if matches!(def.name, "read_file" | "read_files" | "monitor_poll")
             && matches!(def.handler, Handler::Blocking(_))
     )
 }

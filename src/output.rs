@@ -43,15 +43,36 @@ pub fn bound(text: String, max: u64) -> String {
     out
 }
 
-/// A string with room for `capacity` bytes whose memory is mapped in one go: a large result
-/// gets fresh pages (its buffer outlives the call as a V8 external string), and faulting
-/// them in one at a time as the text is copied cost ~2.3 µs a page here (~0.45 ms for an
-/// 800 KB `read_files` result); `MADV_POPULATE_WRITE` (Linux ≥ 5.14) maps the range in one
-/// call, ~40 % cheaper. Elsewhere, or when the kernel refuses, the pages fault as usual.
+/// A string with room for `capacity` bytes for a large result. Such a buffer outlives the
+/// call as a V8 external string, so it cannot come from memory the allocator already has;
+/// faulting its pages in one at a time as the text is copied cost ~2.3 µs a page here
+/// (~0.45 ms for an 800 KB `read_files` result), and mapping them in one call
+/// (`MADV_POPULATE_WRITE`, Linux ≥ 5.14) still ~0.3 ms. So a spare buffer of the size of
+/// the last large result is kept mapped: a call takes it and a pool helper maps the next
+/// one after the call ([`crate::pool`]), off the caller's path. Buffers V8 gives back
+/// ([`recycle`]) are spares too. Without a fitting spare the pages are mapped here.
 pub fn string_for(capacity: usize) -> String {
+    if capacity < PREFAULT_FROM {
+        return String::with_capacity(capacity);
+    }
+    let out = spare(capacity).unwrap_or_else(|| mapped(capacity));
+    if capacity <= SPARE_BYTES {
+        crate::pool::submit(Box::new(move || {
+            if !spares().iter().any(|s| fits(s, capacity)) {
+                let fresh = mapped(capacity + capacity / 8);
+                keep(fresh);
+            }
+        }));
+    }
+    out
+}
+
+/// A fresh string of `capacity` bytes whose pages are mapped in one call where the kernel
+/// can; elsewhere they fault as they are written.
+fn mapped(capacity: usize) -> String {
     let out = String::with_capacity(capacity);
     #[cfg(target_os = "linux")]
-    if capacity >= PREFAULT_FROM {
+    {
         let page = 4096;
         let start = (out.as_ptr() as usize).div_ceil(page) * page;
         let end = (out.as_ptr() as usize + capacity) / page * page;
@@ -71,8 +92,68 @@ pub fn string_for(capacity: usize) -> String {
 }
 
 /// Below this the allocator hands out memory it already has; only large buffers are fresh.
-#[cfg(target_os = "linux")]
 const PREFAULT_FROM: usize = 256 * 1024;
+
+/// Most buffers kept for reuse, and most bytes they hold together: an agent reading large
+/// results keeps at most this much mapped between calls.
+const SPARE_COUNT: usize = 2;
+const SPARE_BYTES: usize = 16 << 20;
+
+/// Buffers of large results that V8 has collected, kept for the next one.
+static SPARES: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+fn spares() -> std::sync::MutexGuard<'static, Vec<String>> {
+    SPARES
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Whether `spare` suits a result of `capacity` bytes: room enough, and not more than four
+/// times too large (a small result must not pin a big buffer in V8 for its lifetime).
+fn fits(spare: &String, capacity: usize) -> bool {
+    (capacity..=capacity.saturating_mul(4)).contains(&spare.capacity())
+}
+
+/// Takes the smallest spare buffer that [`fits`] a result of `capacity` bytes.
+fn spare(capacity: usize) -> Option<String> {
+    take_fitting(&mut spares(), capacity)
+}
+
+fn take_fitting(spares: &mut Vec<String>, capacity: usize) -> Option<String> {
+    let best = spares
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| fits(s, capacity))
+        .min_by_key(|(_, s)| s.capacity())
+        .map(|(i, _)| i)?;
+    Some(spares.swap_remove(best))
+}
+
+/// Gives back a large result's buffer once nothing reads it any more (V8 collected the
+/// external string made from it), for [`string_for`] to hand out again with its pages
+/// still mapped.
+pub fn recycle(buffer: String) {
+    keep(buffer);
+}
+
+/// Adds `buffer` to the spares (if it is in the size range kept), then frees spares
+/// beyond the bounds, the oldest first.
+fn keep(buffer: String) {
+    add(&mut spares(), buffer);
+}
+
+fn add(spares: &mut Vec<String>, mut buffer: String) {
+    if !(PREFAULT_FROM..=SPARE_BYTES).contains(&buffer.capacity()) {
+        return;
+    }
+    buffer.clear();
+    spares.push(buffer);
+    while spares.len() > SPARE_COUNT
+        || spares.iter().map(String::capacity).sum::<usize>() > SPARE_BYTES
+    {
+        spares.remove(0);
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -85,6 +166,37 @@ mod tests {
         assert!(out.starts_with(&"é".repeat(500)));
         assert!(out.ends_with("\n[... output truncated: 1000 of 1200 bytes shown ...]"));
         assert_eq!(bound("short".into(), 1024), "short");
+    }
+
+    #[test]
+    fn spare_buffers_fit_and_stay_within_bounds() {
+        const K: usize = 1024;
+        let mut spares = Vec::new();
+        // Too small to be worth keeping, or over the byte bound: freed.
+        add(&mut spares, String::with_capacity(PREFAULT_FROM - 1));
+        add(&mut spares, String::with_capacity(SPARE_BYTES + 1));
+        assert!(spares.is_empty());
+        let mut text = String::with_capacity(1000 * K);
+        text.push_str("old result");
+        add(&mut spares, text);
+        // Kept empty; too small for a larger result, too large (over 4×) for a small one.
+        assert!(spares[0].is_empty());
+        assert!(take_fitting(&mut spares, 1001 * K).is_none());
+        assert!(take_fitting(&mut spares, 249 * K).is_none());
+        add(&mut spares, String::with_capacity(600 * K));
+        // The smallest that fits, once.
+        assert!(take_fitting(&mut spares, 500 * K).unwrap().capacity() >= 600 * K);
+        assert!(take_fitting(&mut spares, 500 * K).unwrap().capacity() >= 1000 * K);
+        assert!(take_fitting(&mut spares, 500 * K).is_none());
+        // At most SPARE_COUNT buffers and SPARE_BYTES bytes: the oldest go first.
+        for cap in [300 * K, 400 * K, 500 * K] {
+            add(&mut spares, String::with_capacity(cap));
+        }
+        assert_eq!(spares.len(), SPARE_COUNT);
+        assert!(spares[0].capacity() < 500 * K && spares[1].capacity() >= 500 * K);
+        add(&mut spares, String::with_capacity(SPARE_BYTES - 100 * K));
+        assert_eq!(spares.len(), 1);
+        assert!(spares[0].capacity() >= SPARE_BYTES - 100 * K);
     }
 
     #[test]

@@ -213,6 +213,9 @@ unsafe extern "C" fn release(env: napi::sys::napi_env, _data: *mut c_void, hint:
     // once.
     let owned = unsafe { Box::from_raw(hint.cast::<Owned>()) };
     adjust(env, -(owned.parts().2 as i64));
+    if let Owned::Ascii(text) = *owned {
+        crate::output::recycle(text);
+    }
 }
 
 /// Tells V8 how much memory its external strings hold outside its heap: without it a loop

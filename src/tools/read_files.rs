@@ -1,7 +1,7 @@
 //! `read_files`: up to 64 text files in one call, each shown like `read_file`, under one
 //! output budget; a file that fails is reported inline and the batch goes on.
 
-use super::read_file::{push_row, split_lines};
+use super::read_file::{push_row, MAX_LINE_UNITS};
 use super::{object_schema, read_annotations, Call, Handler, Output, ToolDef};
 use crate::cancel::Cancel;
 use crate::config::Config;
@@ -55,39 +55,70 @@ const INLINE: [Code; 5] = [
     Code::PathEscape,
 ];
 
-/// One file's section: its header and numbered lines, cut to `budget` bytes (at least one
-/// line is always shown).
-fn section(raw: &str, content: &str, budget: i64) -> String {
-    let mut out = format!("==> {raw} <==\n");
+/// Appends one file's section to `out`: its header and numbered lines, cut to `budget`
+/// bytes (at least one line is always shown). Returns the section's length.
+fn section(out: &mut String, raw: &str, content: &str, budget: i64) -> usize {
+    let begin = out.len();
+    out.push_str("==> ");
+    out.push_str(raw);
+    out.push_str(" <==\n");
     if content.is_empty() {
         out.push_str("(empty file)");
-        return out;
+        return out.len() - begin;
     }
-    let lines = split_lines(content);
-    let total = lines.len();
     let max = usize::try_from(budget.max(1)).unwrap_or(usize::MAX);
-    out.reserve(content.len() + 8 * total);
-    let mut used = out.len();
-    let mut shown = 0usize;
-    for (i, line) in lines.iter().enumerate() {
+    let mut used = out.len() - begin;
+    let (mut shown, mut from, mut cut) = (0usize, 0usize, false);
+    let bytes = content.as_bytes();
+    // The lines without their `\n` (a final empty line after a trailing `\n` is not one),
+    // found as they are written rather than collected first.
+    let ends =
+        memchr::memchr_iter(b'\n', bytes).chain((!content.ends_with('\n')).then_some(bytes.len()));
+    for nl in ends {
+        let line = &content[from..nl];
+        from = nl + 1;
         let mark = out.len();
         if shown > 0 {
             out.push('\n');
         }
-        let len = push_row(&mut out, i as u64 + 1, line, max);
+        let len = push_row(out, shown as u64 + 1, line, max);
         if shown > 0 && used + len + 1 > max {
             out.truncate(mark);
+            cut = true;
             break;
         }
         used += len + 1;
         shown += 1;
     }
-    if shown < total {
+    // Counted only when cut: a section shown whole needs no count.
+    if cut {
+        let total = line_count(content);
         out.push_str(&format!(
             "\n[... {shown} of {total} lines shown; use read_file for the rest ...]"
         ));
     }
-    out
+    out.len() - begin
+}
+
+/// How many lines [`section`] numbers in `content` (not empty).
+fn line_count(content: &str) -> usize {
+    memchr::memchr_iter(b'\n', content.as_bytes()).count() + usize::from(!content.ends_with('\n'))
+}
+
+/// Room enough for a path's section whatever the budget (a hint: the output grows if it
+/// is short): the header, the text, each row's number, tab and newline, a marker for
+/// every line long enough to be cut, and the note after a cut.
+fn room(raw: &str, read: &ToolResult<String>) -> usize {
+    let body = match read {
+        Ok(text) if text.is_empty() => 16,
+        Ok(text) => {
+            let lines = line_count(text);
+            let number = (lines.checked_ilog10().unwrap_or(0) as usize + 1).max(6);
+            text.len() + lines * (number + 2) + (text.len() / MAX_LINE_UNITS + 1) * 32 + 96
+        }
+        Err(e) => e.message.len() + 32,
+    };
+    raw.len() + 16 + body
 }
 
 /// One path read and decoded (line endings normalised). `root` is the workspace root held
@@ -114,29 +145,38 @@ fn read_one(config: &Config, root: Option<&BaseDir>, raw: &str) -> ToolResult<Ve
     }
 }
 
-/// What one path shows with the budget left, or the error that fails the call. The text is
-/// decoded in place (borrowed unless it needs transcoding or CRLF normalising).
-fn show(raw: &str, read: ToolResult<Vec<u8>>, budget: i64) -> ToolResult<String> {
-    match read {
-        Ok(bytes) => Ok(section(
-            raw,
-            &text::normalize_eol(&text::decode_lossy(&bytes)),
-            budget,
-        )),
-        Err(e) if INLINE.contains(&e.code) => Ok(format!(
-            "==> {raw} \u{2014} {}: {} <==",
-            e.code.as_str(),
-            e.message
-        )),
-        Err(e) => Err(e),
+/// A file's bytes as the text its section shows: decoded and with line endings
+/// normalised, reusing the bytes themselves when they already are that text (UTF-8
+/// without a BOM or a CR, the common case).
+fn decoded(bytes: Vec<u8>) -> String {
+    let plain = matches!(
+        text::normalize_eol(&text::decode_lossy(&bytes)),
+        std::borrow::Cow::Borrowed(s) if s.as_ptr() == bytes.as_ptr() && s.len() == bytes.len()
+    );
+    if plain {
+        // SAFETY: `decode_lossy` borrowed all of `bytes` as a `str`: it checked that they
+        // are valid UTF-8.
+        return unsafe { String::from_utf8_unchecked(bytes) };
     }
+    text::normalize_eol(&text::decode_lossy(&bytes)).into_owned()
+}
+
+/// The line shown for a path that failed with an [`INLINE`] error.
+fn failed(out: &mut String, raw: &str, e: &ToolError) -> usize {
+    let begin = out.len();
+    out.push_str(&format!(
+        "==> {raw} \u{2014} {}: {} <==",
+        e.code.as_str(),
+        e.message
+    ));
+    out.len() - begin
 }
 
 /// Below this many paths the files are read on the calling thread.
 const PARALLEL_FROM: usize = 8;
 
-/// One path's rendering: not yet done, done (`None`: skipped because the call was
-/// cancelled), or taken by `run`.
+/// One path's text: not yet read, read (`None`: skipped because the call was cancelled),
+/// or taken by `run`.
 enum Slot {
     Empty,
     Done(Option<ToolResult<String>>),
@@ -150,7 +190,6 @@ struct Batch {
     /// The workspace root held open for the call (confinement on).
     root: Option<BaseDir>,
     paths: Vec<String>,
-    budget: i64,
     next: AtomicUsize,
     slots: Vec<Mutex<Slot>>,
 }
@@ -160,21 +199,15 @@ impl Batch {
         self.slots[i].lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Path `i` read and rendered as if the whole budget were left (the common case: it
-    /// fits), unless the call was cancelled.
-    fn render(&self, i: usize) -> Option<ToolResult<String>> {
+    /// Path `i` read and decoded, unless the call was cancelled.
+    fn read(&self, i: usize) -> Option<ToolResult<String>> {
         if self.cancel.is_cancelled() {
             return None;
         }
-        let raw = &self.paths[i];
-        Some(show(
-            raw,
-            read_one(&self.config, self.root.as_ref(), raw),
-            self.budget,
-        ))
+        Some(read_one(&self.config, self.root.as_ref(), &self.paths[i]).map(decoded))
     }
 
-    /// Keeps the first rendering of path `i` to land.
+    /// Keeps the first reading of path `i` to land.
     fn keep(&self, i: usize, got: Option<ToolResult<String>>) {
         let mut slot = self.slot(i);
         if matches!(*slot, Slot::Empty) {
@@ -182,23 +215,23 @@ impl Batch {
         }
     }
 
-    /// Claims and renders paths in order until none is left.
+    /// Claims and reads paths in order until none is left.
     fn work(&self) {
         loop {
             let i = self.next.fetch_add(1, Ordering::Relaxed);
             if i >= self.paths.len() {
                 return;
             }
-            self.keep(i, self.render(i));
+            self.keep(i, self.read(i));
         }
     }
 
-    /// Path `i`'s rendering, made here if no worker has finished it yet: a helper thread
+    /// Path `i`'s text, read here if no worker has finished it yet: a helper thread
     /// descheduled on a busy machine never holds the call up (the file is then read twice,
-    /// and the first rendering to land is used).
+    /// and the first reading to land is used).
     fn take(&self, i: usize) -> Option<ToolResult<String>> {
         if matches!(*self.slot(i), Slot::Empty) {
-            let got = self.render(i);
+            let got = self.read(i);
             self.keep(i, got);
         }
         match std::mem::replace(&mut *self.slot(i), Slot::Taken) {
@@ -208,15 +241,14 @@ impl Batch {
     }
 }
 
-/// Reads and renders every path: with many, the pool's helpers and this thread share
-/// them. The caller then takes each rendering in path order ([`Batch::take`]).
-fn prepare(call: &Call, root: Option<BaseDir>, paths: &[&str], budget: i64) -> Arc<Batch> {
+/// Reads every path: with many, the pool's helpers and this thread share them. The caller
+/// then takes each text in path order ([`Batch::take`]).
+fn prepare(call: &Call, root: Option<BaseDir>, paths: &[&str]) -> Arc<Batch> {
     let batch = Arc::new(Batch {
         config: Arc::clone(&call.config),
         cancel: call.cancel.clone(),
         root,
         paths: paths.iter().map(|p| (*p).to_string()).collect(),
-        budget,
         next: AtomicUsize::new(0),
         slots: paths.iter().map(|_| Mutex::new(Slot::Empty)).collect(),
     });
@@ -243,46 +275,42 @@ fn run(call: &Call) -> ToolResult<Output> {
     let root = guard
         .is_on()
         .then(|| BaseDir::open(&call.config.workspace_root).confine(&guard));
-    let batch = prepare(call, root, &paths, budget);
-    let mut sections: Vec<String> = Vec::new();
+    let batch = prepare(call, root, &paths);
+    let mut read = Vec::with_capacity(paths.len());
+    for i in 0..paths.len() {
+        read.push(batch.take(i).ok_or_else(ToolError::aborted)?);
+    }
+    // Every section is written straight into the result, whose room is reserved once (a
+    // large result is a buffer whose pages are already mapped: see `output::string_for`).
+    let room = paths.iter().zip(&read).map(|(raw, r)| room(raw, r) + 2);
+    let mut out = crate::output::string_for(room.sum::<usize>() + 96);
     let mut done = 0;
-    for (i, raw) in paths.iter().enumerate() {
+    for (raw, got) in paths.iter().zip(read) {
         if budget <= 0 {
             break;
         }
-        let Some(got) = batch.take(i) else {
-            return Err(ToolError::aborted());
-        };
-        let mut s = got?;
-        // Rendered against the whole budget (which counts a newline after the last row): cut
-        // it to what is left (rare, so read again).
-        if s.len() as i64 >= budget {
-            s = show(
-                raw,
-                read_one(&call.config, batch.root.as_ref(), raw),
-                budget,
-            )?;
+        if done > 0 {
+            out.push_str("\n\n");
         }
-        budget -= s.len() as i64 + 2;
-        sections.push(s);
+        let len = match got {
+            Ok(text) => section(&mut out, raw, &text, budget),
+            Err(e) if INLINE.contains(&e.code) => failed(&mut out, raw, &e),
+            Err(e) => return Err(e),
+        };
+        budget -= len as i64 + 2;
         done += 1;
     }
     if call.cancel.is_cancelled() {
         return Err(ToolError::aborted());
     }
     if done < paths.len() {
-        sections.push(format!(
+        if done > 0 {
+            out.push_str("\n\n");
+        }
+        out.push_str(&format!(
             "[... {} more file(s) not shown; call read_files with fewer paths ...]",
             paths.len() - done
         ));
-    }
-    let len = sections.iter().map(|s| s.len() + 2).sum::<usize>();
-    let mut out = crate::output::string_for(len);
-    for (i, s) in sections.iter().enumerate() {
-        if i > 0 {
-            out.push_str("\n\n");
-        }
-        out.push_str(s);
     }
     Ok(Output::text(out))
 }
@@ -291,26 +319,78 @@ fn run(call: &Call) -> ToolResult<Output> {
 mod tests {
     use super::*;
 
-    /// `run` keeps a section rendered against the whole budget only when it is shorter than
-    /// what is left: a section exactly as long as the budget is cut (its last row's newline
-    /// counts), so it must be rendered again.
+    fn shown(raw: &str, content: &str, budget: i64) -> String {
+        let mut out = String::from("before");
+        let len = section(&mut out, raw, content, budget);
+        assert_eq!(out.len(), "before".len() + len);
+        out.split_off("before".len())
+    }
+
+    /// A section is cut only when it does not fit what is left of the budget, which counts
+    /// a newline after its last row: a section exactly as long as the budget is cut.
     #[test]
     fn a_section_fits_only_below_the_budget() {
         let content = "alpha\nbeta\ngamma\n";
-        let full = section("f.txt", content, i64::MAX);
+        let full = shown("f.txt", content, i64::MAX);
         assert_eq!(
             full,
             "==> f.txt <==\n     1\talpha\n     2\tbeta\n     3\tgamma"
         );
         let n = full.len() as i64;
-        assert_eq!(section("f.txt", content, n + 1), full);
-        assert_ne!(section("f.txt", content, n), full);
-        assert!(section("f.txt", content, n)
-            .ends_with("[... 2 of 3 lines shown; use read_file for the rest ...]"));
+        assert_eq!(shown("f.txt", content, n + 1), full);
+        assert_eq!(
+            shown("f.txt", content, n),
+            "==> f.txt <==\n     1\talpha\n     2\tbeta\n[... 2 of 3 lines shown; use read_file for the rest ...]"
+        );
+        // At least one row, however small the budget.
+        assert_eq!(
+            shown("f.txt", content, 0),
+            "==> f.txt <==\n     1\t [... line truncated ...]\n[... 1 of 3 lines shown; use read_file for the rest ...]"
+        );
+        // No final newline: the last line is still a line; an empty file says so.
+        assert_eq!(
+            shown("g", "a\nb", i64::MAX),
+            "==> g <==\n     1\ta\n     2\tb"
+        );
+        assert_eq!(shown("g", "\n", i64::MAX), "==> g <==\n     1\t");
+        assert_eq!(shown("e", "", 1), "==> e <==\n(empty file)");
+    }
+
+    /// The room reserved for a section holds it, whatever the text: long lines cut with a
+    /// marker, line numbers past six digits, a file of empty lines.
+    #[test]
+    fn the_room_reserved_holds_the_section() {
+        let texts = [
+            String::new(),
+            "x".into(),
+            "\n".repeat(1_200_000),
+            format!("{}\n{}", "é".repeat(2001), "y".repeat(5000)),
+            "a\r\nb".into(),
+        ];
+        for text in texts {
+            let mut out = String::new();
+            let len = section(&mut out, "some/path.rs", &text, i64::MAX);
+            assert!(
+                len <= room("some/path.rs", &Ok(text.clone())),
+                "{}",
+                text.len()
+            );
+        }
     }
 
     #[test]
-    fn paths_claimed_by_a_helper_that_never_finished_are_rendered_by_the_caller() {
+    fn decoding_reuses_plain_utf8_and_converts_the_rest() {
+        let plain = b"fn main() {}\n".to_vec();
+        let at = plain.as_ptr();
+        let text = decoded(plain);
+        assert_eq!((text.as_str(), text.as_ptr()), ("fn main() {}\n", at));
+        assert_eq!(decoded(b"\xEF\xBB\xBFa\r\nb".to_vec()), "a\nb");
+        assert_eq!(decoded(b"a\xFFb".to_vec()), "a\u{FFFD}b");
+        assert_eq!(decoded(b"\xFF\xFEh\0i\0".to_vec()), "hi");
+    }
+
+    #[test]
+    fn paths_claimed_by_a_helper_that_never_finished_are_read_by_the_caller() {
         let dir = tempfile::tempdir().unwrap();
         for (name, body) in [("a.txt", "one\n"), ("b.txt", "two\nthree\n")] {
             std::fs::write(dir.path().join(name), body).unwrap();
@@ -321,26 +401,22 @@ mod tests {
             cancel: Cancel::new(),
             root: None,
             paths: vec!["a.txt".into(), "b.txt".into(), "gone.txt".into()],
-            budget: i64::MAX,
-            // Every path claimed by a helper that was descheduled before rendering any.
+            // Every path claimed by a helper that was descheduled before reading any.
             next: AtomicUsize::new(3),
             slots: (0..3).map(|_| Mutex::new(Slot::Empty)).collect(),
         };
         batch.work();
         let a = batch.take(0).unwrap().unwrap();
-        assert_eq!(a, "==> a.txt <==\n     1\tone");
+        assert_eq!(a, "one\n");
         // The helper wakes up and finishes path 0 after the caller took it: ignored.
         batch.keep(0, Some(Ok("late".into())));
         assert!(matches!(*batch.slot(0), Slot::Taken));
-        // A helper's rendering that landed first is the one used.
+        // A helper's reading that landed first is the one used.
         batch.keep(1, Some(Ok("from the helper".into())));
         assert_eq!(batch.take(1).unwrap().unwrap(), "from the helper");
-        let gone = batch.take(2).unwrap().unwrap();
-        assert!(
-            gone.starts_with("==> gone.txt \u{2014} not_found: "),
-            "{gone}"
-        );
-        // Cancelled before a path was rendered: `None`, which `run` reports as aborted.
+        let gone = batch.take(2).unwrap().unwrap_err();
+        assert_eq!(gone.code, Code::NotFound);
+        // Cancelled before a path was read: `None`, which `run` reports as aborted.
         let cancelled = Batch {
             cancel: Cancel::new(),
             next: AtomicUsize::new(0),
