@@ -47,6 +47,8 @@ impl Text {
             prefault(&mut wide[..utf16_units(&text)]);
             let n = encoding_rs::mem::convert_str_to_utf16(&text, &mut wide);
             wide.truncate(n);
+            // A large UTF-8 result's buffer is mapped memory the next large result can use.
+            crate::output::recycle(text);
             return Text {
                 repr: Repr::Wide(wide),
             };
