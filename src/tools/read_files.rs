@@ -108,17 +108,39 @@ fn line_count(content: &str) -> usize {
 /// Room enough for a path's section whatever the budget (a hint: the output grows if it
 /// is short): the header, the text, each row's number, tab and newline, a marker for
 /// every line long enough to be cut, and the note after a cut.
-fn room(raw: &str, read: &ToolResult<String>) -> usize {
+fn room(raw: &str, read: &ToolResult<Got>) -> usize {
     let body = match read {
-        Ok(text) if text.is_empty() => 16,
-        Ok(text) => {
-            let lines = line_count(text);
-            let number = (lines.checked_ilog10().unwrap_or(0) as usize + 1).max(6);
-            text.len() + lines * (number + 2) + (text.len() / MAX_LINE_UNITS + 1) * 32 + 96
-        }
+        Ok(Got::Text(text)) => text_room(text),
+        Ok(Got::Large) => 0,
         Err(e) => e.message.len() + 32,
     };
     raw.len() + 16 + body
+}
+
+fn text_room(text: &str) -> usize {
+    if text.is_empty() {
+        return 16;
+    }
+    let lines = line_count(text);
+    let number = (lines.checked_ilog10().unwrap_or(0) as usize + 1).max(6);
+    text.len() + lines * (number + 2) + (text.len() / MAX_LINE_UNITS + 1) * 32 + 96
+}
+
+/// Most bytes a path's section can show beyond what is left of the budget: its header,
+/// a first row that is always shown (cut to the budget, plus its marker) and the note
+/// after a cut, or its error line.
+fn overshoot(raw: &str, read: &ToolResult<Got>) -> usize {
+    raw.len() + 256 + read.as_ref().err().map_or(0, |e| e.message.len())
+}
+
+/// A path's reading, as kept for the caller.
+enum Got {
+    /// The decoded text.
+    Text(String),
+    /// A text not kept: the texts kept so far would need more than the whole budget with
+    /// it (64 large files would all be held at once). Read again if its section is
+    /// written, cut to what is left of the budget.
+    Large,
 }
 
 /// One path read and decoded (line endings normalised). `root` is the workspace root held
@@ -179,7 +201,7 @@ const PARALLEL_FROM: usize = 8;
 /// or taken by `run`.
 enum Slot {
     Empty,
-    Done(Option<ToolResult<String>>),
+    Done(Option<ToolResult<Got>>),
     Taken,
 }
 
@@ -190,6 +212,9 @@ struct Batch {
     /// The workspace root held open for the call (confinement on).
     root: Option<BaseDir>,
     paths: Vec<String>,
+    /// How many more bytes of sections the texts kept may make ([`Got`]): the budget and
+    /// some slack, since [`text_room`] overestimates.
+    allowance: AtomicUsize,
     next: AtomicUsize,
     slots: Vec<Mutex<Slot>>,
 }
@@ -200,15 +225,27 @@ impl Batch {
     }
 
     /// Path `i` read and decoded, unless the call was cancelled.
-    fn read(&self, i: usize) -> Option<ToolResult<String>> {
+    fn read(&self, i: usize) -> Option<ToolResult<Got>> {
         if self.cancel.is_cancelled() {
             return None;
         }
-        Some(read_one(&self.config, self.root.as_ref(), &self.paths[i]).map(decoded))
+        let read = read_one(&self.config, self.root.as_ref(), &self.paths[i]).map(decoded);
+        Some(read.map(|text| {
+            let need = text_room(&text);
+            let left = self
+                .allowance
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |a| {
+                    a.checked_sub(need)
+                });
+            match left {
+                Ok(_) => Got::Text(text),
+                Err(_) => Got::Large,
+            }
+        }))
     }
 
     /// Keeps the first reading of path `i` to land.
-    fn keep(&self, i: usize, got: Option<ToolResult<String>>) {
+    fn keep(&self, i: usize, got: Option<ToolResult<Got>>) {
         let mut slot = self.slot(i);
         if matches!(*slot, Slot::Empty) {
             *slot = Slot::Done(got);
@@ -229,7 +266,7 @@ impl Batch {
     /// Path `i`'s text, read here if no worker has finished it yet: a helper thread
     /// descheduled on a busy machine never holds the call up (the file is then read twice,
     /// and the first reading to land is used).
-    fn take(&self, i: usize) -> Option<ToolResult<String>> {
+    fn take(&self, i: usize) -> Option<ToolResult<Got>> {
         if matches!(*self.slot(i), Slot::Empty) {
             let got = self.read(i);
             self.keep(i, got);
@@ -241,6 +278,13 @@ impl Batch {
     }
 }
 
+/// The bytes of sections the texts a call keeps may make: the budget, a quarter more and
+/// 64 KiB, for the overestimate of [`text_room`].
+fn allowance(budget: u64) -> usize {
+    let budget = usize::try_from(budget).unwrap_or(usize::MAX);
+    budget.saturating_add(budget / 4).saturating_add(64 << 10)
+}
+
 /// Reads every path: with many, the pool's helpers and this thread share them. The caller
 /// then takes each text in path order ([`Batch::take`]).
 fn prepare(call: &Call, root: Option<BaseDir>, paths: &[&str]) -> Arc<Batch> {
@@ -249,6 +293,7 @@ fn prepare(call: &Call, root: Option<BaseDir>, paths: &[&str]) -> Arc<Batch> {
         cancel: call.cancel.clone(),
         root,
         paths: paths.iter().map(|p| (*p).to_string()).collect(),
+        allowance: AtomicUsize::new(allowance(call.config.max_output_bytes)),
         next: AtomicUsize::new(0),
         slots: paths.iter().map(|_| Mutex::new(Slot::Empty)).collect(),
     });
@@ -281,9 +326,19 @@ fn run(call: &Call) -> ToolResult<Output> {
         read.push(batch.take(i).ok_or_else(ToolError::aborted)?);
     }
     // Every section is written straight into the result, whose room is reserved once (a
-    // large result is a buffer whose pages are already mapped: see `output::string_for`).
-    let room = paths.iter().zip(&read).map(|(raw, r)| room(raw, r) + 2);
-    let mut out = crate::output::string_for(room.sum::<usize>() + 96);
+    // large result is a buffer whose pages are already mapped: see `output::string_for`):
+    // what the texts need, or what the budget lets through, whichever is less.
+    let need: usize = paths
+        .iter()
+        .zip(&read)
+        .map(|(raw, r)| room(raw, r) + 2)
+        .sum();
+    let most = paths
+        .iter()
+        .zip(&read)
+        .map(|(raw, r)| overshoot(raw, r) + 2)
+        .fold(usize::try_from(budget).unwrap_or(0), usize::saturating_add);
+    let mut out = crate::output::string_for(need.min(most) + 96);
     let mut done = 0;
     for (raw, got) in paths.iter().zip(read) {
         if budget <= 0 {
@@ -292,7 +347,12 @@ fn run(call: &Call) -> ToolResult<Output> {
         if done > 0 {
             out.push_str("\n\n");
         }
-        let len = match got {
+        let text = match got {
+            Ok(Got::Text(text)) => Ok(text),
+            Ok(Got::Large) => read_one(&call.config, batch.root.as_ref(), raw).map(decoded),
+            Err(e) => Err(e),
+        };
+        let len = match text {
             Ok(text) => section(&mut out, raw, &text, budget),
             Err(e) if INLINE.contains(&e.code) => failed(&mut out, raw, &e),
             Err(e) => return Err(e),
@@ -370,11 +430,8 @@ mod tests {
         for text in texts {
             let mut out = String::new();
             let len = section(&mut out, "some/path.rs", &text, i64::MAX);
-            assert!(
-                len <= room("some/path.rs", &Ok(text.clone())),
-                "{}",
-                text.len()
-            );
+            let room = room("some/path.rs", &Ok(Got::Text(text.clone())));
+            assert!(len <= room, "{}", text.len());
         }
     }
 
@@ -401,28 +458,47 @@ mod tests {
             cancel: Cancel::new(),
             root: None,
             paths: vec!["a.txt".into(), "b.txt".into(), "gone.txt".into()],
+            allowance: AtomicUsize::new(usize::MAX),
             // Every path claimed by a helper that was descheduled before reading any.
             next: AtomicUsize::new(3),
             slots: (0..3).map(|_| Mutex::new(Slot::Empty)).collect(),
         };
         batch.work();
-        let a = batch.take(0).unwrap().unwrap();
-        assert_eq!(a, "one\n");
+        let text = |got: Option<ToolResult<Got>>| match got {
+            Some(Ok(Got::Text(text))) => text,
+            _ => panic!("not a kept text"),
+        };
+        assert_eq!(text(batch.take(0)), "one\n");
         // The helper wakes up and finishes path 0 after the caller took it: ignored.
-        batch.keep(0, Some(Ok("late".into())));
+        batch.keep(0, Some(Ok(Got::Text("late".into()))));
         assert!(matches!(*batch.slot(0), Slot::Taken));
         // A helper's reading that landed first is the one used.
-        batch.keep(1, Some(Ok("from the helper".into())));
-        assert_eq!(batch.take(1).unwrap().unwrap(), "from the helper");
-        let gone = batch.take(2).unwrap().unwrap_err();
+        batch.keep(1, Some(Ok(Got::Text("from the helper".into()))));
+        assert_eq!(text(batch.take(1)), "from the helper");
+        let gone = batch.take(2).unwrap().err().unwrap();
         assert_eq!(gone.code, Code::NotFound);
+        // A text whose section would take the kept texts past the allowance is not kept.
+        let small = Batch {
+            allowance: AtomicUsize::new(150),
+            next: AtomicUsize::new(0),
+            slots: (0..2).map(|_| Mutex::new(Slot::Empty)).collect(),
+            paths: vec!["a.txt".into(), "b.txt".into()],
+            cancel: Cancel::new(),
+            ..batch
+        };
+        assert!(matches!(small.take(1), Some(Ok(Got::Large))));
+        assert!(matches!(small.take(0), Some(Ok(Got::Text(_)))));
+        assert_eq!(
+            small.allowance.load(Ordering::Relaxed),
+            150 - text_room("one\n")
+        );
         // Cancelled before a path was read: `None`, which `run` reports as aborted.
         let cancelled = Batch {
             cancel: Cancel::new(),
             next: AtomicUsize::new(0),
             slots: vec![Mutex::new(Slot::Empty)],
             paths: vec!["a.txt".into()],
-            ..batch
+            ..small
         };
         cancelled.cancel.cancel();
         assert!(cancelled.take(0).is_none());
