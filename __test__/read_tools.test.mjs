@@ -6,6 +6,7 @@ import path from 'node:path'
 import v8 from 'node:v8'
 import vm from 'node:vm'
 import { latest, envelope } from './helpers.mjs'
+import { createAgentTools } from '../index.mjs'
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201e2a1d5a60000000049454e44ae426082', 'hex')
 
@@ -32,6 +33,31 @@ test('read_files: the shared budget cuts a section and drops the rest', async ()
   const r = await call('read_files', { paths: ['a.txt', 'b.txt', 'c.txt'] })
   assert.match(r.text, /^==> a\.txt <==\n     1\tline 0/)
   assert.match(r.text, /\n\[\.\.\. \d+ of 400 lines shown; use read_file for the rest \.\.\.\]\n\n\[\.\.\. 2 more file\(s\) not shown; call read_files with fewer paths \.\.\.\]$/)
+})
+
+test('read_files: files far over the budget are cut exactly as a lone read would be, in any order', async () => {
+  // Texts past the budget are not held for the whole call: they are read again when their
+  // section is reached. The sections must not show it: the first file is cut where the
+  // budget ends and every row is read_file's.
+  const big = (tag) => Array.from({ length: 5000 }, (_, i) => `${tag} row ${i} ${'y'.repeat(30)}`).join('\n') + '\n'
+  const files = {}
+  for (let i = 0; i < 12; i++) files[`f${i}.txt`] = big(`f${i}`)
+  const { call, root } = latest(files, { maxOutputBytes: 1024 })
+  const roomy = createAgentTools({ workspaceRoot: root, maxOutputBytes: 1 << 20 })
+  const whole = (await roomy.callTool('read_file', { path: 'f3.txt', limit: 100 })).text.split('\n')
+  for (const paths of [Object.keys(files), Object.keys(files).reverse(), ['f3.txt', 'f3.txt', 'f0.txt']]) {
+    const r = await call('read_files', { paths })
+    assert.equal(r.isError, false)
+    const [first, rest] = r.text.split('\n\n')
+    const rows = first.split('\n')
+    assert.equal(rows[0], `==> ${paths[0]} <==`)
+    const shown = rows.length - 2
+    assert.ok(shown > 5 && shown < 40, `${shown} rows`)
+    const tag = paths[0].replace('.txt', '')
+    assert.deepEqual(rows.slice(1, -1), whole.slice(0, shown).map((l) => l.replace('f3 row', `${tag} row`)))
+    assert.equal(rows.at(-1), `[... ${shown} of 5000 lines shown; use read_file for the rest ...]`)
+    assert.equal(rest, `[... ${paths.length - 1} more file(s) not shown; call read_files with fewer paths ...]`)
+  }
 })
 
 test('read_files: a large ASCII result (an external string) keeps its text through collections', async () => {
