@@ -56,11 +56,11 @@ pub fn string_for(capacity: usize) -> String {
         return String::with_capacity(capacity);
     }
     let out = spare(capacity).unwrap_or_else(|| mapped(capacity));
-    if capacity <= SPARE_BYTES {
+    let next = capacity + capacity / 8;
+    if next <= SPARE_BYTES {
         crate::pool::submit(Box::new(move || {
             if !spares().iter().any(|s| fits(s, capacity)) {
-                let fresh = mapped(capacity + capacity / 8);
-                keep(fresh);
+                recycle(mapped(next));
             }
         }));
     }
@@ -133,15 +133,11 @@ fn take_fitting(spares: &mut Vec<String>, capacity: usize) -> Option<String> {
 /// external string made from it), for [`string_for`] to hand out again with its pages
 /// still mapped.
 pub fn recycle(buffer: String) {
-    keep(buffer);
+    add(&mut spares(), buffer);
 }
 
 /// Adds `buffer` to the spares (if it is in the size range kept), then frees spares
 /// beyond the bounds, the oldest first.
-fn keep(buffer: String) {
-    add(&mut spares(), buffer);
-}
-
 fn add(spares: &mut Vec<String>, mut buffer: String) {
     if !(PREFAULT_FROM..=SPARE_BYTES).contains(&buffer.capacity()) {
         return;
