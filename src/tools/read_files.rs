@@ -55,9 +55,10 @@ const INLINE: [Code; 5] = [
     Code::PathEscape,
 ];
 
-/// Appends one file's section to `out`: its header and numbered lines, cut to `budget`
-/// bytes (at least one line is always shown). Returns the section's length.
-fn section(out: &mut String, raw: &str, content: &str, budget: i64) -> usize {
+/// Appends one file's section to `out`: its header and numbered lines (`lines` of them, as
+/// [`line_count`] counts), cut to `budget` bytes (at least one line is always shown).
+/// Returns the section's length.
+fn section(out: &mut String, raw: &str, content: &str, lines: usize, budget: i64) -> usize {
     let begin = out.len();
     out.push_str("==> ");
     out.push_str(raw);
@@ -90,18 +91,19 @@ fn section(out: &mut String, raw: &str, content: &str, budget: i64) -> usize {
         used += len + 1;
         shown += 1;
     }
-    // Counted only when cut: a section shown whole needs no count.
     if cut {
-        let total = line_count(content);
         out.push_str(&format!(
-            "\n[... {shown} of {total} lines shown; use read_file for the rest ...]"
+            "\n[... {shown} of {lines} lines shown; use read_file for the rest ...]"
         ));
     }
     out.len() - begin
 }
 
-/// How many lines [`section`] numbers in `content` (not empty).
+/// How many lines [`section`] numbers in `content` (0 when empty).
 fn line_count(content: &str) -> usize {
+    if content.is_empty() {
+        return 0;
+    }
     memchr::memchr_iter(b'\n', content.as_bytes()).count() + usize::from(!content.ends_with('\n'))
 }
 
@@ -110,18 +112,18 @@ fn line_count(content: &str) -> usize {
 /// every line long enough to be cut, and the note after a cut.
 fn room(raw: &str, read: &ToolResult<Got>) -> usize {
     let body = match read {
-        Ok(Got::Text(text)) => text_room(text),
+        Ok(Got::Text(text, lines)) => text_room(text, *lines),
         Ok(Got::Large) => 0,
         Err(e) => e.message.len() + 32,
     };
     raw.len() + 16 + body
 }
 
-fn text_room(text: &str) -> usize {
+/// [`room`] of a text of `lines` lines.
+fn text_room(text: &str, lines: usize) -> usize {
     if text.is_empty() {
         return 16;
     }
-    let lines = line_count(text);
     let number = (lines.checked_ilog10().unwrap_or(0) as usize + 1).max(6);
     text.len() + lines * (number + 2) + (text.len() / MAX_LINE_UNITS + 1) * 32 + 96
 }
@@ -135,8 +137,8 @@ fn overshoot(raw: &str, read: &ToolResult<Got>) -> usize {
 
 /// A path's reading, as kept for the caller.
 enum Got {
-    /// The decoded text.
-    Text(String),
+    /// The decoded text and its [`line_count`] (counted on the worker).
+    Text(String, usize),
     /// A text not kept: the texts kept so far would need more than the whole budget with
     /// it (64 large files would all be held at once). Read again if its section is
     /// written, cut to what is left of the budget.
@@ -231,14 +233,15 @@ impl Batch {
         }
         let read = read_one(&self.config, self.root.as_ref(), &self.paths[i]).map(decoded);
         Some(read.map(|text| {
-            let need = text_room(&text);
+            let lines = line_count(&text);
+            let need = text_room(&text, lines);
             let left = self
                 .allowance
                 .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |a| {
                     a.checked_sub(need)
                 });
             match left {
-                Ok(_) => Got::Text(text),
+                Ok(_) => Got::Text(text, lines),
                 Err(_) => Got::Large,
             }
         }))
@@ -348,12 +351,17 @@ fn run(call: &Call) -> ToolResult<Output> {
             out.push_str("\n\n");
         }
         let text = match got {
-            Ok(Got::Text(text)) => Ok(text),
-            Ok(Got::Large) => read_one(&call.config, batch.root.as_ref(), raw).map(decoded),
+            Ok(Got::Text(text, lines)) => Ok((text, lines)),
+            Ok(Got::Large) => read_one(&call.config, batch.root.as_ref(), raw)
+                .map(decoded)
+                .map(|text| {
+                    let lines = line_count(&text);
+                    (text, lines)
+                }),
             Err(e) => Err(e),
         };
         let len = match text {
-            Ok(text) => section(&mut out, raw, &text, budget),
+            Ok((text, lines)) => section(&mut out, raw, &text, lines, budget),
             Err(e) if INLINE.contains(&e.code) => failed(&mut out, raw, &e),
             Err(e) => return Err(e),
         };
@@ -381,7 +389,7 @@ mod tests {
 
     fn shown(raw: &str, content: &str, budget: i64) -> String {
         let mut out = String::from("before");
-        let len = section(&mut out, raw, content, budget);
+        let len = section(&mut out, raw, content, line_count(content), budget);
         assert_eq!(out.len(), "before".len() + len);
         out.split_off("before".len())
     }
@@ -428,10 +436,12 @@ mod tests {
             "a\r\nb".into(),
         ];
         for text in texts {
-            let mut out = String::new();
-            let len = section(&mut out, "some/path.rs", &text, i64::MAX);
-            let room = room("some/path.rs", &Ok(Got::Text(text.clone())));
-            assert!(len <= room, "{}", text.len());
+            let whole = shown("some/path.rs", &text, i64::MAX);
+            let room = room(
+                "some/path.rs",
+                &Ok(Got::Text(text.clone(), line_count(&text))),
+            );
+            assert!(whole.len() <= room, "{}", text.len());
         }
     }
 
@@ -465,15 +475,15 @@ mod tests {
         };
         batch.work();
         let text = |got: Option<ToolResult<Got>>| match got {
-            Some(Ok(Got::Text(text))) => text,
+            Some(Ok(Got::Text(text, _))) => text,
             _ => panic!("not a kept text"),
         };
         assert_eq!(text(batch.take(0)), "one\n");
         // The helper wakes up and finishes path 0 after the caller took it: ignored.
-        batch.keep(0, Some(Ok(Got::Text("late".into()))));
+        batch.keep(0, Some(Ok(Got::Text("late".into(), 1))));
         assert!(matches!(*batch.slot(0), Slot::Taken));
         // A helper's reading that landed first is the one used.
-        batch.keep(1, Some(Ok(Got::Text("from the helper".into()))));
+        batch.keep(1, Some(Ok(Got::Text("from the helper".into(), 1))));
         assert_eq!(text(batch.take(1)), "from the helper");
         let gone = batch.take(2).unwrap().err().unwrap();
         assert_eq!(gone.code, Code::NotFound);
@@ -487,10 +497,10 @@ mod tests {
             ..batch
         };
         assert!(matches!(small.take(1), Some(Ok(Got::Large))));
-        assert!(matches!(small.take(0), Some(Ok(Got::Text(_)))));
+        assert!(matches!(small.take(0), Some(Ok(Got::Text(_, 1)))));
         assert_eq!(
             small.allowance.load(Ordering::Relaxed),
-            150 - text_room("one\n")
+            150 - text_room("one\n", 1)
         );
         // Cancelled before a path was read: `None`, which `run` reports as aborted.
         let cancelled = Batch {
