@@ -9,7 +9,7 @@
 //! turns their trigrams into the range's posting lists ([`Lists::from_pairs`]). The ranges'
 //! lists are concatenated in id order when the image is written ([`Merged`]).
 
-use super::dedup::Claims;
+use super::dedup::{Claims, Text};
 use super::fresh::REPO;
 use super::grams::Extractor;
 use super::image;
@@ -152,6 +152,8 @@ struct Work {
     grams: Vec<u32>,
     pairs: Vec<u64>,
     scratch: Vec<u64>,
+    /// A duplicate's first copy, re-read to verify it.
+    first: Vec<u8>,
 }
 
 impl Work {
@@ -175,7 +177,24 @@ impl Work {
                         e.flags |= RACY;
                     }
                     let id = first_id + i as u32;
-                    if let Some(rep) = claims.claim(id, &self.buf) {
+                    let file = Text {
+                        id,
+                        rel: &e.path,
+                        stamp,
+                        settled: e.flags & RACY == 0,
+                        text: &self.buf,
+                    };
+                    let first = &mut self.first;
+                    let same = |rel: &[u8], was: Stamp, text: &[u8]| {
+                        let abs = root.join(super::os_str(rel));
+                        let ok = matches!(load(&abs, max, first), Some((now, true)) if now == was);
+                        let same = ok && first.as_slice() == text;
+                        if first.capacity() > 4 << 20 {
+                            *first = Vec::new();
+                        }
+                        same
+                    };
+                    if let Some(rep) = claims.claim(&file, same) {
                         e.rep = rep;
                     } else {
                         self.ex.extract(&self.buf, &mut self.grams);
