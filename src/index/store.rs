@@ -392,4 +392,16 @@ mod tests {
         files[1].rep = 3;
         assert!(Store::from_vec(image(&files, &[], &lists, 1000, 0)).is_err());
     }
+
+    #[test]
+    fn a_version_1_image_is_refused_even_with_a_valid_sum() {
+        // Version 1 records were 48 bytes without groups: read as version 2 they would be
+        // misread, so the magic says which; the caller rebuilds.
+        let mut old = sample();
+        old[..8].copy_from_slice(b"CLVIDX\0\x01");
+        let body = old.len() - SUM;
+        let sum = *blake3::hash(&old[..body]).as_bytes();
+        old[body..].copy_from_slice(&sum);
+        assert!(Store::from_vec(old).is_err());
+    }
 }
