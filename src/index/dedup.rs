@@ -127,7 +127,8 @@ impl Claims {
         key: (u64, u64),
         same: impl FnOnce(&[u8], Stamp, &[u8]) -> bool,
     ) -> Option<u32> {
-        let shard = &self.shards[(key.0 as usize) % SHARDS];
+        // Bits the shard maps do not use: their buckets take the low bits, their tags the top 7.
+        let shard = &self.shards[((key.0 >> 40) as usize) % SHARDS];
         let first = {
             let mut map = shard.lock().ok()?;
             match map.get(&key) {
