@@ -6,8 +6,10 @@
 //! (binary, over `maxFileBytes`, unreadable) are recorded without content so their later
 //! changes are still noticed. Files are numbered in path order and cut into contiguous id
 //! ranges; each thread takes the next range, reads its files with one reused buffer and
-//! turns their trigrams into the range's posting lists ([`Lists::from_pairs`]). The ranges'
-//! lists are concatenated in id order when the image is written ([`Merged`]).
+//! turns their trigrams into the range's posting lists ([`Lists::from_pairs`]); a file whose
+//! text another file already holds (verified: `dedup`) is not extracted and records that
+//! file instead. The ranges' lists are concatenated in id order when the image is written
+//! ([`Merged`]).
 
 use super::dedup::{Claims, Text};
 use super::fresh::REPO;
