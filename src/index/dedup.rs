@@ -4,9 +4,9 @@
 //! Replicated trees — vendored copies, generated files, a monorepo of copied packages — hold
 //! the same bytes many times; extraction, pairs and sort are then paid once per distinct
 //! text. A red team may craft files whose hashes collide to hide one's content behind the
-//! other's postings, so a file is only ever a duplicate when its text's BLAKE3 (a
-//! cryptographic hash: no known way to build a collision) equals the representative's.
-//! BLAKE3 costs ~0.5 ns a byte here (2.1 GB/s over the corpus's small files), but hashing
+//! other's postings, so a file is only ever a duplicate when its text is proven equal to
+//! the representative's: byte for byte, or by BLAKE3 (a cryptographic hash: no known way to
+//! build a collision), never by a fast hash alone. BLAKE3 costs ~0.5 ns a byte here (2.1 GB/s over the corpus's small files), but hashing
 //! *every* file would slow a tree without duplicates by ~10 % of its build (115 ms of CPU on
 //! the corpus, for 2 MB of duplicate bytes). So the first filter is a fast, randomly seeded
 //! hash (foldhash, ~18 GB/s) with the length, and the rest only runs on a file whose fast key
