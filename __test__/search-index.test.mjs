@@ -98,6 +98,37 @@ function age(root) {
 
 const hasGit = spawnSync('git', ['--version']).status === 0
 
+test('duplicate files: editing any copy, the representative included, never hides the others', unixOnly, async () => {
+  // The build extracts one copy of a text and posts it for every copy (SPEC.md, the index):
+  // five identical files in different directories, then each edited in turn, by write_file
+  // and by another writer; after each edit the old text is in exactly the copies not yet
+  // edited and the new text in exactly the edited ones, with and without the index.
+  const files = tree()
+  const copies = ['pkg0/dup.ts', 'pkg4/deep/dup.ts', 'lib/other.ts', 'dup.ts', 'pkg2/a/b/c.ts']
+  for (const rel of copies) files[rel] = 'export const SharedDupToken = 1\n'
+  const w = latest(files, { searchIndex: 'on' })
+  age(w.root)
+  await w.call('grep', { pattern: 'x' })
+  await ready(w.tools)
+  const off = createAgentTools({ workspaceRoot: w.root, searchIndex: 'off' })
+  const lines = async (q) => {
+    const got = text(await w.call('grep', q))
+    assert.equal(got, text(await off.callTool('grep', q)), JSON.stringify(q))
+    return got === '(no matches)' ? [] : got.split('\n').sort()
+  }
+  assert.deepEqual(await lines({ pattern: 'SharedDupToken' }), [...copies].sort())
+  for (const [i, rel] of copies.entries()) {
+    if (i % 2) await w.call('write_file', { path: rel, content: `export const EditedDupToken${i} = 1\n` })
+    else fs.writeFileSync(path.join(w.root, rel), `export const EditedDupToken${i} = 1\n`)
+    assert.deepEqual(await lines({ pattern: 'SharedDupToken' }), copies.slice(i + 1).sort(), `after editing ${rel}`)
+    assert.deepEqual(await lines({ pattern: 'EditedDupToken\\d' }), copies.slice(0, i + 1).sort())
+    assert.deepEqual(await lines({ pattern: `EditedDupToken${i}`, output_mode: 'content' }), [`${rel}:1:export const EditedDupToken${i} = 1`])
+    assert.deepEqual(await lines({ pattern: 'shareddup', ignore_case: true, output_mode: 'count' }), copies.slice(i + 1).map((f) => `${f}:1`).sort())
+  }
+  assert.equal(w.tools.searchIndexStatus().state, 'ready')
+})
+
+
 test('git checkout between branches: grep sees exactly the checked-out content', { skip: (!hasGit && 'no git') || unixOnly.skip }, async () => {
   const files = {}
   for (let i = 0; i < 80; i++) files[`pkg${i % 5}/m${i}.ts`] = `export const v${i} = ${i}\n`

@@ -99,6 +99,22 @@ fn file() -> impl Strategy<Value = File> {
         })
 }
 
+/// Files, some of them byte-for-byte copies of others in other places: the build posts one
+/// copy of a text and expands it to the rest, and an edit of that one must not hide the rest.
+fn files() -> impl Strategy<Value = Vec<File>> {
+    (
+        prop::collection::vec(file(), 1..24),
+        prop::collection::vec((any::<usize>(), any::<usize>()), 0..10),
+    )
+        .prop_map(|(mut files, copies)| {
+            let n = files.len();
+            for (from, to) in copies {
+                files[to % n].bytes = files[from % n].bytes.clone();
+            }
+            files
+        })
+}
+
 #[derive(Debug, Clone)]
 struct Query {
     pattern: String,
@@ -321,7 +337,7 @@ fn indexed_grep_equals_the_scan_before_and_after_edits() {
         ..RunnerConfig::default()
     });
     let strategy = (
-        prop::collection::vec(file(), 1..24),
+        files(),
         prop::collection::vec(query(), 1..8),
         prop::collection::vec(edit(), 0..5),
     );

@@ -6,9 +6,12 @@
 //! (binary, over `maxFileBytes`, unreadable) are recorded without content so their later
 //! changes are still noticed. Files are numbered in path order and cut into contiguous id
 //! ranges; each thread takes the next range, reads its files with one reused buffer and
-//! turns their trigrams into the range's posting lists ([`Lists::from_pairs`]). The ranges'
-//! lists are concatenated in id order when the image is written ([`Merged`]).
+//! turns their trigrams into the range's posting lists ([`Lists::from_pairs`]); a file whose
+//! text another file already holds (verified: `dedup`) is not extracted and records that
+//! file instead. The ranges' lists are concatenated in id order when the image is written
+//! ([`Merged`]).
 
+use super::dedup::{Claims, Text};
 use super::fresh::REPO;
 use super::grams::Extractor;
 use super::image;
@@ -74,11 +77,7 @@ pub fn build(config: &Arc<Config>, cancel: &Cancel, build_ms: impl Fn() -> u64) 
             let Some(path) = rel_bytes(root, entry.path()) else {
                 return;
             };
-            let mut e = Entry {
-                path,
-                stamp: Stamp::default(),
-                flags: 0,
-            };
+            let mut e = Entry::new(path);
             if entry.file_type().is_some_and(|t| t.is_dir()) {
                 // A file's stamp comes from the descriptor it is read through; a directory's
                 // from here.
@@ -110,9 +109,10 @@ pub fn build(config: &Arc<Config>, cancel: &Cancel, build_ms: impl Fn() -> u64) 
     let ranges: Vec<Mutex<&mut [Entry]>> = files.chunks_mut(per).map(Mutex::new).collect();
     let parts: Vec<Mutex<Lists>> = ranges.iter().map(|_| Mutex::default()).collect();
     let next = AtomicUsize::new(0);
+    let claims = Claims::default();
     std::thread::scope(|s| {
         for _ in 0..threads() {
-            let (ranges, parts, next, root) = (&ranges, &parts, &next, &root);
+            let (ranges, parts, next, root, claims) = (&ranges, &parts, &next, &root, &claims);
             s.spawn(move || {
                 let mut work = Work::default();
                 loop {
@@ -126,7 +126,7 @@ pub fn build(config: &Arc<Config>, cancel: &Cancel, build_ms: impl Fn() -> u64) 
                     let (Ok(mut range), Ok(mut part)) = (range.lock(), part.lock()) else {
                         break;
                     };
-                    *part = work.range(&mut range, (k * per) as u32, root, max);
+                    *part = work.range(&mut range, (k * per) as u32, root, max, claims);
                 }
             });
         }
@@ -154,12 +154,21 @@ struct Work {
     grams: Vec<u32>,
     pairs: Vec<u64>,
     scratch: Vec<u64>,
+    /// A duplicate's first copy, re-read to verify it.
+    first: Vec<u8>,
 }
 
 impl Work {
     /// Reads the files of one id range (ids from `first_id`), completes their entries
     /// (stamp, flags) and returns the range's posting lists.
-    fn range(&mut self, entries: &mut [Entry], first_id: u32, root: &Path, max: u64) -> Lists {
+    fn range(
+        &mut self,
+        entries: &mut [Entry],
+        first_id: u32,
+        root: &Path,
+        max: u64,
+        claims: &Claims,
+    ) -> Lists {
         self.pairs.clear();
         for (i, e) in entries.iter_mut().enumerate() {
             let abs = root.join(super::os_str(&e.path));
@@ -169,10 +178,32 @@ impl Work {
                     if stamp.mtime > now_ns() - RACY_NS {
                         e.flags |= RACY;
                     }
-                    self.ex.extract(&self.buf, &mut self.grams);
-                    let id = u64::from(first_id + i as u32);
-                    self.pairs
-                        .extend(self.grams.iter().map(|&g| (u64::from(g) << 32) | id));
+                    let id = first_id + i as u32;
+                    let file = Text {
+                        id,
+                        rel: &e.path,
+                        stamp,
+                        settled: e.flags & RACY == 0,
+                        text: &self.buf,
+                    };
+                    let first = &mut self.first;
+                    let same = |rel: &[u8], was: Stamp, text: &[u8]| {
+                        let abs = root.join(super::os_str(rel));
+                        let ok = matches!(load(&abs, max, first), Some((now, true)) if now == was);
+                        let same = ok && first.as_slice() == text;
+                        if first.capacity() > 4 << 20 {
+                            *first = Vec::new();
+                        }
+                        same
+                    };
+                    if let Some(rep) = claims.claim(&file, same) {
+                        e.rep = rep;
+                    } else {
+                        self.ex.extract(&self.buf, &mut self.grams);
+                        let id = u64::from(id);
+                        self.pairs
+                            .extend(self.grams.iter().map(|&g| (u64::from(g) << 32) | id));
+                    }
                 }
                 Some((stamp, false)) => {
                     e.stamp = stamp;

@@ -2,7 +2,7 @@
 //! memory, then persisted atomically.
 
 use super::lists::Merged;
-use super::store::{Entry, GRAM, HEADER, MAGIC, REC, SUM};
+use super::store::{Entry, GRAM, HEADER, MAGIC, NONE, REC, SUM};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
@@ -35,8 +35,9 @@ pub fn image(
         out.extend_from_slice(&v.to_le_bytes());
     }
     out.resize(HEADER, 0);
+    let (reps, next) = groups(files);
     let mut path_at = tables as u64;
-    for e in files.iter().chain(dirs) {
+    for (i, e) in files.iter().chain(dirs).enumerate() {
         out.extend_from_slice(&path_at.to_le_bytes());
         out.extend_from_slice(&(e.path.len() as u32).to_le_bytes());
         out.extend_from_slice(&e.flags.to_le_bytes());
@@ -44,6 +45,8 @@ pub fn image(
         out.extend_from_slice(&e.stamp.mtime.to_le_bytes());
         out.extend_from_slice(&e.stamp.ctime.to_le_bytes());
         out.extend_from_slice(&e.stamp.ino.to_le_bytes());
+        out.extend_from_slice(&reps.get(i).copied().unwrap_or(NONE).to_le_bytes());
+        out.extend_from_slice(&next.get(i).copied().unwrap_or(NONE).to_le_bytes());
         path_at += e.path.len() as u64;
     }
     let mut at = post_off as u64;
@@ -60,6 +63,34 @@ pub fn image(
     let sum = blake3::hash(&out);
     out.extend_from_slice(sum.as_bytes());
     out
+}
+
+/// Per file: the id whose postings describe it (itself unless it is a duplicate), and the
+/// next file of its group — a chain from the representative through its duplicates in
+/// ascending id order, which a query walks to expand a posted id to every file with that
+/// content.
+fn groups(files: &[Entry]) -> (Vec<u32>, Vec<u32>) {
+    let n = files.len();
+    let reps: Vec<u32> = files
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            if (e.rep as usize) < n {
+                e.rep
+            } else {
+                i as u32
+            }
+        })
+        .collect();
+    let mut next = vec![NONE; n];
+    let mut tail: Vec<u32> = (0..n as u32).collect();
+    for (i, &rep) in reps.iter().enumerate() {
+        if rep as usize != i {
+            next[tail[rep as usize] as usize] = i as u32;
+            tail[rep as usize] = i as u32;
+        }
+    }
+    (reps, next)
 }
 
 /// Writes `bytes` atomically to `dir/grep.idx` (temp file, fsync, rename), creating `dir`

@@ -6,11 +6,13 @@
 //! - [`plan`]: the trigram condition a regex's matches satisfy (from the `regex-syntax` HIR).
 //! - [`store`]: the on-disk image (`.clarvis/index/grep.idx`), checksummed and mapped;
 //!   [`image`] writes it.
-//! - [`build`]: building an image from grep's own walk.
+//! - [`build`]: building an image from grep's own walk; `dedup`: one extraction per
+//!   distinct text.
 //! - [`fresh`]: what changed since the build: the metadata revalidation, watch events.
 //! - [`watch`]: inotify on the indexed directories (Linux).
 //! - `live`: an installed image, its delta and how the delta is kept current.
-//! - `files`: the indexed file list, which answers `glob`.
+//! - `candidates`: the files a query must search; `files`: the indexed file list, which
+//!   answers `glob`.
 //!
 //! Exactness: the index only proposes candidate files; grep searches each with its usual
 //! engine and renders as usual, so results (lines, order, footers) are the scan's. A file
@@ -25,6 +27,9 @@
 //! policy changed, a rebuild starts in the background.
 
 pub mod build;
+mod candidates;
+mod dedup;
+mod entry;
 pub mod files;
 pub mod fresh;
 pub mod grams;
@@ -42,7 +47,7 @@ use crate::tools::Warnings;
 use live::{refresh, watched, Live};
 use serde_json::{json, Value};
 use std::ffi::OsStr;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -249,50 +254,11 @@ impl SearchIndex {
         true
     }
 
-    /// The files under `base` a match of `query` can be in, absolute; `None` when the index
-    /// cannot answer and the caller must scan. Revalidates the image against the disk first.
-    pub fn candidates(
-        self: &Arc<Self>,
-        config: &Arc<Config>,
-        base: &Path,
-        query: &plan::Query,
-    ) -> Option<Vec<PathBuf>> {
-        // `"on"` starts its build in `after_scan`, once this grep's scan is done: started
-        // here, the build and the scan would share the cores, which slows the call (and
-        // the build) and makes the index ready hardly any sooner.
-        let root = &config.workspace_root;
-        self.answer(config, base, |store, delta, base_rel| {
-            let ids = query.eval(&mut |g| store.postings(g))?;
-            let mut out = Vec::new();
-            for id in ids {
-                let id = id as usize;
-                let rec = store.file(id);
-                if delta.stale.get(id).copied().unwrap_or(true)
-                    || rec.flags & store::NO_CONTENT != 0
-                    || !under(base_rel, rec.path)
-                    || delta.hidden(rec.path)
-                {
-                    continue;
-                }
-                out.push(root.join(os_str(rec.path)));
-            }
-            for rel in &delta.extra {
-                if under(base_rel, rel) && !delta.hidden(rel) {
-                    out.push(root.join(os_str(rel)));
-                }
-            }
-            out.sort_unstable();
-            out.dedup();
-            Some(out)
-        })
-        .flatten()
-    }
-
     /// Runs `f` on the image and its delta, brought up to date with the disk, with `base`
     /// relative to the root; `None` when the index cannot answer for `base` (not ready, not
     /// trusted, the path not covered by the root walk). Starts a rebuild when the image has
     /// drifted, or its policy changed (then `None`: scan meanwhile).
-    fn answer<T>(
+    pub(crate) fn answer<T>(
         self: &Arc<Self>,
         config: &Arc<Config>,
         base: &Path,

@@ -11,73 +11,18 @@
 //! Mapped with `memmap2` rather than read: the tables of a 250k-file tree are tens of MB
 //! that a query touches a few pages of, and the page cache shares them across processes.
 
+pub use super::entry::{Entry, Stamp, NONE, NO_CONTENT, RACY};
 use super::grams;
-use std::fs::Metadata;
 use std::io;
 use std::path::Path;
 
-pub(super) const MAGIC: &[u8; 8] = b"CLVIDX\0\x01";
+/// Version 2: file records carry their duplicate group (`rep`, `next`); a version 1 image
+/// fails this check and is rebuilt, never misread.
+pub(super) const MAGIC: &[u8; 8] = b"CLVIDX\0\x02";
 pub(super) const HEADER: usize = 64;
-pub(super) const REC: usize = 48;
+pub(super) const REC: usize = 56;
 pub(super) const GRAM: usize = 16;
 pub(super) const SUM: usize = 32;
-
-/// File flag: the content is not indexed (binary, over `maxFileBytes`, unreadable) — such
-/// a file is never a candidate unless its metadata changes.
-pub const NO_CONTENT: u32 = 1;
-/// File flag: the file's mtime was too close to the moment it was read for its metadata to
-/// prove later that it has not changed (the "racy git" problem): always a candidate.
-pub const RACY: u32 = 2;
-
-/// The metadata that says whether a file or directory changed since it was indexed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Stamp {
-    /// Length in bytes.
-    pub size: u64,
-    /// Modification time, ns since the epoch.
-    pub mtime: i64,
-    /// Status-change time, ns since the epoch (moves on any write, chmod, rename).
-    pub ctime: i64,
-    /// Inode number (an atomic replace gives a new one).
-    pub ino: u64,
-}
-
-impl Stamp {
-    /// The stamp of `meta`.
-    pub fn of(meta: &Metadata) -> Stamp {
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::MetadataExt;
-            Stamp {
-                size: meta.size(),
-                mtime: meta.mtime() * 1_000_000_000 + meta.mtime_nsec(),
-                ctime: meta.ctime() * 1_000_000_000 + meta.ctime_nsec(),
-                ino: meta.ino(),
-            }
-        }
-        #[cfg(not(unix))]
-        {
-            let (s, ns) = crate::fsmeta::mtime(meta);
-            Stamp {
-                size: meta.len(),
-                mtime: s * 1_000_000_000 + ns,
-                ctime: 0,
-                ino: crate::fsmeta::identity(meta).1,
-            }
-        }
-    }
-}
-
-/// One file or directory of the image, as given to [`write`].
-#[derive(Debug, Clone)]
-pub struct Entry {
-    /// Path relative to the index root, `/`-separated.
-    pub path: Vec<u8>,
-    /// Its metadata when indexed.
-    pub stamp: Stamp,
-    /// [`NO_CONTENT`], [`RACY`].
-    pub flags: u32,
-}
 
 enum Bytes {
     Map(memmap2::Mmap),
@@ -106,6 +51,11 @@ pub struct Rec<'a> {
     pub flags: u32,
     /// Metadata when indexed.
     pub stamp: Stamp,
+    /// Files: the id whose postings describe this file's content (its own id unless it is a
+    /// duplicate). Directories: [`NONE`].
+    pub rep: u32,
+    /// Files: the next file of the same group ([`NONE`] at the end of the chain).
+    pub next: u32,
 }
 
 fn u64_at(b: &[u8], at: usize) -> u64 {
@@ -183,6 +133,21 @@ impl Store {
                 return Err(corrupt());
             }
         }
+        // Every group must be a chain from its representative through ascending ids, so that
+        // walking one ends.
+        for i in 0..files {
+            let r = store.rec(i);
+            let (rep, next) = (r.rep as usize, r.next as usize);
+            let rep_ok = rep < files && store.rec(rep).rep as usize == rep;
+            let next_ok = r.next == NONE
+                || (next < files
+                    && next != rep
+                    && (next > i || rep == i)
+                    && store.rec(next).rep == r.rep);
+            if !rep_ok || !next_ok {
+                return Err(corrupt());
+            }
+        }
         Ok(store)
     }
 
@@ -239,7 +204,18 @@ impl Store {
                 ctime: u64_at(b, at + 32) as i64,
                 ino: u64_at(b, at + 40),
             },
+            rep: u32_at(b, at + 48),
+            next: u32_at(b, at + 52),
         }
+    }
+
+    /// File `rep` and the duplicates its postings describe (the ids a posted id stands for).
+    pub fn group(&self, rep: usize) -> impl Iterator<Item = usize> + '_ {
+        let first = (rep < self.files).then_some(rep);
+        std::iter::successors(first, move |&i| {
+            let next = self.rec(i).next;
+            (next != NONE).then_some(next as usize)
+        })
     }
 
     /// File `id`.
@@ -342,6 +318,7 @@ mod tests {
                 ino: 9,
             },
             flags: 0,
+            rep: NONE,
         }
     }
 
@@ -392,5 +369,39 @@ mod tests {
             assert!(Store::from_vec(bad).is_err(), "flip {at}");
         }
         assert!(Store::from_vec(good).is_ok());
+    }
+
+    #[test]
+    fn groups_chain_from_the_representative() {
+        let mut files: Vec<Entry> = ["a", "b", "c", "d", "e"]
+            .iter()
+            .map(|p| entry(p, 1))
+            .collect();
+        // d represents a and c; b is alone; e is represented by b.
+        files[0].rep = 3;
+        files[2].rep = 3;
+        files[4].rep = 1;
+        let mut pairs = vec![(7 << 32) | 1, (7 << 32) | 3];
+        let lists = Merged::new(vec![Lists::from_pairs(&mut pairs, &mut Vec::new())]);
+        let s = Store::from_vec(image(&files, &[], &lists, 1000, 0)).unwrap();
+        assert_eq!(s.group(3).collect::<Vec<_>>(), [3, 0, 2]);
+        assert_eq!(s.group(1).collect::<Vec<_>>(), [1, 4]);
+        assert_eq!((s.file(0).rep, s.file(3).rep, s.file(4).rep), (3, 3, 1));
+        assert_eq!(s.group(9).count(), 0);
+        // A representative that is itself a duplicate would make a chain that misses files.
+        files[1].rep = 3;
+        assert!(Store::from_vec(image(&files, &[], &lists, 1000, 0)).is_err());
+    }
+
+    #[test]
+    fn a_version_1_image_is_refused_even_with_a_valid_sum() {
+        // Version 1 records were 48 bytes without groups: read as version 2 they would be
+        // misread, so the magic says which; the caller rebuilds.
+        let mut old = sample();
+        old[..8].copy_from_slice(b"CLVIDX\0\x01");
+        let body = old.len() - SUM;
+        let sum = *blake3::hash(&old[..body]).as_bytes();
+        old[body..].copy_from_slice(&sum);
+        assert!(Store::from_vec(old).is_err());
     }
 }
