@@ -49,8 +49,10 @@ pub fn bound(text: String, max: u64) -> String {
 /// (~0.45 ms for an 800 KB `read_files` result), and mapping them in one call
 /// (`MADV_POPULATE_WRITE`, Linux ≥ 5.14) still ~0.3 ms. So a spare buffer of the size of
 /// the last large result is kept mapped: a call takes it and a pool helper maps the next
-/// one after the call ([`crate::pool`]), off the caller's path. Buffers V8 gives back
-/// ([`recycle`]) are spares too. Without a fitting spare the pages are mapped here.
+/// one after the call ([`crate::pool`]), off the caller's path. (Buffers V8 collects are
+/// not kept: it collects them in bursts, long after the next call, and keeping them held
+/// up to 16 MB of any tool's old results.) Without a fitting spare the pages are mapped
+/// here.
 pub fn string_for(capacity: usize) -> String {
     if capacity < PREFAULT_FROM {
         return String::with_capacity(capacity);
@@ -60,7 +62,7 @@ pub fn string_for(capacity: usize) -> String {
     if next <= SPARE_BYTES {
         crate::pool::submit(Box::new(move || {
             if !spares().iter().any(|s| fits(s, capacity)) {
-                recycle(mapped(next));
+                add(&mut spares(), mapped(next));
             }
         }));
     }
@@ -99,7 +101,7 @@ const PREFAULT_FROM: usize = 256 * 1024;
 const SPARE_COUNT: usize = 2;
 const SPARE_BYTES: usize = 16 << 20;
 
-/// Buffers of large results that V8 has collected, kept for the next one.
+/// Mapped buffers for the next large results.
 static SPARES: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
 
 fn spares() -> std::sync::MutexGuard<'static, Vec<String>> {
@@ -127,13 +129,6 @@ fn take_fitting(spares: &mut Vec<String>, capacity: usize) -> Option<String> {
         .min_by_key(|(_, s)| s.capacity())
         .map(|(i, _)| i)?;
     Some(spares.swap_remove(best))
-}
-
-/// Gives back a large result's buffer once nothing reads it any more (V8 collected the
-/// external string made from it), for [`string_for`] to hand out again with its pages
-/// still mapped.
-pub fn recycle(buffer: String) {
-    add(&mut spares(), buffer);
 }
 
 /// Adds `buffer` to the spares (if it is in the size range kept), then frees spares

@@ -47,8 +47,6 @@ impl Text {
             prefault(&mut wide[..utf16_units(&text)]);
             let n = encoding_rs::mem::convert_str_to_utf16(&text, &mut wide);
             wide.truncate(n);
-            // A large UTF-8 result's buffer is mapped memory the next large result can use.
-            crate::output::recycle(text);
             return Text {
                 repr: Repr::Wide(wide),
             };
@@ -215,9 +213,6 @@ unsafe extern "C" fn release(env: napi::sys::napi_env, _data: *mut c_void, hint:
     // once.
     let owned = unsafe { Box::from_raw(hint.cast::<Owned>()) };
     adjust(env, -(owned.parts().2 as i64));
-    if let Owned::Ascii(text) = *owned {
-        crate::output::recycle(text);
-    }
 }
 
 /// Tells V8 how much memory its external strings hold outside its heap: without it a loop
