@@ -98,6 +98,31 @@ function age(root) {
 
 const hasGit = spawnSync('git', ['--version']).status === 0
 
+test('a workspace opened through a symlink: indexed answers equal the scan, edits are found', unixOnly, async () => {
+  // macOS's /tmp, a linked checkout: the root is reached through a link. The index once
+  // took the link for a directory swapped for a symlink and answered "(no matches)".
+  const real = latest(tree()).root
+  age(real)
+  const link = path.join(scratch('link-'), 'ws')
+  fs.symlinkSync(real, link)
+  const on = createAgentTools({ workspaceRoot: link, searchIndex: 'on' })
+  const off = createAgentTools({ workspaceRoot: link, searchIndex: 'off' })
+  await on.callTool('grep', { pattern: 'x' })
+  assert.equal((await ready(on)).files, 122)
+  for (const q of [{ pattern: 'RareNeedle' }, { pattern: '(Type|Range)Error', output_mode: 'count' }, { pattern: 'v1\\d', path: 'pkg1' }]) {
+    assert.equal(text(await on.callTool('grep', q)), text(await off.callTool('grep', q)), JSON.stringify(q))
+  }
+  assert.equal(text(await on.callTool('grep', { pattern: 'RareNeedle' })), 'pkg3/needle.ts')
+  for (const [i, rel] of ['top.ts', 'pkg2/mod2.ts', 'pkg4/new/deep.ts'].entries()) {
+    fs.mkdirSync(path.dirname(path.join(real, rel)), { recursive: true })
+    fs.writeFileSync(path.join(real, rel), `const LinkedFresh${i} = 1\n`)
+    assert.equal(text(await on.callTool('grep', { pattern: `LinkedFresh${i}` })), rel)
+  }
+  await on.callTool('write_file', { path: 'pkg5/mod5.ts', content: 'const LinkedWrite = 1\n' })
+  assert.equal(text(await on.callTool('grep', { pattern: 'LinkedWrite' })), 'pkg5/mod5.ts')
+})
+
+
 test('duplicate files: editing any copy, the representative included, never hides the others', unixOnly, async () => {
   // The build extracts one copy of a text and posts it for every copy (SPEC.md, the index):
   // five identical files in different directories, then each edited in turn, by write_file

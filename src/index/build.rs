@@ -81,7 +81,12 @@ pub fn build(config: &Arc<Config>, cancel: &Cancel, build_ms: impl Fn() -> u64) 
             if entry.file_type().is_some_and(|t| t.is_dir()) {
                 // A file's stamp comes from the descriptor it is read through; a directory's
                 // from here.
-                let Ok(meta) = entry.metadata() else { return };
+                // The root's own, through a symlink if it was named by one (`fresh::stat`).
+                let meta = match entry.depth() {
+                    0 => std::fs::metadata(entry.path()),
+                    _ => entry.metadata().map_err(std::io::Error::other),
+                };
+                let Ok(meta) = meta else { return };
                 e.stamp = Stamp::of(&meta);
                 if entry.path().join(".git").symlink_metadata().is_ok() {
                     e.flags |= REPO;

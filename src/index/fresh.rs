@@ -87,6 +87,19 @@ fn abs(root: &Path, rel: &[u8]) -> PathBuf {
     }
 }
 
+/// The metadata of indexed path `rel`: never through a final symlink, except for the root
+/// itself (`rel` empty), which may be reached through one — a workspace opened by a
+/// symlink's name (macOS's `/tmp`, a linked checkout) is the directory it names, as
+/// everywhere else in the library; taken as the link, it looked like a directory swapped
+/// for a symlink and hid every file.
+pub(crate) fn stat(root: &Path, rel: &[u8]) -> std::io::Result<std::fs::Metadata> {
+    if rel.is_empty() {
+        std::fs::metadata(root)
+    } else {
+        std::fs::symlink_metadata(abs(root, rel))
+    }
+}
+
 pub(crate) fn is_gitignore(rel: &[u8]) -> bool {
     rel == b".gitignore" || rel.ends_with(b"/.gitignore")
 }
@@ -100,7 +113,7 @@ pub fn revalidate(store: &Store, config: &Arc<Config>) -> Delta {
     let policy_changed = AtomicBool::new(false);
     par_for(n, |id| {
         let rec = store.file(id);
-        let now = std::fs::symlink_metadata(abs(root, rec.path));
+        let now = stat(root, rec.path);
         let same = matches!(&now, Ok(m) if Stamp::of(m) == rec.stamp);
         if same && rec.flags & RACY == 0 {
             return;
@@ -119,7 +132,7 @@ pub fn revalidate(store: &Store, config: &Arc<Config>) -> Delta {
     let gone: Mutex<Vec<Vec<u8>>> = Mutex::default();
     par_for(store.dirs(), |i| {
         let rec = store.dir(i);
-        match std::fs::symlink_metadata(abs(root, rec.path)) {
+        match stat(root, rec.path) {
             Ok(m) if m.is_dir() => {
                 if Stamp::of(&m) != rec.stamp || rec.flags & RACY != 0 {
                     if let Ok(mut c) = changed_dirs.lock() {
@@ -286,7 +299,7 @@ pub fn apply(
             return true;
         }
         let path = abs(root, &rel);
-        let meta = std::fs::symlink_metadata(&path);
+        let meta = stat(root, &rel);
         let utf8 = std::str::from_utf8(&rel).is_ok();
         match meta {
             Ok(m) if m.is_file() => {

@@ -102,8 +102,14 @@ impl Watch {
         let Ok(c) = CString::new(abs.as_os_str().as_bytes()) else {
             return false;
         };
+        // The root may be reached through a symlink (see `fresh::stat`): its watch follows it.
+        let mask = if rel.is_empty() {
+            MASK & !libc::IN_DONT_FOLLOW
+        } else {
+            MASK
+        };
         // SAFETY: valid descriptor and NUL-terminated path.
-        let wd = unsafe { libc::inotify_add_watch(self.fd.as_raw_fd(), c.as_ptr(), MASK) };
+        let wd = unsafe { libc::inotify_add_watch(self.fd.as_raw_fd(), c.as_ptr(), mask) };
         if wd < 0 {
             return false;
         }
