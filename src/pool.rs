@@ -7,6 +7,7 @@
 //! too, and does itself whatever the helpers have not finished when it runs out (see
 //! `read_files`); a helper that comes late finds nothing left. Tasks must not block.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
@@ -75,4 +76,33 @@ pub fn submit(task: Task) -> bool {
     };
     let tx = pool.tx.lock().unwrap_or_else(PoisonError::into_inner);
     tx.send(task).is_ok()
+}
+
+/// A result at least this long comes from a call large enough to be worth
+/// [`release_freed_memory`]: trimming after every call made the next small one fault its
+/// memory in again (a rare-literal grep on 33k files: 3.8 → 21 ms).
+pub const LARGE_RESULT: usize = 1 << 20;
+
+/// Gives the memory a finished call freed back to the system, on a helper (at most one
+/// queued). glibc keeps what a thread frees in that thread's arena: after a few searches of
+/// a 234k-file tree (scoped threads, candidate lists of 200k paths, multi-MB results) the
+/// host's RSS stayed ~90 MB higher though nearly all of it was free (with two arenas it did
+/// not grow at all). `malloc_trim` returns the free pages of every arena. Other C
+/// libraries release on their own; there this does nothing.
+pub fn release_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        static QUEUED: AtomicBool = AtomicBool::new(false);
+        if QUEUED.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let queued = submit(Box::new(|| {
+            QUEUED.store(false, Ordering::Release);
+            // SAFETY: malloc_trim only returns free memory to the system.
+            unsafe { libc::malloc_trim(0) };
+        }));
+        if !queued {
+            QUEUED.store(false, Ordering::Release);
+        }
+    }
 }

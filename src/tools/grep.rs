@@ -137,10 +137,20 @@ fn run(call: &Call) -> ToolResult<String> {
         literal: matcher::plain_literal(pattern, ignore_case, multiline),
         plan,
     };
-    match &engine {
+    let out = match &engine {
         Engine::Rust(m) => search(&job, m),
         Engine::Pcre2(m) => search(&job, m),
+    };
+    // A call with a large result (a walk or a candidate list of many thousand files behind
+    // it) gives the memory it freed back; a small one keeps it for the next call, which
+    // would otherwise fault it in again.
+    if out
+        .as_ref()
+        .is_ok_and(|text| text.len() >= crate::pool::LARGE_RESULT)
+    {
+        crate::pool::release_freed_memory();
     }
+    out
 }
 
 fn search<M: Matcher + Sync>(job: &Job<'_>, matcher: &M) -> ToolResult<String> {
