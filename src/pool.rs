@@ -7,7 +7,6 @@
 //! too, and does itself whatever the helpers have not finished when it runs out (see
 //! `read_files`); a helper that comes late finds nothing left. Tasks must not block.
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
@@ -92,6 +91,7 @@ pub const LARGE_RESULT: usize = 1 << 20;
 pub fn release_freed_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
+        use std::sync::atomic::{AtomicBool, Ordering};
         static QUEUED: AtomicBool = AtomicBool::new(false);
         if QUEUED.swap(true, Ordering::AcqRel) {
             return;
