@@ -33,6 +33,14 @@ async function ready(tools) {
 
 const text = (r) => r.content.map((p) => p.text).join('')
 
+/** grep `q` with the index (workspace `w`) and without it (`off`): asserts both answer the
+ * same, and returns the answer's lines, sorted. */
+async function sameLines(w, off, q) {
+  const got = text(await w.call('grep', q))
+  assert.equal(got, text(await off.callTool('grep', q)), JSON.stringify(q))
+  return got === '(no matches)' ? [] : got.split('\n').sort()
+}
+
 test('searchIndex: "on" builds in the background; results equal the scan', unixOnly, async () => {
   const on = latest(tree(), { searchIndex: 'on' })
   const off = createAgentTools({ workspaceRoot: on.root, searchIndex: 'off' })
@@ -136,11 +144,7 @@ test('duplicate files: editing any copy, the representative included, never hide
   await w.call('grep', { pattern: 'x' })
   await ready(w.tools)
   const off = createAgentTools({ workspaceRoot: w.root, searchIndex: 'off' })
-  const lines = async (q) => {
-    const got = text(await w.call('grep', q))
-    assert.equal(got, text(await off.callTool('grep', q)), JSON.stringify(q))
-    return got === '(no matches)' ? [] : got.split('\n').sort()
-  }
+  const lines = (q) => sameLines(w, off, q)
   assert.deepEqual(await lines({ pattern: 'SharedDupToken' }), [...copies].sort())
   for (const [i, rel] of copies.entries()) {
     if (i % 2) await w.call('write_file', { path: rel, content: `export const EditedDupToken${i} = 1\n` })
@@ -185,11 +189,7 @@ test('git checkout between branches: grep sees exactly the checked-out content',
   await w.call('grep', { pattern: 'v1' })
   await ready(w.tools)
   const off = createAgentTools({ workspaceRoot: w.root, searchIndex: 'off' })
-  const lines = async (q) => {
-    const got = text(await w.call('grep', q))
-    assert.equal(got, text(await off.callTool('grep', q)), JSON.stringify(q))
-    return got === '(no matches)' ? [] : got.split('\n').sort()
-  }
+  const lines = (q) => sameLines(w, off, q)
   const mainOnly = [0, 1, 2, 3].map((i) => `gone/g${i}.ts`)
   for (let round = 0; round < 3; round++) {
     git('checkout', '-q', 'other')
