@@ -1,4 +1,6 @@
-//! A few long-lived helper threads for a call's short parallel work (`read_files`).
+//! A few long-lived helper threads for short work beside or after a call: `read_files`'s
+//! reads, the syntax warning of a write, mapping the next spare output buffer
+//! (`output::string_for`), returning freed memory ([`release_freed_memory`]).
 //!
 //! Scoped threads cost a spawn per call, and their join waits for every helper: on a busy
 //! machine a helper descheduled in the middle of one file held the whole call for a
@@ -86,8 +88,8 @@ pub const LARGE_RESULT: usize = 1 << 20;
 /// queued). glibc keeps what a thread frees in that thread's arena: after a few searches of
 /// a 234k-file tree (scoped threads, candidate lists of 200k paths, multi-MB results) the
 /// host's RSS stayed ~90 MB higher though nearly all of it was free (with two arenas it did
-/// not grow at all). `malloc_trim` returns the free pages of every arena. Other C
-/// libraries release on their own; there this does nothing.
+/// not grow at all). `malloc_trim` returns the free pages of every arena. Elsewhere (other
+/// C libraries, other systems) this does nothing.
 pub fn release_freed_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
