@@ -69,18 +69,27 @@ pub fn string_for(capacity: usize) -> String {
     out
 }
 
-/// A fresh string of `capacity` bytes whose pages are mapped in one call where the kernel
-/// can; elsewhere they fault as they are written.
+/// A fresh string of `capacity` bytes whose pages are mapped in one call ([`populate`]).
 fn mapped(capacity: usize) -> String {
-    let out = String::with_capacity(capacity);
+    let mut out = String::with_capacity(capacity);
+    // SAFETY: only the pages of the spare capacity are populated; no byte is written, so
+    // the string stays empty and valid UTF-8.
+    populate(unsafe { out.as_mut_vec() }.spare_capacity_mut());
+    out
+}
+
+/// Maps the whole pages of `buf` in one call (Linux `MADV_POPULATE_WRITE`, ≥ 5.14) instead of
+/// a fault per page as they are first written; contents are unchanged (fresh pages read as
+/// zero). Elsewhere, or when the kernel refuses, the pages fault as usual.
+pub fn populate<T>(buf: &mut [T]) {
     #[cfg(target_os = "linux")]
     {
         let page = 4096;
-        let start = (out.as_ptr() as usize).div_ceil(page) * page;
-        let end = (out.as_ptr() as usize + capacity) / page * page;
+        let from = buf.as_ptr() as usize;
+        let start = from.div_ceil(page) * page;
+        let end = (from + std::mem::size_of_val(buf)) / page * page;
         if end > start {
-            // SAFETY: the range lies inside the string's own allocation; populating pages
-            // changes no contents (they read as zero, and nothing reads them before writing).
+            // SAFETY: the range lies inside `buf`; populating pages changes no contents.
             unsafe {
                 libc::madvise(
                     start as *mut libc::c_void,
@@ -90,7 +99,8 @@ fn mapped(capacity: usize) -> String {
             };
         }
     }
-    out
+    #[cfg(not(target_os = "linux"))]
+    let _ = buf;
 }
 
 /// Below this the allocator hands out memory it already has; only large buffers are fresh.

@@ -80,31 +80,40 @@ pub fn submit(task: Task) -> bool {
 }
 
 /// A result at least this long comes from a call large enough to be worth
-/// [`release_freed_memory`]: trimming after every call made the next small one fault its
-/// memory in again (a rare-literal grep on 33k files: 3.8 → 21 ms).
-pub const LARGE_RESULT: usize = 1 << 20;
+/// [`release_freed_memory`] (a walk or a candidate list of many thousand files behind it):
+/// trimming after every call made the next small one fault its memory in again (a
+/// rare-literal grep on 33k files: 3.8 → 21 ms).
+const LARGE_RESULT: usize = 1 << 20;
 
-/// Gives the memory a finished call freed back to the system, on a helper (at most one
-/// queued). glibc keeps what a thread frees in that thread's arena: after a few searches of
-/// a 234k-file tree (scoped threads, candidate lists of 200k paths, multi-MB results) the
-/// host's RSS stayed ~90 MB higher though nearly all of it was free (with two arenas it did
-/// not grow at all). `malloc_trim` returns the free pages of every arena. Elsewhere (other
-/// C libraries, other systems) this does nothing.
-pub fn release_freed_memory() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    {
-        use std::sync::atomic::{AtomicBool, Ordering};
-        static QUEUED: AtomicBool = AtomicBool::new(false);
-        if QUEUED.swap(true, Ordering::AcqRel) {
-            return;
-        }
-        let queued = submit(Box::new(|| {
-            QUEUED.store(false, Ordering::Release);
-            // SAFETY: malloc_trim only returns free memory to the system.
-            unsafe { libc::malloc_trim(0) };
-        }));
-        if !queued {
-            QUEUED.store(false, Ordering::Release);
-        }
+/// After a call whose result is `result_len` bytes long: when that is large, gives the
+/// memory the call freed back to the system, on a helper (at most one queued). glibc keeps
+/// what a thread frees in that thread's arena: after a few searches of a 234k-file tree
+/// (scoped threads, candidate lists of 200k paths, multi-MB results) the host's RSS stayed
+/// ~90 MB higher though nearly all of it was free (with two arenas it did not grow at all).
+/// `malloc_trim` returns the free pages of every arena. Elsewhere (other C libraries, other
+/// systems) this does nothing.
+pub fn release_freed_memory(result_len: usize) {
+    if result_len >= LARGE_RESULT {
+        trim_soon();
     }
 }
+
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn trim_soon() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    static QUEUED: AtomicBool = AtomicBool::new(false);
+    if QUEUED.swap(true, Ordering::AcqRel) {
+        return;
+    }
+    let queued = submit(Box::new(|| {
+        QUEUED.store(false, Ordering::Release);
+        // SAFETY: malloc_trim only returns free memory to the system.
+        unsafe { libc::malloc_trim(0) };
+    }));
+    if !queued {
+        QUEUED.store(false, Ordering::Release);
+    }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn trim_soon() {}

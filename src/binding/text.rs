@@ -44,7 +44,7 @@ impl Text {
             // past the text are never touched. The pages the text will fill are mapped in one
             // call (see `output::string_for`): ~750 single faults for tree's 1.5 MB.
             let mut wide = vec![0u16; text.len()];
-            prefault(&mut wide[..utf16_units(&text)]);
+            crate::output::populate(&mut wide[..utf16_units(&text)]);
             let n = encoding_rs::mem::convert_str_to_utf16(&text, &mut wide);
             wide.truncate(n);
             return Text {
@@ -63,22 +63,6 @@ fn utf16_units(text: &str) -> usize {
     text.bytes()
         .map(|b| usize::from(b & 0xC0 != 0x80) + usize::from(b >= 0xF0))
         .sum()
-}
-
-/// Maps the pages of `units` in one call (Linux `MADV_POPULATE_WRITE`); zeroes stay zeroes.
-fn prefault(units: &mut [u16]) {
-    #[cfg(target_os = "linux")]
-    {
-        let page = 4096;
-        let start = (units.as_ptr() as usize).div_ceil(page) * page;
-        let end = (units.as_ptr() as usize + units.len() * 2) / page * page;
-        if end > start {
-            // SAFETY: the range lies inside `units`; populating changes no contents.
-            unsafe { libc::madvise(start as *mut c_void, end - start, libc::MADV_POPULATE_WRITE) };
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = units;
 }
 
 impl TypeName for Text {

@@ -305,10 +305,10 @@ impl SearchIndex {
 /// thread while it is installed from memory: the write and its fsync (70–330 ms for the
 /// corpus's 34 MB on a shared machine, 20–30 ms of it the fsync) and the install (inotify
 /// watches on every directory, a metadata revalidation of every entry: 115–220 ms) are
-/// independent, and both used to delay readiness one after the other. The mapped file then replaces the in-memory copy
-/// (so the image is not held in anonymous memory) when its checksum says it is the same
-/// image; otherwise (another process renamed its own image over ours meanwhile, or the
-/// write failed) the in-memory copy stays.
+/// independent, and both used to delay readiness one after the other. The mapped file then
+/// replaces the in-memory copy (so the image is not held in anonymous memory) when its
+/// checksum says it is the same image; otherwise (another process renamed its own image
+/// over ours meanwhile, or the write failed) the in-memory copy stays.
 fn produce(config: &Arc<Config>, cancel: &Cancel, load: bool, use_watch: bool) -> Option<Live> {
     let since = build::now_ns();
     let dir = config.workspace_root.join(".clarvis").join("index");

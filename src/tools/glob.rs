@@ -174,15 +174,7 @@ fn mtime_ms(t: SystemTime) -> Option<f64> {
 
 fn run(call: &Call) -> ToolResult<String> {
     let out = list(call);
-    // A call with a large result (a walk or a candidate list of many thousand files behind
-    // it) gives the memory it freed back; a small one keeps it for the next call, which
-    // would otherwise fault it in again.
-    if out
-        .as_ref()
-        .is_ok_and(|text| text.len() >= crate::pool::LARGE_RESULT)
-    {
-        crate::pool::release_freed_memory();
-    }
+    crate::pool::release_freed_memory(out.as_ref().map_or(0, String::len));
     out
 }
 

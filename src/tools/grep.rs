@@ -141,15 +141,7 @@ fn run(call: &Call) -> ToolResult<String> {
         Engine::Rust(m) => search(&job, m),
         Engine::Pcre2(m) => search(&job, m),
     };
-    // A call with a large result (a walk or a candidate list of many thousand files behind
-    // it) gives the memory it freed back; a small one keeps it for the next call, which
-    // would otherwise fault it in again.
-    if out
-        .as_ref()
-        .is_ok_and(|text| text.len() >= crate::pool::LARGE_RESULT)
-    {
-        crate::pool::release_freed_memory();
-    }
+    crate::pool::release_freed_memory(out.as_ref().map_or(0, String::len));
     out
 }
 
