@@ -46,6 +46,11 @@ const WORDS: &[&str] = &[
     "let y = 1;",
     "é",
     "0x1F",
+    // Bytes ≥ 0x80 share their trigram classes with control codes (`grams::class`): U+0080
+    // is C2 80, and 0x80 shares the class of U+0001.
+    "\u{80}",
+    "\u{1}",
+    "a\u{1}b",
 ];
 const DIRS: &[&str] = &[
     "",

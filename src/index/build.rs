@@ -13,7 +13,7 @@
 
 use super::dedup::{Claims, Text};
 use super::fresh::REPO;
-use super::grams::Extractor;
+use super::grams::{Extractor, PAIR_ID_BITS};
 use super::image;
 use super::lists::{Lists, Merged};
 use super::store::{Entry, Stamp, NO_CONTENT, RACY};
@@ -28,11 +28,12 @@ use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-/// Most files per id range: bounds the pairs a thread holds (a few MB per thousand files).
-const RANGE: usize = 4096;
+/// Most files per id range: a pair numbers its file within the range in [`PAIR_ID_BITS`]
+/// bits. Also bounds the pairs a thread holds (a few MB per thousand files).
+const RANGE: usize = 1 << PAIR_ID_BITS;
 
-/// Most pairs a thread keeps allocated between ranges (32 MiB each for the pairs and the
-/// sort's scratch): a range of a few thousand source files needs 1–3 M.
+/// Most pairs a thread keeps allocated between ranges (16 MiB each for the pairs and the
+/// sort's scratch): a range of two thousand source files needs about 1.6 M.
 const KEEP_PAIRS: usize = 4 << 20;
 
 /// A file whose mtime is this close (ns) to the moment it was read may still change without
@@ -156,9 +157,8 @@ pub fn build(config: &Arc<Config>, cancel: &Cancel, build_ms: impl Fn() -> u64) 
 struct Work {
     ex: Extractor,
     buf: Vec<u8>,
-    grams: Vec<u32>,
-    pairs: Vec<u64>,
-    scratch: Vec<u64>,
+    pairs: Vec<u32>,
+    scratch: Vec<u32>,
     /// A duplicate's first copy, re-read to verify it.
     first: Vec<u8>,
 }
@@ -204,10 +204,7 @@ impl Work {
                     if let Some(rep) = claims.claim(&file, same) {
                         e.rep = rep;
                     } else {
-                        self.ex.extract(&self.buf, &mut self.grams);
-                        let id = u64::from(id);
-                        self.pairs
-                            .extend(self.grams.iter().map(|&g| (u64::from(g) << 32) | id));
+                        self.ex.extract(&self.buf, i as u32, &mut self.pairs);
                     }
                 }
                 Some((stamp, false)) => {
@@ -220,7 +217,7 @@ impl Work {
                 self.buf = Vec::new();
             }
         }
-        let lists = Lists::from_pairs(&mut self.pairs, &mut self.scratch);
+        let lists = Lists::from_pairs(&mut self.pairs, &mut self.scratch, first_id);
         // The vectors are reused from range to range (fresh ones cost a page fault per 4 KiB
         // each time), unless a range of huge files grew them: that must not pin its memory
         // for the rest of the build.

@@ -1,15 +1,17 @@
 //! Posting lists built in bulk, without a container per trigram.
 //!
-//! A build splits the files (numbered in path order) into contiguous id ranges. A thread
-//! takes a range, extracts every file's distinct trigrams as `gram << 32 | id` pairs into
-//! one reused vector, and turns them into that range's lists with one stable radix sort on
-//! the gram ([`Lists::from_pairs`]): ids were appended in ascending order, so each gram's ids
+//! A build splits the files (numbered in path order) into contiguous id ranges of at most
+//! `1 << PAIR_ID_BITS` files. A thread takes a range, extracts every file's distinct
+//! trigrams as `gram << PAIR_ID_BITS | file within the range` pairs into one reused vector,
+//! and turns them into that range's lists with one stable radix sort on the gram
+//! ([`Lists::from_pairs`]): files were appended in ascending order, so each gram's ids
 //! come out ascending, ready for gap encoding. A per-trigram `Vec` (or a hash map of them)
-//! costs an allocation and a cache miss per pair; the sort streams through memory.
-//! The ranges' lists are then concatenated gram by gram in range order ([`Merged`]), which
-//! keeps every list ascending: only the first gap of each later range is re-encoded.
+//! costs an allocation and a cache miss per pair; the sort streams through memory, four
+//! bytes a pair. The ranges' lists are then concatenated gram by gram in range order
+//! ([`Merged`]), which keeps every list ascending: only the first gap of each later range
+//! is re-encoded.
 
-use super::grams::put_varint;
+use super::grams::{put_varint, PAIR_ID_BITS};
 
 /// One trigram's list within a [`Lists`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,23 +38,23 @@ pub struct Lists {
     pub bytes: Vec<u8>,
 }
 
-/// A stable LSD radix sort of `pairs` on bits 32..56 (the trigram): two 12-bit passes
-/// through `scratch`. Two passes of 4,096 buckets instead of three of 256: each pass
-/// streams the whole vector twice, and the 4,096 write cursors (a cache line each) still fit
-/// in L2; on the corpus this sorts in about two thirds of the three-pass time.
-fn sort_by_gram(pairs: &mut Vec<u64>, scratch: &mut Vec<u64>) {
-    const BITS: usize = 12;
-    const MASK: u64 = (1 << BITS) - 1;
-    let mut counts = vec![[0usize; 1 << BITS]; 2];
+/// A stable LSD radix sort of `pairs` on the gram (the bits above [`PAIR_ID_BITS`]): two
+/// passes of 11 and 10 bits through `scratch`. Each pass streams the whole vector twice;
+/// the 2,048 write cursors (a cache line each) fit in L2.
+fn sort_by_gram(pairs: &mut Vec<u32>, scratch: &mut Vec<u32>) {
+    const LOW: u32 = 11;
+    let shifts = [PAIR_ID_BITS, PAIR_ID_BITS + LOW];
+    let masks = [(1u32 << LOW) - 1, u32::MAX >> (PAIR_ID_BITS + LOW)];
+    let mut counts = [vec![0u32; 1 << LOW], vec![0u32; (masks[1] + 1) as usize]];
     for &p in pairs.iter() {
-        counts[0][((p >> 32) & MASK) as usize] += 1;
-        counts[1][((p >> (32 + BITS)) & MASK) as usize] += 1;
+        counts[0][((p >> shifts[0]) & masks[0]) as usize] += 1;
+        counts[1][((p >> shifts[1]) & masks[1]) as usize] += 1;
     }
     scratch.clear();
     scratch.resize(pairs.len(), 0);
     for (pass, c) in counts.iter_mut().enumerate() {
         // A pass whose digit is the same everywhere would only copy.
-        if c.contains(&pairs.len()) {
+        if c.iter().any(|&n| n as usize == pairs.len()) {
             continue;
         }
         let mut at = 0;
@@ -61,10 +63,10 @@ fn sort_by_gram(pairs: &mut Vec<u64>, scratch: &mut Vec<u64>) {
             *n = at;
             at += here;
         }
-        let shift = 32 + BITS * pass;
+        let (shift, mask) = (shifts[pass], masks[pass]);
         for &p in pairs.iter() {
-            let d = ((p >> shift) & MASK) as usize;
-            scratch[c[d]] = p;
+            let d = ((p >> shift) & mask) as usize;
+            scratch[c[d] as usize] = p;
             c[d] += 1;
         }
         std::mem::swap(pairs, scratch);
@@ -72,24 +74,28 @@ fn sort_by_gram(pairs: &mut Vec<u64>, scratch: &mut Vec<u64>) {
 }
 
 impl Lists {
-    /// The lists of `pairs` (`gram << 32 | id`, each pair once, ids ascending in the order
-    /// given for any one gram). Sorts `pairs` in place; `scratch` is working memory.
-    pub fn from_pairs(pairs: &mut Vec<u64>, scratch: &mut Vec<u64>) -> Lists {
+    /// The lists of `pairs` (`gram << PAIR_ID_BITS | id - first_id`, each pair once, ids
+    /// ascending in the order given for any one gram). Sorts `pairs` in place; `scratch` is
+    /// working memory.
+    pub fn from_pairs(pairs: &mut Vec<u32>, scratch: &mut Vec<u32>, first_id: u32) -> Lists {
+        // Fewer than 2^32 pairs: the counters are `u32`.
+        debug_assert!(u32::try_from(pairs.len()).is_ok());
         sort_by_gram(pairs, scratch);
         let mut out = Lists {
             grams: Vec::new(),
             bytes: Vec::with_capacity(pairs.len() + pairs.len() / 4),
         };
+        let id = |p: u32| first_id + (p & ((1 << PAIR_ID_BITS) - 1));
         let mut i = 0;
         while i < pairs.len() {
-            let gram = (pairs[i] >> 32) as u32;
+            let gram = pairs[i] >> PAIR_ID_BITS;
             let start = out.bytes.len();
-            let first = pairs[i] as u32;
+            let first = id(pairs[i]);
             let mut last = first;
             put_varint(&mut out.bytes, first);
             let mut j = i + 1;
-            while j < pairs.len() && (pairs[j] >> 32) as u32 == gram {
-                let id = pairs[j] as u32;
+            while j < pairs.len() && pairs[j] >> PAIR_ID_BITS == gram {
+                let id = id(pairs[j]);
                 put_varint(&mut out.bytes, id - last);
                 last = id;
                 j += 1;
@@ -214,12 +220,13 @@ mod tests {
     use super::*;
     use crate::index::grams::decode;
 
-    fn lists(pairs: &[(u32, u32)]) -> Lists {
-        let mut p: Vec<u64> = pairs
+    /// The lists of `(gram, id)` pairs whose ids lie in one range from `first`.
+    fn lists(first: u32, pairs: &[(u32, u32)]) -> Lists {
+        let mut p: Vec<u32> = pairs
             .iter()
-            .map(|&(g, id)| (u64::from(g) << 32) | u64::from(id))
+            .map(|&(g, id)| (g << PAIR_ID_BITS) | (id - first))
             .collect();
-        Lists::from_pairs(&mut p, &mut Vec::new())
+        Lists::from_pairs(&mut p, &mut Vec::new(), first)
     }
 
     fn decoded(m: &Merged) -> Vec<(u32, Vec<u32>)> {
@@ -241,35 +248,64 @@ mod tests {
     #[test]
     fn ranges_concatenate_into_ascending_lists() {
         // Grams over both radix digits; ids crossing varint widths between ranges.
-        let a = lists(&[
-            (0xABCDEF, 0),
-            (7, 0),
-            (0xABCDEF, 5),
-            (7, 100),
-            (0x10000, 127),
-        ]);
-        let b = lists(&[(7, 128), (0xABCDEF, 20_000), (0x20, 20_001)]);
-        let c = lists(&[(0x20, 3_000_000), (7, 4_000_000_000)]);
+        let a = lists(
+            0,
+            &[
+                (0x1BCDEF, 0),
+                (7, 0),
+                (0x1BCDEF, 5),
+                (7, 100),
+                (0x10000, 127),
+            ],
+        );
+        let b = lists(128, &[(7, 128), (0x1BCDEF, 2_000), (0x20, 2_001)]);
+        let c = lists(3_999_999_000, &[(0x20, 3_999_999_000), (7, 4_000_000_000)]);
         assert_eq!(
             a.grams.iter().map(|g| g.gram).collect::<Vec<_>>(),
-            [7, 0x10000, 0xABCDEF]
+            [7, 0x10000, 0x1BCDEF]
         );
         let m = Merged::new(vec![a, b, c]);
         assert_eq!(
             decoded(&m),
             [
                 (7, vec![0, 100, 128, 4_000_000_000]),
-                (0x20, vec![20_001, 3_000_000]),
+                (0x20, vec![2_001, 3_999_999_000]),
                 (0x10000, vec![127]),
-                (0xABCDEF, vec![0, 5, 20_000]),
+                (0x1BCDEF, vec![0, 5, 2_000]),
             ]
         );
         assert_eq!(m.table[0].1, 4);
     }
 
     #[test]
+    fn the_sort_orders_every_gram_bit_and_keeps_ids_in_order() {
+        // Grams that differ in one bit each, ids in a range from 1,000.
+        let grams: Vec<u32> = (0..21).map(|b| 1 << b).chain([0, 0x1F_FFFF]).collect();
+        let mut pairs = Vec::new();
+        for id in 0..(1 << PAIR_ID_BITS) as u32 {
+            for (k, &g) in grams.iter().enumerate() {
+                if (id as usize + k).is_multiple_of(3) {
+                    pairs.push((g, 1_000 + id));
+                }
+            }
+        }
+        let l = lists(1_000, &pairs);
+        let mut want = grams.clone();
+        want.sort_unstable();
+        assert_eq!(l.grams.iter().map(|g| g.gram).collect::<Vec<_>>(), want);
+        for got in decoded(&Merged::new(vec![l])) {
+            let k = grams.iter().position(|&g| g == got.0).unwrap();
+            let ids: Vec<u32> = (0..(1 << PAIR_ID_BITS) as u32)
+                .filter(|&id| (id as usize + k).is_multiple_of(3))
+                .map(|id| 1_000 + id)
+                .collect();
+            assert_eq!(got.1, ids, "gram {:#x}", got.0);
+        }
+    }
+
+    #[test]
     fn no_parts_no_lists() {
-        let m = Merged::new(vec![Lists::default(), lists(&[])]);
+        let m = Merged::new(vec![Lists::default(), lists(0, &[])]);
         assert!(m.table.is_empty() && decoded(&m).is_empty());
     }
 }

@@ -16,9 +16,10 @@ use super::grams;
 use std::io;
 use std::path::Path;
 
-/// Version 2: file records carry their duplicate group (`rep`, `next`); a version 1 image
-/// fails this check and is rebuilt, never misread.
-pub(super) const MAGIC: &[u8; 8] = b"CLVIDX\0\x02";
+/// Version 3: trigrams of 7-bit classes (`grams::class`). Version 2 added the duplicate
+/// group to file records (`rep`, `next`). An image of an older version fails this check and
+/// is rebuilt, never misread.
+pub(super) const MAGIC: &[u8; 8] = b"CLVIDX\0\x03";
 pub(super) const HEADER: usize = 64;
 pub(super) const REC: usize = 56;
 pub(super) const GRAM: usize = 16;
@@ -305,6 +306,7 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::index::grams::PAIR_ID_BITS;
     use crate::index::image::{image, persist};
     use crate::index::lists::{Lists, Merged};
 
@@ -325,8 +327,12 @@ mod tests {
     fn sample() -> Vec<u8> {
         let files = [entry("a.rs", 1), entry("b/c.rs", 2)];
         let dirs = [entry("b", 0)];
-        let mut pairs = vec![5 << 32, (5 << 32) | 1, (9 << 32) | 1];
-        let lists = Lists::from_pairs(&mut pairs, &mut Vec::new());
+        let mut pairs = vec![
+            5 << PAIR_ID_BITS,
+            (5 << PAIR_ID_BITS) | 1,
+            (9 << PAIR_ID_BITS) | 1,
+        ];
+        let lists = Lists::from_pairs(&mut pairs, &mut Vec::new(), 0);
         image(&files, &dirs, &Merged::new(vec![lists]), 1000, 3)
     }
 
@@ -381,8 +387,8 @@ mod tests {
         files[0].rep = 3;
         files[2].rep = 3;
         files[4].rep = 1;
-        let mut pairs = vec![(7 << 32) | 1, (7 << 32) | 3];
-        let lists = Merged::new(vec![Lists::from_pairs(&mut pairs, &mut Vec::new())]);
+        let mut pairs = vec![(7 << PAIR_ID_BITS) | 1, (7 << PAIR_ID_BITS) | 3];
+        let lists = Merged::new(vec![Lists::from_pairs(&mut pairs, &mut Vec::new(), 0)]);
         let s = Store::from_vec(image(&files, &[], &lists, 1000, 0)).unwrap();
         assert_eq!(s.group(3).collect::<Vec<_>>(), [3, 0, 2]);
         assert_eq!(s.group(1).collect::<Vec<_>>(), [1, 4]);
