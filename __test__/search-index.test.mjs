@@ -51,7 +51,10 @@ test('searchIndex: "on" builds in the background; results equal the scan', unixO
   const s = await ready(on.tools)
   assert.equal(s.files, 122)
   assert.ok(s.bytes > 0 && Number.isInteger(s.buildMs) && s.updatedAt > 0)
-  assert.ok(fs.statSync(path.join(on.root, '.clarvis/index/grep.idx')).isFile())
+  // Ready from memory; the image reaches the disk right after (written on another thread).
+  const image = path.join(on.root, '.clarvis/index/grep.idx')
+  for (let i = 0; i < 1000 && !fs.existsSync(image); i++) await new Promise((r) => setTimeout(r, 10))
+  assert.ok(fs.statSync(image).isFile())
   const queries = [
     { pattern: 'RareNeedle' },
     { pattern: 'rareneedle', ignore_case: true, output_mode: 'content' },

@@ -17,6 +17,7 @@ use super::grams::{Extractor, PAIR_ID_BITS};
 use super::image;
 use super::lists::{Lists, Merged};
 use super::store::{Entry, Stamp, NO_CONTENT, RACY};
+use super::watch::Watch;
 use crate::cancel::Cancel;
 use crate::config::Config;
 use crate::search::policy::Policy;
@@ -25,7 +26,7 @@ use crate::search::walk::{threads, walk_entries};
 use crate::tools::Warnings;
 use std::io::Read;
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// Most files per id range: a pair numbers its file within the range in [`PAIR_ID_BITS`]
@@ -46,6 +47,10 @@ pub struct Built {
     pub image: Vec<u8>,
     /// Files indexed.
     pub files: usize,
+    /// The watch given to [`build`], now on every directory of the image, each added before
+    /// the directory was listed and its files read; `None` when none was given or one could
+    /// not be added.
+    pub watch: Option<Watch>,
 }
 
 /// Path of `abs` relative to `root`, as stored (`/`-separated bytes).
@@ -61,7 +66,16 @@ pub(crate) fn now_ns() -> i64 {
 }
 
 /// Walks `config.workspace_root` and builds the image. `None` when cancelled.
-pub fn build(config: &Arc<Config>, cancel: &Cancel, build_ms: impl Fn() -> u64) -> Option<Built> {
+///
+/// With a `watch`, every directory the walk yields is watched as the walk reaches it, before
+/// it is listed: whatever changes once its entries are known, or once a file of it is read,
+/// is in the watch's queue (`live::installed` takes the baseline from it).
+pub fn build(
+    config: &Arc<Config>,
+    cancel: &Cancel,
+    build_ms: impl Fn() -> u64,
+    watch: Option<Watch>,
+) -> Option<Built> {
     let root = config.workspace_root.clone();
     let policy = Arc::new(Policy::new(
         config.clone(),
@@ -70,8 +84,13 @@ pub fn build(config: &Arc<Config>, cancel: &Cancel, build_ms: impl Fn() -> u64) 
         Warnings::default(),
     ));
     let found: Mutex<(Vec<Entry>, Vec<Entry>)> = Mutex::default();
+    // The walk's threads add the watches themselves (the system call needs no lock); what
+    // each descriptor watches is recorded after the walk, before any event is read.
+    let watches: Mutex<Vec<(i32, Vec<u8>)>> = Mutex::default();
+    let unwatched = AtomicBool::new(false);
     walk_entries(&root, policy, cancel, true, || {
-        let found = &found;
+        let (found, watch, watches, unwatched) = (&found, &watch, &watches, &unwatched);
+        let mut added = Added(watches, Vec::new());
         let root = &root;
         let mut flush = Flush(found, Vec::new(), Vec::new());
         Box::new(move |entry: &ignore::DirEntry| {
@@ -80,6 +99,12 @@ pub fn build(config: &Arc<Config>, cancel: &Cancel, build_ms: impl Fn() -> u64) 
             };
             let mut e = Entry::new(path);
             if entry.file_type().is_some_and(|t| t.is_dir()) {
+                if let Some(w) = watch {
+                    match w.add_shared(root, &e.path) {
+                        Some(wd) => added.1.push((wd, e.path.clone())),
+                        None => unwatched.store(true, Ordering::Relaxed),
+                    }
+                }
                 // A file's stamp comes from the descriptor it is read through; a directory's
                 // from here.
                 // The root's own, through a symlink if it was named by one (`fresh::stat`).
@@ -106,6 +131,12 @@ pub fn build(config: &Arc<Config>, cancel: &Cancel, build_ms: impl Fn() -> u64) 
         return None;
     }
     let (mut files, mut dirs) = found.into_inner().unwrap_or_default();
+    let watch = watch.filter(|_| !unwatched.into_inner()).map(|mut w| {
+        for (wd, rel) in watches.into_inner().unwrap_or_default() {
+            w.record(wd, rel);
+        }
+        w
+    });
     files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
     dirs.sort_unstable_by(|a, b| a.path.cmp(&b.path));
     let max = config.max_file_bytes;
@@ -149,6 +180,7 @@ pub fn build(config: &Arc<Config>, cancel: &Cancel, build_ms: impl Fn() -> u64) 
     Some(Built {
         image: image::image(&files, &dirs, &Merged::new(parts), max, build_ms()),
         files: n,
+        watch,
     })
 }
 
@@ -226,6 +258,17 @@ impl Work {
             self.scratch = Vec::new();
         }
         lists
+    }
+}
+
+/// Moves a walker thread's added watches into the shared list when its visitor is dropped.
+struct Added<'a>(&'a Mutex<Vec<(i32, Vec<u8>)>>, Vec<(i32, Vec<u8>)>);
+
+impl Drop for Added<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut a) = self.0.lock() {
+            a.append(&mut self.1);
+        }
     }
 }
 

@@ -282,7 +282,7 @@ mod tests {
             f.unwrap().set_modified(old).unwrap();
         }
         let config = Arc::new(crate::config::Config::with_root(dir.path()));
-        let built = build::build(&config, &crate::cancel::Cancel::new(), || 0).unwrap();
+        let built = build::build(&config, &crate::cancel::Cancel::new(), || 0, None).unwrap();
         let store = Store::from_vec(built.image).unwrap();
         assert_eq!(store.files(), 7);
         let posted = store.postings(grams::pack(b's', b'h', b'a'));

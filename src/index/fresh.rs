@@ -104,6 +104,25 @@ pub(crate) fn is_gitignore(rel: &[u8]) -> bool {
     rel == b".gitignore" || rel.ends_with(b"/.gitignore")
 }
 
+/// The delta of a new image whose directories were all watched before they were listed and
+/// their files read (`build::build` with a watch): what changed since is in the watch's
+/// queue, for [`apply`]. Only the racy files are stale from the start, as [`revalidate`]
+/// finds them: their stamps cannot vouch for their content.
+pub fn unchanged(store: &Store) -> Delta {
+    let mut d = Delta {
+        stale: vec![false; store.files()],
+        ..Delta::default()
+    };
+    for id in 0..store.files() {
+        let rec = store.file(id);
+        if rec.flags & RACY != 0 {
+            d.stale[id] = true;
+            d.extra.insert(rec.path.to_vec());
+        }
+    }
+    d
+}
+
 /// Compares the disk with `store` (built from `config.workspace_root`).
 pub fn revalidate(store: &Store, config: &Arc<Config>) -> Delta {
     let root = &config.workspace_root;

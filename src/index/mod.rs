@@ -44,7 +44,7 @@ use crate::cancel::Cancel;
 use crate::config::Config;
 use crate::search::policy::Policy;
 use crate::tools::Warnings;
-use live::{refresh, watched, Live};
+use live::{installed, refresh, watched, Live};
 use serde_json::{json, Value};
 use std::ffi::OsStr;
 use std::path::Path;
@@ -82,6 +82,8 @@ struct State {
     live: Option<Live>,
     /// A build (or load) thread is running.
     building: bool,
+    /// A built image is still being written to disk (it is installed from memory meanwhile).
+    writing: bool,
     /// The image can answer (false after an ignore-policy change until a rebuild lands).
     trusted: bool,
     /// Milliseconds since the epoch when the image was installed.
@@ -221,19 +223,24 @@ impl SearchIndex {
         let spawned = std::thread::Builder::new()
             .name("clarvis-index".into())
             .spawn(move || {
-                let live = produce(&config, &cancel, load, use_watch);
+                let (live, writer) = produce(&config, &cancel, load, use_watch);
                 if let Some(index) = weak.upgrade() {
-                    index.install(live);
+                    index.install(live, writer.is_some());
+                }
+                let mapped = writer.and_then(|w| w.join().ok());
+                if let Some(index) = weak.upgrade() {
+                    index.written(mapped.and_then(Result::ok));
                 }
             });
         if spawned.is_err() {
-            self.install(None);
+            self.install(None, false);
         }
     }
 
-    fn install(&self, live: Option<Live>) {
+    fn install(&self, live: Option<Live>, writing: bool) {
         if let Ok(mut s) = self.state.lock() {
             s.building = false;
+            s.writing = writing;
             if let Some(live) = live {
                 s.live = Some(live);
                 s.trusted = true;
@@ -242,10 +249,26 @@ impl SearchIndex {
         }
     }
 
-    /// Waits until no build runs (tests and benchmarks). `false` on timeout.
+    /// The image written to disk and mapped (`None` when the write failed): it replaces the
+    /// installed in-memory copy, so the image is not held in anonymous memory, when its
+    /// checksum says it is the same image (not one another process renamed over ours, nor
+    /// one of a newer build already installed).
+    fn written(&self, mapped: Option<store::Store>) {
+        if let Ok(mut s) = self.state.lock() {
+            s.writing = false;
+            if let (Some(live), Some(mapped)) = (s.live.as_mut(), mapped) {
+                if mapped.sum() == live.store.sum() {
+                    live.store = Arc::new(mapped);
+                }
+            }
+        }
+    }
+
+    /// Waits until no build runs and no image is being written (tests and benchmarks).
+    /// `false` on timeout.
     pub fn wait_idle(&self, timeout: Duration) -> bool {
         let t0 = Instant::now();
-        while self.state.lock().is_ok_and(|s| s.building) {
+        while self.state.lock().is_ok_and(|s| s.building || s.writing) {
             if t0.elapsed() > timeout {
                 return false;
             }
@@ -298,30 +321,40 @@ impl SearchIndex {
     }
 }
 
-/// Loads the image from disk when asked and valid, else builds one, and installs it (watches,
-/// the baseline: [`watched`]). `None` when cancelled.
+/// What a build thread produced: the image to install (`None` when cancelled), and the
+/// thread writing it to disk, which gives the mapped file.
+type Produced = (
+    Option<Live>,
+    Option<std::thread::JoinHandle<std::io::Result<store::Store>>>,
+);
+
+/// Loads the image from disk when asked and valid, else builds one, with what its install
+/// needs (watches, the baseline: [`installed`], [`watched`]).
 ///
-/// A built image is written to disk (unless the configuration is read-only) on another
-/// thread while it is installed from memory: the write and its fsync (70–330 ms for the
-/// corpus's 34 MB on a shared machine, 20–30 ms of it the fsync) and the install (inotify
-/// watches on every directory, a metadata revalidation of every entry: 115–220 ms) are
-/// independent, and both used to delay readiness one after the other. The mapped file then
-/// replaces the in-memory copy (so the image is not held in anonymous memory) when its
-/// checksum says it is the same image; otherwise (another process renamed its own image
-/// over ours meanwhile, or the write failed) the in-memory copy stays.
-fn produce(config: &Arc<Config>, cancel: &Cancel, load: bool, use_watch: bool) -> Option<Live> {
+/// A built image is installed from memory at once and written to disk (unless the
+/// configuration is read-only) on another thread: the write and its fsync (70–330 ms for
+/// the corpus's 34 MB on a shared machine) used to delay readiness. When the write is done,
+/// the mapped file replaces the in-memory copy (`SearchIndex::written`).
+fn produce(config: &Arc<Config>, cancel: &Cancel, load: bool, use_watch: bool) -> Produced {
     let since = build::now_ns();
     let dir = config.workspace_root.join(".clarvis").join("index");
     if load {
         if let Ok(s) = store::Store::open(&dir.join("grep.idx")) {
             if s.max_file_bytes == config.max_file_bytes {
-                return Some(watched(config, Arc::new(s), use_watch, None));
+                return (Some(watched(config, Arc::new(s), use_watch, None)), None);
             }
         }
     }
     let t0 = Instant::now();
-    let built = build::build(config, cancel, || t0.elapsed().as_millis() as u64)?;
-    let store = Arc::new(store::Store::from_vec(built.image).ok()?);
+    let watch = use_watch.then(watch::Watch::new).flatten();
+    let Some(built) = build::build(config, cancel, || t0.elapsed().as_millis() as u64, watch)
+    else {
+        return (None, None);
+    };
+    let Ok(store) = store::Store::built(built.image) else {
+        return (None, None);
+    };
+    let store = Arc::new(store);
     let writer = (!config.read_only)
         .then(|| {
             let (store, dir) = (store.clone(), dir.clone());
@@ -333,13 +366,10 @@ fn produce(config: &Arc<Config>, cancel: &Cancel, load: bool, use_watch: bool) -
                 .ok()
         })
         .flatten();
-    let mut live = watched(config, store, use_watch, Some(since));
-    if let Some(Ok(Ok(mapped))) = writer.map(|w| w.join()) {
-        if mapped.sum() == live.store.sum() {
-            live.store = Arc::new(mapped);
-        }
-    }
-    Some(live)
+    (
+        Some(installed(config, store, built.watch, use_watch, since)),
+        writer,
+    )
 }
 
 /// `base` relative to the root when the root walk covers it exactly as a walk from `base`

@@ -62,6 +62,14 @@ impl Watch {
         false
     }
 
+    /// Never watches.
+    pub fn add_shared(&self, _root: &Path, _rel: &[u8]) -> Option<i32> {
+        None
+    }
+
+    /// Nothing to record.
+    pub fn record(&mut self, _wd: i32, _rel: Vec<u8>) {}
+
     /// Never has events.
     pub fn drain(&mut self) -> Option<Vec<Event>> {
         None
@@ -94,14 +102,21 @@ impl Watch {
     /// Watches directory `rel` under `root`. `false` when the kernel refuses (the watch
     /// limit, a directory that vanished): the caller cannot rely on events for it.
     pub fn add(&mut self, root: &Path, rel: &[u8]) -> bool {
+        self.add_shared(root, rel)
+            .map(|wd| self.record(wd, rel.to_vec()))
+            .is_some()
+    }
+
+    /// Adds the watch of directory `rel` from any thread, returning its descriptor, which
+    /// must then be [`Watch::record`]ed before the next [`Watch::drain`] (events of an
+    /// unknown descriptor are dropped). `None` when the kernel refuses.
+    pub fn add_shared(&self, root: &Path, rel: &[u8]) -> Option<i32> {
         let abs = if rel.is_empty() {
             root.to_path_buf()
         } else {
             root.join(std::ffi::OsStr::from_bytes(rel))
         };
-        let Ok(c) = CString::new(abs.as_os_str().as_bytes()) else {
-            return false;
-        };
+        let c = CString::new(abs.as_os_str().as_bytes()).ok()?;
         // The root may be reached through a symlink (see `fresh::stat`): its watch follows it.
         let mask = if rel.is_empty() {
             MASK & !libc::IN_DONT_FOLLOW
@@ -110,11 +125,12 @@ impl Watch {
         };
         // SAFETY: valid descriptor and NUL-terminated path.
         let wd = unsafe { libc::inotify_add_watch(self.fd.as_raw_fd(), c.as_ptr(), mask) };
-        if wd < 0 {
-            return false;
-        }
-        self.dirs.insert(wd, rel.to_vec());
-        true
+        (wd >= 0).then_some(wd)
+    }
+
+    /// Records what descriptor `wd` (from [`Watch::add_shared`]) watches.
+    pub fn record(&mut self, wd: i32, rel: Vec<u8>) {
+        self.dirs.insert(wd, rel);
     }
 
     /// Every queued event; `None` when the queue overflowed (events were lost).
