@@ -3,6 +3,7 @@
 
 use super::lists::Merged;
 use super::store::{Entry, GRAM, HEADER, MAGIC, NONE, REC, SUM};
+use crate::search::walk::threads;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
@@ -20,9 +21,10 @@ pub fn image(
     let paths_len: usize = files.iter().chain(dirs).map(|e| e.path.len()).sum();
     let grams = &lists.table;
     let tables = HEADER + (files.len() + dirs.len()) * REC + grams.len() * GRAM;
-    let mut out = Vec::with_capacity(tables + paths_len + lists.bytes_len() + SUM);
+    // Everything before the posting lists.
+    let mut head = Vec::with_capacity(tables + paths_len);
     let post_off = tables + paths_len;
-    out.extend_from_slice(MAGIC);
+    head.extend_from_slice(MAGIC);
     for v in [
         files.len() as u64,
         dirs.len() as u64,
@@ -32,37 +34,48 @@ pub fn image(
         max_file_bytes,
         build_ms,
     ] {
-        out.extend_from_slice(&v.to_le_bytes());
+        head.extend_from_slice(&v.to_le_bytes());
     }
-    out.resize(HEADER, 0);
+    head.resize(HEADER, 0);
     let (reps, next) = groups(files);
     let mut path_at = tables as u64;
     for (i, e) in files.iter().chain(dirs).enumerate() {
-        out.extend_from_slice(&path_at.to_le_bytes());
-        out.extend_from_slice(&(e.path.len() as u32).to_le_bytes());
-        out.extend_from_slice(&e.flags.to_le_bytes());
-        out.extend_from_slice(&e.stamp.size.to_le_bytes());
-        out.extend_from_slice(&e.stamp.mtime.to_le_bytes());
-        out.extend_from_slice(&e.stamp.ctime.to_le_bytes());
-        out.extend_from_slice(&e.stamp.ino.to_le_bytes());
-        out.extend_from_slice(&reps.get(i).copied().unwrap_or(NONE).to_le_bytes());
-        out.extend_from_slice(&next.get(i).copied().unwrap_or(NONE).to_le_bytes());
+        head.extend_from_slice(&path_at.to_le_bytes());
+        head.extend_from_slice(&(e.path.len() as u32).to_le_bytes());
+        head.extend_from_slice(&e.flags.to_le_bytes());
+        head.extend_from_slice(&e.stamp.size.to_le_bytes());
+        head.extend_from_slice(&e.stamp.mtime.to_le_bytes());
+        head.extend_from_slice(&e.stamp.ctime.to_le_bytes());
+        head.extend_from_slice(&e.stamp.ino.to_le_bytes());
+        head.extend_from_slice(&reps.get(i).copied().unwrap_or(NONE).to_le_bytes());
+        head.extend_from_slice(&next.get(i).copied().unwrap_or(NONE).to_le_bytes());
         path_at += e.path.len() as u64;
     }
     let mut at = post_off as u64;
     for &(g, count, len) in grams {
-        out.extend_from_slice(&g.to_le_bytes());
-        out.extend_from_slice(&count.to_le_bytes());
-        out.extend_from_slice(&at.to_le_bytes());
+        head.extend_from_slice(&g.to_le_bytes());
+        head.extend_from_slice(&count.to_le_bytes());
+        head.extend_from_slice(&at.to_le_bytes());
         at += len;
     }
     for e in files.iter().chain(dirs) {
-        out.extend_from_slice(&e.path);
+        head.extend_from_slice(&e.path);
     }
-    lists.write(&mut out);
-    let sum = blake3::hash(&out);
-    out.extend_from_slice(sum.as_bytes());
-    out
+    // The posting lists are written in place by several threads (`Merged::write_into`);
+    // the zeroed buffer costs nothing up front (fresh pages), and each thread takes the
+    // page faults of its own part.
+    let mut image = vec![0u8; head.len() + lists.bytes_len() + SUM];
+    image[..head.len()].copy_from_slice(&head);
+    let at = image.len() - SUM;
+    let (body, sum) = image.split_at_mut(at);
+    let threads = if lists.bytes_len() < 4 << 20 {
+        1
+    } else {
+        threads()
+    };
+    lists.write_into(&mut body[head.len()..], threads);
+    sum.copy_from_slice(blake3::hash(body).as_bytes());
+    image
 }
 
 /// Per file: the id whose postings describe it (itself unless it is a duplicate), and the
