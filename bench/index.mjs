@@ -68,9 +68,11 @@ await capture(rg, [...RG_POLICY, '-l', 'Ed25519'], root)
 
 // The build, `builds` times, each right after one rg scan (interleaved, medians): fresh tools
 // with searchIndex "on" and no image on disk; the first grep scans, and the build starts when
-// its scan is done. `buildMs` (from searchIndexStatus) is the walk, the reads and the image
-// in memory; "ready" is from the first grep's return to state "ready": the build, writing the
-// image (fsync) and installing it (inotify watches, the baseline revalidation).
+// its scan is done. `buildMs` (from searchIndexStatus) is the walk (which adds the inotify
+// watches), the reads and the posting lists; "ready" is from the first grep's return to state
+// "ready": the build, the image serialised in memory and installed (the queued events). The
+// image reaches the disk right after, on another thread; each round waits for it, so that no
+// earlier round's write lands after the next round's cleanup (it would be loaded, not built).
 const runs = []
 let on
 for (let b = 0; b < builds; b++) {
@@ -81,6 +83,8 @@ for (let b = 0; b < builds; b++) {
   const t0 = Date.now()
   while (on.searchIndexStatus().state !== 'ready') await new Promise((r) => setTimeout(r, 5))
   runs.push({ rgMs, firstMs, readyMs: Date.now() - t0, buildMs: on.searchIndexStatus().buildMs })
+  const image = path.join(root, '.clarvis', 'index', 'grep.idx')
+  for (let i = 0; i < 2000 && !fs.existsSync(image); i++) await new Promise((r) => setTimeout(r, 5))
 }
 const status = on.searchIndexStatus()
 // The earlier builds' tools (and their mapped images) must be gone before the RSS baseline.

@@ -109,7 +109,14 @@ fn groups(files: &[Entry]) -> (Vec<u32>, Vec<u32>) {
 /// Writes `bytes` atomically to `dir/grep.idx` (temp file, fsync, rename), creating `dir`
 /// and a `.gitignore` in `.clarvis/` (git must not see the index).
 pub fn persist(dir: &Path, bytes: &[u8]) -> io::Result<PathBuf> {
-    std::fs::create_dir_all(dir)?;
+    // Never `create_dir_all`: the write may finish after the workspace was deleted (it runs
+    // after the index is ready), and must not bring the workspace's directory back.
+    for d in dir.parent().into_iter().chain([dir]) {
+        match std::fs::create_dir(d) {
+            Err(e) if e.kind() != io::ErrorKind::AlreadyExists => return Err(e),
+            _ => {}
+        }
+    }
     if let Some(clarvis) = dir.parent() {
         if let Ok(mut f) = std::fs::OpenOptions::new()
             .write(true)

@@ -82,8 +82,9 @@ struct State {
     live: Option<Live>,
     /// A build (or load) thread is running.
     building: bool,
-    /// A built image is still being written to disk (it is installed from memory meanwhile).
-    writing: bool,
+    /// Built images still being written to disk (each installed from memory meanwhile; a
+    /// rebuild's write may overlap the previous one's).
+    writing: usize,
     /// The image can answer (false after an ignore-policy change until a rebuild lands).
     trusted: bool,
     /// Milliseconds since the epoch when the image was installed.
@@ -227,9 +228,11 @@ impl SearchIndex {
                 if let Some(index) = weak.upgrade() {
                     index.install(live, writer.is_some());
                 }
-                let mapped = writer.and_then(|w| w.join().ok());
-                if let Some(index) = weak.upgrade() {
-                    index.written(mapped.and_then(Result::ok));
+                if let Some(w) = writer {
+                    let mapped = w.join().ok().and_then(Result::ok);
+                    if let Some(index) = weak.upgrade() {
+                        index.written(mapped);
+                    }
                 }
             });
         if spawned.is_err() {
@@ -240,7 +243,7 @@ impl SearchIndex {
     fn install(&self, live: Option<Live>, writing: bool) {
         if let Ok(mut s) = self.state.lock() {
             s.building = false;
-            s.writing = writing;
+            s.writing += usize::from(writing);
             if let Some(live) = live {
                 s.live = Some(live);
                 s.trusted = true;
@@ -255,7 +258,7 @@ impl SearchIndex {
     /// one of a newer build already installed).
     fn written(&self, mapped: Option<store::Store>) {
         if let Ok(mut s) = self.state.lock() {
-            s.writing = false;
+            s.writing = s.writing.saturating_sub(1);
             if let (Some(live), Some(mapped)) = (s.live.as_mut(), mapped) {
                 if mapped.sum() == live.store.sum() {
                     live.store = Arc::new(mapped);
@@ -268,7 +271,7 @@ impl SearchIndex {
     /// `false` on timeout.
     pub fn wait_idle(&self, timeout: Duration) -> bool {
         let t0 = Instant::now();
-        while self.state.lock().is_ok_and(|s| s.building || s.writing) {
+        while self.state.lock().is_ok_and(|s| s.building || s.writing > 0) {
             if t0.elapsed() > timeout {
                 return false;
             }

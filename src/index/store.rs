@@ -343,6 +343,16 @@ mod tests {
     }
 
     #[test]
+    fn a_late_write_does_not_bring_a_deleted_workspace_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("workspace");
+        assert!(persist(&root.join(".clarvis/index"), &sample()).is_err());
+        assert!(!root.exists());
+        std::fs::create_dir(&root).unwrap();
+        assert!(persist(&root.join(".clarvis/index"), &sample()).is_ok());
+    }
+
+    #[test]
     fn round_trip_through_disk() {
         let dir = tempfile::tempdir().unwrap();
         let path = persist(&dir.path().join("index"), &sample()).unwrap();
