@@ -48,8 +48,8 @@ pub struct Built {
     /// Files indexed.
     pub files: usize,
     /// The watch given to [`build`], now on every directory of the image, each added before
-    /// the directory was listed and its files read; `None` when none was given or one could
-    /// not be added.
+    /// any of the directory's files was read and before its stamp was taken; `None` when
+    /// none was given or one could not be added.
     pub watch: Option<Watch>,
 }
 
@@ -67,9 +67,11 @@ pub(crate) fn now_ns() -> i64 {
 
 /// Walks `config.workspace_root` and builds the image. `None` when cancelled.
 ///
-/// With a `watch`, every directory the walk yields is watched as the walk reaches it, before
-/// it is listed: whatever changes once its entries are known, or once a file of it is read,
-/// is in the watch's queue (`live::installed` takes the baseline from it).
+/// With a `watch`, every directory the walk yields is watched as the walk reaches it, then
+/// stamped; its files are read after the walk. Whatever changes after the watch is in its
+/// queue. The walk lists a directory just before reaching it: an entry created in between
+/// leaves the directory's stamp racy, and `fresh::unchanged` lists racy directories again
+/// (`live::installed` takes the baseline from both).
 pub fn build(
     config: &Arc<Config>,
     cancel: &Cancel,

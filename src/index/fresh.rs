@@ -104,20 +104,38 @@ pub(crate) fn is_gitignore(rel: &[u8]) -> bool {
     rel == b".gitignore" || rel.ends_with(b"/.gitignore")
 }
 
-/// The delta of a new image whose directories were all watched before they were listed and
-/// their files read (`build::build` with a watch): what changed since is in the watch's
-/// queue, for [`apply`]. Only the racy files are stale from the start, as [`revalidate`]
-/// finds them: their stamps cannot vouch for their content.
-pub fn unchanged(store: &Store) -> Delta {
+/// The delta of a new image whose build watched every directory as its walk reached it
+/// (`build::build` with a watch); what changes after that is in the watch's queue, for
+/// [`apply`]. The walk lists a directory *before* it reaches it (the `ignore` crate reads a
+/// directory's entries, then visits it), so an entry created between the listing and the
+/// watch is in neither; the directory's stamp, taken right after the watch, then carries a
+/// modification time within [`RACY`]'s 2 s, so the racy directories are listed again here,
+/// as [`revalidate`] lists changed ones. A file deleted in that gap could not be read (no
+/// stamp): it is looked at again. Racy files are stale from the start, as in [`revalidate`].
+pub fn unchanged(store: &Store, config: &Arc<Config>) -> Delta {
+    let root = &config.workspace_root;
     let mut d = Delta {
         stale: vec![false; store.files()],
         ..Delta::default()
     };
     for id in 0..store.files() {
         let rec = store.file(id);
-        if rec.flags & RACY != 0 {
-            d.stale[id] = true;
+        let unread = rec.stamp == Stamp::default();
+        if rec.flags & RACY == 0 && !unread {
+            continue;
+        }
+        d.stale[id] = true;
+        if rec.flags & RACY != 0 || stat(root, rec.path).is_ok_and(|m| m.is_file()) {
             d.extra.insert(rec.path.to_vec());
+        }
+    }
+    let racy: Vec<usize> = (0..store.dirs())
+        .filter(|&i| store.dir(i).flags & RACY != 0)
+        .collect();
+    if !racy.is_empty() {
+        let policy = Policy::new(config.clone(), root, true, Warnings::default());
+        for i in racy {
+            list_changed(store, config, &policy, i, &mut d);
         }
     }
     d
@@ -219,8 +237,10 @@ fn list_changed(store: &Store, config: &Arc<Config>, policy: &Policy, i: usize, 
 }
 
 /// Walks the directory `rel` (new, or re-created) under the policy: every file it holds is
-/// searched whatever the image says, and with a `watch` every directory is watched before it
-/// is read (so nothing created in it meanwhile is missed). `false` when a watch failed.
+/// searched whatever the image says. With a `watch`, `rel` is watched before it is listed
+/// and each directory under it as the walk reaches it; since the walk lists a directory
+/// before reaching it, each is then listed once more, so nothing created meanwhile is missed.
+/// `false` when a watch failed.
 pub fn new_dir(
     store: &Store,
     config: &Arc<Config>,
@@ -248,11 +268,15 @@ pub fn new_dir(
         true,
         Warnings::default(),
     ));
+    let mut watch = watch;
+    // Watched before it is listed: what is created in it from now on is in the queue.
+    let watched = watch.as_deref_mut().is_none_or(|w| w.add(root, rel));
     let watch = Mutex::new(watch);
     let found: Mutex<Vec<Vec<u8>>> = Mutex::default();
+    let walked: Mutex<Vec<Vec<u8>>> = Mutex::default();
     let ok = AtomicBool::new(true);
     walk_entries(&path, policy, &crate::cancel::Cancel::new(), true, || {
-        let (found, watch, ok) = (&found, &watch, &ok);
+        let (found, walked, watch, ok) = (&found, &walked, &watch, &ok);
         Box::new(move |e: &ignore::DirEntry| {
             let Ok(r) = e.path().strip_prefix(root) else {
                 return;
@@ -266,18 +290,60 @@ pub fn new_dir(
                         }
                     }
                 }
+                if let Ok(mut d) = walked.lock() {
+                    d.push(r);
+                }
             } else if let Ok(mut f) = found.lock() {
                 f.push(r);
             }
         })
     });
-    for f in found.into_inner().unwrap_or_default() {
+    let mut watch = watch.into_inner().ok().flatten();
+    let mut found = found.into_inner().unwrap_or_default();
+    // The walk lists a directory before it visits (and so watches) it: an entry created in
+    // between is in neither. Each walked directory, watched now, is listed once more.
+    let walked = walked.into_inner().unwrap_or_default();
+    let (known, dirs): (BTreeSet<Vec<u8>>, BTreeSet<&[u8]>) = (
+        found.iter().cloned().collect(),
+        walked.iter().map(Vec::as_slice).collect(),
+    );
+    let root_policy = Policy::new(config.clone(), root, true, Warnings::default());
+    let mut missed = Vec::new();
+    for dir in walked.iter().filter(|w| w.as_slice() != rel) {
+        let Ok(entries) = std::fs::read_dir(abs(root, dir)) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            if name.to_str().is_none() || is_reserved_name(name.as_encoded_bytes()) {
+                continue;
+            }
+            let mut r = dir.clone();
+            r.push(b'/');
+            r.extend_from_slice(name.as_encoded_bytes());
+            let Ok(ft) = entry.file_type() else { continue };
+            let p = entry.path();
+            if ft.is_file() && !known.contains(&r) && !root_policy.hides(&p, false) {
+                if is_gitignore(&r) {
+                    d.policy_changed = true;
+                }
+                found.push(r);
+            } else if ft.is_dir() && !dirs.contains(r.as_slice()) && !root_policy.hides(&p, true) {
+                missed.push(r);
+            }
+        }
+    }
+    for f in found {
         if let Some(id) = store.find_file(&f) {
             d.stale[id] = true;
         }
         d.extra.insert(f);
     }
-    ok.into_inner()
+    let mut ok = ok.into_inner() && watched;
+    for m in missed {
+        ok &= new_dir(store, config, d, watch.as_deref_mut(), &m);
+    }
+    ok
 }
 
 /// Whether `path` lies strictly under directory `dir` (relative paths; `dir` empty = root).
