@@ -85,16 +85,12 @@ pub fn build(
         true,
         Warnings::default(),
     ));
-    let found: Mutex<(Vec<Entry>, Vec<Entry>)> = Mutex::default();
-    // The walk's threads add the watches themselves (the system call needs no lock); what
-    // each descriptor watches is recorded after the walk, before any event is read.
-    let watches: Mutex<Vec<(i32, Vec<u8>)>> = Mutex::default();
+    let found: Mutex<Found> = Mutex::default();
     let unwatched = AtomicBool::new(false);
     walk_entries(&root, policy, cancel, true, || {
-        let (found, watch, watches, unwatched) = (&found, &watch, &watches, &unwatched);
-        let mut added = Added(watches, Vec::new());
+        let (found, watch, unwatched) = (&found, &watch, &unwatched);
         let root = &root;
-        let mut flush = Flush(found, Vec::new(), Vec::new());
+        let mut flush = Flush(found, Found::default());
         Box::new(move |entry: &ignore::DirEntry| {
             let Some(path) = rel_bytes(root, entry.path()) else {
                 return;
@@ -103,7 +99,7 @@ pub fn build(
             if entry.file_type().is_some_and(|t| t.is_dir()) {
                 if let Some(w) = watch {
                     match w.add_shared(root, &e.path) {
-                        Some(wd) => added.1.push((wd, e.path.clone())),
+                        Some(wd) => flush.1.watches.push((wd, e.path.clone())),
                         None => unwatched.store(true, Ordering::Relaxed),
                     }
                 }
@@ -123,18 +119,22 @@ pub fn build(
                 if e.stamp.mtime > now_ns() - RACY_NS {
                     e.flags |= RACY;
                 }
-                flush.2.push(e);
+                flush.1.dirs.push(e);
             } else {
-                flush.1.push(e);
+                flush.1.files.push(e);
             }
         }) as Box<dyn FnMut(&ignore::DirEntry) + Send>
     });
     if cancel.is_cancelled() {
         return None;
     }
-    let (mut files, mut dirs) = found.into_inner().unwrap_or_default();
+    let Found {
+        mut files,
+        mut dirs,
+        watches,
+    } = found.into_inner().unwrap_or_default();
     let watch = watch.filter(|_| !unwatched.into_inner()).map(|mut w| {
-        for (wd, rel) in watches.into_inner().unwrap_or_default() {
+        for (wd, rel) in watches {
             w.record(wd, rel);
         }
         w
@@ -263,26 +263,26 @@ impl Work {
     }
 }
 
-/// Moves a walker thread's added watches into the shared list when its visitor is dropped.
-struct Added<'a>(&'a Mutex<Vec<(i32, Vec<u8>)>>, Vec<(i32, Vec<u8>)>);
-
-impl Drop for Added<'_> {
-    fn drop(&mut self) {
-        if let Ok(mut a) = self.0.lock() {
-            a.append(&mut self.1);
-        }
-    }
+/// What the walk found: files, directories, and the watches its threads added (the system
+/// call needs no lock; what each descriptor watches is recorded after the walk, before any
+/// event is read).
+#[derive(Default)]
+struct Found {
+    files: Vec<Entry>,
+    dirs: Vec<Entry>,
+    watches: Vec<(i32, Vec<u8>)>,
 }
 
-/// Moves a walker thread's entries into the shared lists when the thread's visitor is
+/// Moves a walker thread's findings into the shared ones when the thread's visitor is
 /// dropped (the walker drops each visitor when its thread ends).
-struct Flush<'a>(&'a Mutex<(Vec<Entry>, Vec<Entry>)>, Vec<Entry>, Vec<Entry>);
+struct Flush<'a>(&'a Mutex<Found>, Found);
 
 impl Drop for Flush<'_> {
     fn drop(&mut self) {
         if let Ok(mut f) = self.0.lock() {
-            f.0.append(&mut self.1);
-            f.1.append(&mut self.2);
+            f.files.append(&mut self.1.files);
+            f.dirs.append(&mut self.1.dirs);
+            f.watches.append(&mut self.1.watches);
         }
     }
 }

@@ -204,36 +204,58 @@ pub fn revalidate(store: &Store, config: &Arc<Config>) -> Delta {
 /// Lists changed directory `i`, adding the files the image does not know.
 fn list_changed(store: &Store, config: &Arc<Config>, policy: &Policy, i: usize, d: &mut Delta) {
     let rec = store.dir(i);
-    let dir = abs(&config.workspace_root, rec.path);
-    if dir.join(".git").symlink_metadata().is_ok() != (rec.flags & REPO != 0) {
+    let root = &config.workspace_root;
+    if abs(root, rec.path).join(".git").symlink_metadata().is_ok() != (rec.flags & REPO != 0) {
         d.policy_changed = true;
         return;
     }
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        return;
+    let known = |rel: &[u8], dir: bool| match dir {
+        true => store.find_dir(rel).is_some(),
+        false => store.find_file(rel).is_some(),
     };
+    for (rel, dir) in unknown_entries(root, policy, rec.path, known) {
+        if dir {
+            d.new_dirs.push(rel);
+        } else if is_gitignore(&rel) {
+            d.policy_changed = true;
+            return;
+        } else {
+            d.extra.insert(rel);
+        }
+    }
+}
+
+/// The entries of directory `dir` (relative) that are not `known(rel, is_dir)` and that
+/// the policy lets through, as `(relative path, is a directory)`: regular files and
+/// directories only, named in UTF-8 and not reserved, as the walk yields them.
+fn unknown_entries(
+    root: &Path,
+    policy: &Policy,
+    dir: &[u8],
+    known: impl Fn(&[u8], bool) -> bool,
+) -> Vec<(Vec<u8>, bool)> {
+    let Ok(entries) = std::fs::read_dir(abs(root, dir)) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
     for entry in entries.flatten() {
         let name = entry.file_name();
         if name.to_str().is_none() || is_reserved_name(name.as_encoded_bytes()) {
             continue;
         }
-        let mut rel = rec.path.to_vec();
+        let mut rel = dir.to_vec();
         if !rel.is_empty() {
             rel.push(b'/');
         }
         rel.extend_from_slice(name.as_encoded_bytes());
         let Ok(ft) = entry.file_type() else { continue };
-        let path = entry.path();
-        if ft.is_file() && store.find_file(&rel).is_none() && !policy.hides(&path, false) {
-            if is_gitignore(&rel) {
-                d.policy_changed = true;
-                return;
-            }
-            d.extra.insert(rel);
-        } else if ft.is_dir() && store.find_dir(&rel).is_none() && !policy.hides(&path, true) {
-            d.new_dirs.push(rel);
+        let is_dir = ft.is_dir();
+        if (ft.is_file() || is_dir) && !known(&rel, is_dir) && !policy.hides(&entry.path(), is_dir)
+        {
+            out.push((rel, is_dir));
         }
     }
+    out
 }
 
 /// Walks the directory `rel` (new, or re-created) under the policy: every file it holds is
@@ -303,33 +325,23 @@ pub fn new_dir(
     // The walk lists a directory before it visits (and so watches) it: an entry created in
     // between is in neither. Each walked directory, watched now, is listed once more.
     let walked = walked.into_inner().unwrap_or_default();
-    let (known, dirs): (BTreeSet<Vec<u8>>, BTreeSet<&[u8]>) = (
+    let (files, dirs): (BTreeSet<Vec<u8>>, BTreeSet<&[u8]>) = (
         found.iter().cloned().collect(),
         walked.iter().map(Vec::as_slice).collect(),
     );
+    let known = |r: &[u8], dir: bool| match dir {
+        true => dirs.contains(r),
+        false => files.contains(r),
+    };
     let root_policy = Policy::new(config.clone(), root, true, Warnings::default());
     let mut missed = Vec::new();
     for dir in walked.iter().filter(|w| w.as_slice() != rel) {
-        let Ok(entries) = std::fs::read_dir(abs(root, dir)) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let name = entry.file_name();
-            if name.to_str().is_none() || is_reserved_name(name.as_encoded_bytes()) {
-                continue;
-            }
-            let mut r = dir.clone();
-            r.push(b'/');
-            r.extend_from_slice(name.as_encoded_bytes());
-            let Ok(ft) = entry.file_type() else { continue };
-            let p = entry.path();
-            if ft.is_file() && !known.contains(&r) && !root_policy.hides(&p, false) {
-                if is_gitignore(&r) {
-                    d.policy_changed = true;
-                }
-                found.push(r);
-            } else if ft.is_dir() && !dirs.contains(r.as_slice()) && !root_policy.hides(&p, true) {
+        for (r, is_dir) in unknown_entries(root, &root_policy, dir, known) {
+            if is_dir {
                 missed.push(r);
+            } else {
+                d.policy_changed |= is_gitignore(&r);
+                found.push(r);
             }
         }
     }

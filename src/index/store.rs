@@ -417,8 +417,8 @@ mod tests {
 
     #[test]
     fn a_version_1_image_is_refused_even_with_a_valid_sum() {
-        // Version 1 records were 48 bytes without groups: read as version 2 they would be
-        // misread, so the magic says which; the caller rebuilds.
+        // Version 1 records were 48 bytes without groups: read as the current version they
+        // would be misread, so the magic says which; the caller rebuilds.
         let mut old = sample();
         old[..8].copy_from_slice(b"CLVIDX\0\x01");
         let body = old.len() - SUM;

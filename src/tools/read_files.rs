@@ -128,6 +128,14 @@ fn text_room(text: &str, lines: usize) -> usize {
     text.len() + lines * (number + 2) + (text.len() / MAX_LINE_UNITS + 1) * 32 + 96
 }
 
+/// A path read and decoded, with its [`line_count`].
+fn read_counted(config: &Config, root: Option<&BaseDir>, raw: &str) -> ToolResult<(String, usize)> {
+    read_one(config, root, raw).map(decoded).map(|text| {
+        let lines = line_count(&text);
+        (text, lines)
+    })
+}
+
 /// Most bytes a path's section can show beyond what is left of the budget: its header,
 /// a first row that is always shown (cut to the budget, plus its marker) and the note
 /// after a cut, or its error line.
@@ -231,9 +239,8 @@ impl Batch {
         if self.cancel.is_cancelled() {
             return None;
         }
-        let read = read_one(&self.config, self.root.as_ref(), &self.paths[i]).map(decoded);
-        Some(read.map(|text| {
-            let lines = line_count(&text);
+        let read = read_counted(&self.config, self.root.as_ref(), &self.paths[i]);
+        Some(read.map(|(text, lines)| {
             let need = text_room(&text, lines);
             let left = self
                 .allowance
@@ -352,12 +359,7 @@ fn run(call: &Call) -> ToolResult<Output> {
         }
         let text = match got {
             Ok(Got::Text(text, lines)) => Ok((text, lines)),
-            Ok(Got::Large) => read_one(&call.config, batch.root.as_ref(), raw)
-                .map(decoded)
-                .map(|text| {
-                    let lines = line_count(&text);
-                    (text, lines)
-                }),
+            Ok(Got::Large) => read_counted(&call.config, batch.root.as_ref(), raw),
             Err(e) => Err(e),
         };
         let len = match text {
