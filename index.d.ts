@@ -9,7 +9,10 @@ export interface AgentToolsOptions {
   readOnly?: boolean
   /** Refuse paths that resolve outside the workspace root. Default true. */
   confineToWorkspace?: boolean
-  /** Budget for a call's output text, in bytes (>= 1024). Default 131072. */
+  /**
+   * Budget for a call's output text, in bytes (>= 1024). Default 131072. A value over
+   * 535822312 acts as that: a result must fit one JavaScript string.
+   */
   maxOutputBytes?: number
   /** Largest file the text tools read, in bytes (>= 1024). Default 20000000. */
   maxFileBytes?: number
@@ -27,7 +30,7 @@ export interface AgentToolsOptions {
   compat?: '0.1' | '0.5' | 'latest'
   /** Return false to turn the syntax tools (outline, check_syntax) and syntax warnings off. */
   probeTreeSitter?: () => boolean
-  /** Largest image read_image returns, in bytes (>= 1024). Default 5000000. */
+  /** Largest image read_image returns, in bytes (>= 1024). Default 5000000; at most 401866734 (its base64 must fit one JavaScript string). */
   maxImageBytes?: number
   /** How long monitor_start waits for ready_when by default, in ms (>= 1). Default 30000. */
   monitorReadyTimeoutMs?: number

@@ -123,3 +123,27 @@ test('buildConfig reads flags and environment, flags win', () => {
   assert.equal(startupMessage(() => buildConfig([], { ...env, BASH_TIMEOUT_MS: '50', BASH_TIMEOUT_MAX_MS: '40' })),
     'BASH_TIMEOUT_MAX_MS (40) must be >= BASH_TIMEOUT_MS (50).')
 })
+
+test('a budget past V8\'s longest string acts as the ceiling', () => {
+  // V8 has no string longer than 2^29 - 24 UTF-16 units; the ceiling leaves 1 MiB of it for
+  // footers, and the largest image's base64 fits it.
+  const ceiling = 2 ** 29 - 24 - 2 ** 20
+  const root = scratch()
+  const t = createAgentTools({ workspaceRoot: root, maxOutputBytes: 2 ** 30, maxImageBytes: 2 ** 30 })
+  assert.equal(t.config.maxOutputBytes, ceiling)
+  assert.equal(t.config.maxImageBytes, Math.floor(ceiling / 4) * 3)
+  assert.equal(createAgentTools({ workspaceRoot: root, maxOutputBytes: ceiling - 1 }).config.maxOutputBytes, ceiling - 1)
+})
+
+test('a result longer than V8 can hold is an output_limit error, not internal', async () => {
+  // 100 MB of control bytes within a 200 MB budget: bash's JSON escapes each as \u0001, a
+  // 600 MB string, which used to fail to cross and end the call `internal`.
+  const t = createAgentTools({ workspaceRoot: scratch(), maxOutputBytes: 200e6 })
+  const r = await t.callTool('bash', { command: "head -c 100000000 /dev/zero | tr '\\0' '\\1'" })
+  assert.equal(r.isError, true)
+  const e = JSON.parse(r.content[0].text)
+  assert.equal(e.error, 'output_limit')
+  assert.equal(e.limit, 2 ** 29 - 24)
+  assert.ok(e.size > 600e6, `${e.size}`)
+  assert.match(e.message, /^The result is \d+ bytes, longer than the longest string JavaScript can hold \(536870888 UTF-16 units\): ask for less at a time$/)
+})

@@ -16,7 +16,9 @@ use crate::tools::{self, Call, Handler, Output, Part, Warnings};
 use serde_json::{Map, Value};
 use std::sync::Arc;
 
+mod crossing;
 mod custom;
+pub use crossing::{crossing, Crossing, JS_MAX_STRING};
 pub use custom::{custom_outcome, finish_custom};
 
 /// What a call resolves to.

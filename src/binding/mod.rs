@@ -56,20 +56,6 @@ pub struct NativeOutcome {
     pub warnings: Vec<String>,
 }
 
-fn parts_json(parts: &[crate::tools::Part]) -> String {
-    use crate::tools::Part;
-    let v: Vec<serde_json::Value> = parts
-        .iter()
-        .map(|p| match p {
-            Part::Text(t) => serde_json::json!({"type": "text", "text": t}),
-            Part::Image { data, mime_type } => {
-                serde_json::json!({"type": "image", "data": data, "mimeType": mime_type})
-            }
-        })
-        .collect();
-    serde_json::Value::Array(v).to_string()
-}
-
 /// A cancellation token the JS wrapper fires from an `AbortSignal`.
 #[napi]
 pub struct CancelToken {
@@ -299,17 +285,24 @@ fn call_args(args_json: Option<String>, args_error: Option<String>) -> dispatch:
 }
 
 /// The value a call resolves to in JavaScript: the text alone for a plain success (one
-/// text part, no meta, no warnings), the whole outcome otherwise.
+/// text part, no meta, no warnings), the whole outcome otherwise — with no string longer
+/// than V8 can hold ([`dispatch::crossing`]).
 fn crossing(out: dispatch::Outcome) -> Either<Text, NativeOutcome> {
-    if !out.is_error && out.parts.is_none() && out.meta.is_none() && out.warnings.is_empty() {
+    if !out.is_error
+        && out.parts.is_none()
+        && out.meta.is_none()
+        && out.warnings.is_empty()
+        && out.text.len() <= dispatch::JS_MAX_STRING
+    {
         return Either::A(Text::new(out.text));
     }
+    let c = dispatch::crossing(out, dispatch::JS_MAX_STRING);
     Either::B(NativeOutcome {
-        is_error: out.is_error,
-        parts_json: out.parts.as_deref().map(parts_json),
-        meta_json: out.meta.map(|m| serde_json::Value::Object(m).to_string()),
-        text: out.text,
-        warnings: out.warnings,
+        is_error: c.is_error,
+        parts_json: c.parts_json,
+        meta_json: c.meta_json,
+        text: c.text,
+        warnings: c.warnings,
     })
 }
 

@@ -177,3 +177,22 @@ fn build_config_reads_flags_and_env() {
         "BASH_TIMEOUT_MAX_MS (10) must be >= BASH_TIMEOUT_MS (20)."
     );
 }
+
+#[test]
+fn budgets_past_v8_strings_act_as_the_ceiling() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_str().unwrap();
+    let c = resolve_config(
+        &json!({ "workspaceRoot": root, "maxOutputBytes": 1u64 << 40, "maxImageBytes": 1u64 << 31 }),
+        Some(false),
+    )
+    .unwrap();
+    assert_eq!(c.max_output_bytes, MAX_OUTPUT_BYTES_CEILING);
+    assert_eq!(c.max_image_bytes, MAX_IMAGE_BYTES_CEILING);
+    let c = resolve_config(
+        &json!({ "workspaceRoot": root, "maxOutputBytes": MAX_OUTPUT_BYTES_CEILING - 1 }),
+        Some(false),
+    )
+    .unwrap();
+    assert_eq!(c.max_output_bytes, MAX_OUTPUT_BYTES_CEILING - 1);
+}
