@@ -200,6 +200,12 @@ mod tests {
         out.dedup();
         assert_eq!(out.len(), n);
         assert_eq!(out, of_literal(&long));
+        // Every short length and prefix: the first windows and the last.
+        for len in 0..80 {
+            let mut out = grams(&mut ex, &long[..len]);
+            out.sort_unstable();
+            assert_eq!(out, of_literal(&long[..len]), "{len}");
+        }
     }
 
     #[test]
