@@ -15,14 +15,10 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createAgentTools } from '../index.mjs'
-import { capture } from './lib.mjs'
+import { capture, numberArg as arg } from './lib.mjs'
 import { RG_POLICY } from './search.mjs'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
-const arg = (name, dflt) => {
-  const i = process.argv.indexOf(name)
-  return i > 0 ? Number(process.argv[i + 1]) : dflt
-}
 const copies = arg('--copies', 0)
 const count = arg('--queries', 240)
 let seed = arg('--seed', 20261126) >>> 0

@@ -18,14 +18,10 @@ import path from 'node:path'
 import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { createAgentTools } from '../index.mjs'
-import { capture, median, time } from './lib.mjs'
+import { capture, median, numberArg as arg, time } from './lib.mjs'
 import { RG_POLICY } from './search.mjs'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
-const arg = (name, dflt) => {
-  const i = process.argv.indexOf(name)
-  return i > 0 ? Number(process.argv[i + 1]) : dflt
-}
 const copies = arg('--copies', 0)
 const rounds = arg('--rounds', 5)
 const trials = arg('--trials', 200)

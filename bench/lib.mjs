@@ -123,3 +123,9 @@ export function printTable(rows, out = process.stdout) {
     if (r.note) out.write(`${' '.repeat(4)}${r.note}\n`)
   }
 }
+
+/** A numeric command-line flag (`--name N`), or `dflt` when it is absent. */
+export function numberArg(name, dflt) {
+  const i = process.argv.indexOf(name)
+  return i > 0 ? Number(process.argv[i + 1]) : dflt
+}
