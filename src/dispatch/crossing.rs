@@ -4,11 +4,11 @@
 //! V8 has no string longer than 2^29 − 24 UTF-16 units (`String::kMaxLength` on 64-bit
 //! builds); converting a longer one fails, and the call would end `internal` with what it did
 //! unsaid. `maxOutputBytes` is capped below that (`config::MAX_OUTPUT_BYTES_CEILING`), so a
-//! bounded plain text fits; what can still outgrow it is JSON made of bounded text (`bash`'s
+//! bounded plain text fits. What can still outgrow it: JSON made of bounded text (`bash`'s
 //! result escapes a control byte as six: 100 MB of them is a 600 MB string), a `meta` (the
-//! diff of a `replace` across a whole monorepo) or several large parts together. A `meta` too long is
-//! dropped with a warning, since the result text still says what was done; a text too long
-//! becomes an `output_limit` error.
+//! diff of a `replace` across a whole monorepo), several large parts together. A `meta` too
+//! long is dropped with a warning, since the result text still says what was done; a text
+//! too long becomes an `output_limit` error.
 
 use super::Outcome;
 use crate::error::{Code, ToolError};
