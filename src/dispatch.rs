@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 mod crossing;
 mod custom;
-pub use crossing::{crossing, Crossing, JS_MAX_STRING};
+pub use crossing::{crossing, Crossing};
 pub use custom::{custom_outcome, finish_custom};
 
 /// What a call resolves to.

@@ -292,11 +292,11 @@ fn crossing(out: dispatch::Outcome) -> Either<Text, NativeOutcome> {
         && out.parts.is_none()
         && out.meta.is_none()
         && out.warnings.is_empty()
-        && out.text.len() <= dispatch::JS_MAX_STRING
+        && out.text.len() <= crate::output::JS_MAX_STRING
     {
         return Either::A(Text::new(out.text));
     }
-    let c = dispatch::crossing(out, dispatch::JS_MAX_STRING);
+    let c = dispatch::crossing(out, crate::output::JS_MAX_STRING);
     Either::B(NativeOutcome {
         is_error: c.is_error,
         parts_json: c.parts_json,

@@ -22,19 +22,17 @@ use values::{bool_option, hooks_option, integer_option, search_index_option};
 /// Default `maxOutputBytes`.
 pub const DEFAULT_MAX_OUTPUT_BYTES: u64 = 131_072;
 /// The largest `maxOutputBytes` honoured; a larger value acts as this one. A result reaches
-/// JavaScript as one string, and V8 has no string longer than 2^29 − 24 UTF-16 units on
-/// 64-bit builds (its `String::kMaxLength`): past that the conversion fails and the call
+/// JavaScript as one string, and V8 has none longer than
+/// [`crate::output::JS_MAX_STRING`] UTF-16 units: past that the conversion fails and the call
 /// would end `internal` (a 1 GiB budget and a grep for `pub` over 234k files did). A text of
 /// N UTF-8 bytes is at most N units, and 1 MiB is left for what a bounded result appends
 /// (truncation markers, paging and scan footers).
-pub const MAX_OUTPUT_BYTES_CEILING: u64 = (1 << 29) - 24 - (1 << 20);
+pub const MAX_OUTPUT_BYTES_CEILING: u64 = crate::output::JS_MAX_STRING as u64 - (1 << 20);
 /// The largest `maxImageBytes` honoured: its base64 text (4 bytes for every 3) stays within
 /// [`MAX_OUTPUT_BYTES_CEILING`].
 pub const MAX_IMAGE_BYTES_CEILING: u64 = MAX_OUTPUT_BYTES_CEILING / 4 * 3;
-// The base64 of the largest image fits the text ceiling, and the ceiling leaves V8's longest
-// string 1 MiB for footers.
+// The base64 of the largest image fits the text ceiling.
 const _: () = assert!(MAX_IMAGE_BYTES_CEILING.div_ceil(3) * 4 <= MAX_OUTPUT_BYTES_CEILING);
-const _: () = assert!(MAX_OUTPUT_BYTES_CEILING + (1 << 20) <= (1 << 29) - 24);
 /// Default `maxFileBytes`.
 pub const DEFAULT_MAX_FILE_BYTES: u64 = 20_000_000;
 /// Default `bashTimeoutMs`.

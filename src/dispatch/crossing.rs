@@ -14,10 +14,6 @@ use super::Outcome;
 use crate::error::{Code, ToolError};
 use crate::tools::Part;
 
-/// V8's longest string, in UTF-16 units. A UTF-8 string of N bytes is at most N units, so
-/// N bytes within it always convert.
-pub const JS_MAX_STRING: usize = (1 << 29) - 24;
-
 /// An outcome as it crosses to JavaScript.
 #[derive(Debug)]
 pub struct Crossing {
@@ -47,8 +43,8 @@ fn parts_json(parts: &[Part]) -> String {
     serde_json::Value::Array(v).to_string()
 }
 
-/// Serialises `out` for JavaScript with no string over `limit` bytes ([`JS_MAX_STRING`]
-/// outside tests).
+/// Serialises `out` for JavaScript with no string over `limit` bytes
+/// ([`crate::output::JS_MAX_STRING`] outside tests).
 pub fn crossing(mut out: Outcome, limit: usize) -> Crossing {
     let mut meta_json = out.meta.map(|m| serde_json::Value::Object(m).to_string());
     if let Some(n) = meta_json.as_ref().map(String::len).filter(|&n| n > limit) {
