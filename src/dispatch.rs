@@ -11,15 +11,19 @@ use crate::error::{Code, ToolError};
 use crate::output;
 use crate::process::live::OutputSink;
 use crate::redact::Redactor;
+use crate::runtime::Runtime;
 use crate::schema;
-use crate::tools::{self, Call, Handler, Output, Part, Warnings};
+use crate::tools::{self, Call, Handler, Output, Part};
+use crate::warnings::Warnings;
 use serde_json::{Map, Value};
 use std::sync::Arc;
 
 mod crossing;
 mod custom;
+mod open;
 pub use crossing::{crossing, Crossing};
 pub use custom::{custom_outcome, finish_custom};
+pub use open::{open, open_cli};
 
 /// What a call resolves to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,9 +54,9 @@ impl Outcome {
 
     /// A success: each text part redacted (with `redactSecrets`), then bounded to `max` bytes
     /// unless the tool bounds itself. Redacting first means a cut never leaves half a secret.
-    fn success(out: Output, bounded: bool, config: &Config, warnings: Vec<String>) -> Outcome {
-        let max = config.max_output_bytes;
-        let redact = |t: String| match &config.redact {
+    fn success(out: Output, bounded: bool, runtime: &Runtime, warnings: Vec<String>) -> Outcome {
+        let max = runtime.config.max_output_bytes;
+        let redact = |t: String| match &runtime.redactor {
             Some(r) => r.redact(t),
             None => t,
         };
@@ -65,7 +69,7 @@ impl Outcome {
             }
         };
         let mut meta = out.meta.filter(|m| !m.is_empty());
-        if let (Some(r), Some(m)) = (&config.redact, meta.as_mut()) {
+        if let (Some(r), Some(m)) = (&runtime.redactor, meta.as_mut()) {
             m.values_mut().for_each(|v| r.redact_value(v));
         }
         let mut content = out.content;
@@ -134,14 +138,15 @@ pub enum Target<'c> {
 /// Steps 1 and 2 of the pipeline: the tool in the active surface (`not_found` otherwise) and
 /// a validated copy of the arguments with defaults filled (and, in the latest mode, scalars
 /// coerced). What a host's guard sees.
-pub fn validate<'c>(
+pub fn validate<'r>(
     name: &str,
     args: Args,
-    config: &'c Config,
-) -> Result<(Target<'c>, Map<String, Value>), ToolError> {
+    runtime: &'r Runtime,
+) -> Result<(Target<'r>, Map<String, Value>), ToolError> {
+    let config = &*runtime.config;
     let target = match tools::get_tool(name, config) {
         Some(def) => Target::Builtin(def),
-        None => match tools::get_custom(name, config) {
+        None => match tools::get_custom(name, runtime) {
             Some(custom) => Target::Custom(custom),
             None => {
                 return Err(ToolError::new(
@@ -175,7 +180,7 @@ pub fn validate<'c>(
                 Target::Builtin(def) => def.mutating(),
                 Target::Custom(custom) => !custom.read_only,
             };
-            if config.redact.is_some() && mutating {
+            if runtime.redactor.is_some() && mutating {
                 crate::redact::refuse_placeholders(&args)?;
             }
             Ok((target, args))
@@ -185,33 +190,36 @@ pub fn validate<'c>(
 }
 
 /// Runs one tool call through the pipeline.
-pub async fn dispatch(name: &str, args: Args, config: Arc<Config>, cancel: Cancel) -> Outcome {
-    dispatch_live(name, args, config, cancel, None).await
+pub async fn dispatch(name: &str, args: Args, runtime: Arc<Runtime>, cancel: Cancel) -> Outcome {
+    dispatch_live(name, args, runtime, cancel, None).await
 }
 
 /// [`dispatch`], handing a running command's output to `on_output` as it arrives.
 pub async fn dispatch_live(
     name: &str,
     args: Args,
-    config: Arc<Config>,
+    runtime: Arc<Runtime>,
     cancel: Cancel,
     on_output: Option<OutputSink>,
 ) -> Outcome {
-    let redact = config.redact.clone();
     // Live chunks reach the host (and, through the adapters, the model) too: each is redacted
     // on its own, so a secret split across two chunks can slip through (the result, redacted
     // whole, does not).
-    let on_output = match (&redact, on_output) {
-        (Some(r), Some(sink)) => {
-            let r = r.clone();
+    let on_output = match (runtime.redactor.is_some(), on_output) {
+        (true, Some(sink)) => {
+            let rt = Arc::clone(&runtime);
             Some(OutputSink::new(move |stream, text| {
-                sink.send(stream, r.redact(text))
+                let text = match &rt.redactor {
+                    Some(r) => r.redact(text),
+                    None => text,
+                };
+                sink.send(stream, text)
             }))
         }
         (_, sink) => sink,
     };
-    let out = run(name, args, config, cancel, on_output).await;
-    redact_error(out, redact.as_deref())
+    let out = run(name, args, Arc::clone(&runtime), cancel, on_output).await;
+    redact_error(out, runtime.redactor.as_ref())
 }
 
 /// With `redactSecrets`, an error envelope is redacted too (messages can quote file text or
@@ -224,8 +232,8 @@ fn redact_error(mut out: Outcome, redactor: Option<&Redactor>) -> Outcome {
 }
 
 /// The envelope of a failed validation, for the JS guard path (redacted like any error).
-pub fn error_envelope(err: &ToolError, config: &Config) -> String {
-    match &config.redact {
+pub fn error_envelope(err: &ToolError, runtime: &Runtime) -> String {
+    match &runtime.redactor {
         Some(r) => r.redact(err.envelope()),
         None => err.envelope(),
     }
@@ -234,17 +242,18 @@ pub fn error_envelope(err: &ToolError, config: &Config) -> String {
 async fn run(
     name: &str,
     args: Args,
-    config: Arc<Config>,
+    runtime: Arc<Runtime>,
     cancel: Cancel,
     on_output: Option<OutputSink>,
 ) -> Outcome {
-    let (def, call) = match prepare(name, args, config, cancel, on_output) {
+    let (def, call) = match prepare(name, args, runtime, cancel, on_output) {
         Prepared::Run(def, call) => (def, call),
         Prepared::Done(out) => return out,
     };
     // 3. Run the handler, on its own task so a panic is caught here.
     let warnings = call.warnings.clone();
-    let config = call.config.clone();
+    let runtime = Arc::clone(&call.runtime);
+    let config = Arc::clone(&call.config);
     let joined = match def.handler {
         Handler::Blocking(f) => tokio::task::spawn_blocking(move || run_blocking(def, f, &call))
             .await
@@ -264,7 +273,7 @@ async fn run(
             .map_err(|join| join_failure(join, name))
         }
     };
-    finish(def, joined, &warnings, &config)
+    finish(def, joined, &warnings, &runtime)
 }
 
 /// Whether [`dispatch_inline`] may run this call: a tool whose handler is short blocking
@@ -287,14 +296,13 @@ pub fn runs_inline(name: &str, config: &Config) -> bool {
 
 /// The pipeline of [`dispatch`] on the calling thread, for a tool [`runs_inline`] accepts.
 /// Same outcome as `dispatch`, panics included; an async tool answers an internal error.
-pub fn dispatch_inline(name: &str, args: Args, config: Arc<Config>, cancel: Cancel) -> Outcome {
-    let redact = config.redact.clone();
-    let out = run_inline(name, args, config, cancel);
-    redact_error(out, redact.as_deref())
+pub fn dispatch_inline(name: &str, args: Args, runtime: Arc<Runtime>, cancel: Cancel) -> Outcome {
+    let out = run_inline(name, args, Arc::clone(&runtime), cancel);
+    redact_error(out, runtime.redactor.as_ref())
 }
 
-fn run_inline(name: &str, args: Args, config: Arc<Config>, cancel: Cancel) -> Outcome {
-    let (def, call) = match prepare(name, args, config, cancel, None) {
+fn run_inline(name: &str, args: Args, runtime: Arc<Runtime>, cancel: Cancel) -> Outcome {
+    let (def, call) = match prepare(name, args, runtime, cancel, None) {
         Prepared::Run(def, call) => (def, call),
         Prepared::Done(out) => return out,
     };
@@ -306,7 +314,7 @@ fn run_inline(name: &str, args: Args, config: Arc<Config>, cancel: Cancel) -> Ou
     let joined =
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_blocking(def, f, &call)))
             .map_err(|payload| panic_detail(payload, name));
-    finish(def, joined, &call.warnings, &call.config)
+    finish(def, joined, &call.warnings, &call.runtime)
 }
 
 /// What the steps before the handler leave.
@@ -321,12 +329,12 @@ enum Prepared {
 fn prepare(
     name: &str,
     args: Args,
-    config: Arc<Config>,
+    runtime: Arc<Runtime>,
     cancel: Cancel,
     on_output: Option<OutputSink>,
 ) -> Prepared {
     // 1–2. Look up in the active surface; validate a copy, filling defaults.
-    let (def, args) = match validate(name, args, &config) {
+    let (def, args) = match validate(name, args, &runtime) {
         Ok((Target::Builtin(def), args)) => (def, args),
         Ok((Target::Custom(_), _)) => {
             // The JS layer runs custom handlers itself; reaching here is a bug there.
@@ -342,17 +350,12 @@ fn prepare(
         return Prepared::Done(Outcome::error(&(def.aborted)(), vec![]));
     }
     // With the `undo` tool on, every mutating call starts a fresh "last call" checkpoint.
-    if def.mutating() && def.name != "undo" && config.tool_policy.allow.iter().any(|a| a == "undo")
-    {
-        config.checkpoints.begin_call();
+    let undo_on = runtime.config.tool_policy.allow.iter().any(|a| a == "undo");
+    if def.mutating() && def.name != "undo" && undo_on {
+        runtime.checkpoints.begin_call();
     }
-    let call = Call {
-        args,
-        config,
-        cancel,
-        warnings: Warnings::default(),
-        on_output,
-    };
+    let mut call = Call::new(args, runtime, cancel);
+    call.on_output = on_output;
     Prepared::Run(def, call)
 }
 
@@ -394,12 +397,12 @@ fn finish(
     def: &tools::ToolDef,
     joined: Result<crate::error::ToolResult<Output>, String>,
     warnings: &Warnings,
-    config: &Config,
+    runtime: &Runtime,
 ) -> Outcome {
     let mut lines = warnings.take();
     match joined {
         // 4. Bound, unless the tool bounds itself. 5. Serialize.
-        Ok(Ok(out)) => Outcome::success(out, def.bounded, config, lines),
+        Ok(Ok(out)) => Outcome::success(out, def.bounded, runtime, lines),
         Ok(Err(e)) if e.code == Code::Internal => {
             lines.push(format!(
                 "clarvis-agent-tools: internal error: {}\n",

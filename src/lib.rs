@@ -1,21 +1,23 @@
 //! `@clarvis/agent-tools`: the coding tools an LLM agent uses on a repository.
 //!
-//! The crate is a napi-free core — configuration, the tool surface, the dispatch pipeline,
-//! the nine tools and the pieces they share — plus, behind the `node` feature, one thin
-//! napi layer (`binding`) that only converts values. `cargo test --no-default-features`
-//! exercises the core directly.
+//! The crate is a napi-free core — configuration, the services of a tools object, the tool
+//! surface, the dispatch pipeline, the tools and the engines they share — plus, behind the
+//! `node` feature, one thin napi layer (`binding`) that only converts values.
+//! `cargo test --no-default-features` exercises the core directly. The modules are layered
+//! (SPEC.md, "Layers and the module map"; `tests/layering.rs` checks it).
 //!
 //! ```no_run
 //! # async fn demo() {
-//! use clarvis_agent_tools::{cancel::Cancel, config, dispatch};
+//! use clarvis_agent_tools::{cancel::Cancel, config::Probes, dispatch};
 //! use std::sync::Arc;
-//! let cfg = Arc::new(config::resolve_config(&serde_json::json!({"workspaceRoot": "."}), Some(false)).unwrap());
+//! let options = serde_json::json!({"workspaceRoot": "."});
+//! let runtime = Arc::new(dispatch::open(&options, Probes::default()).unwrap());
 //! // Roll back patches a crash interrupted (createAgentTools does this for JS callers).
-//! for line in clarvis_agent_tools::patch::journal::recover(&cfg.workspace_root) {
+//! for line in clarvis_agent_tools::atomic::journal::recover(&runtime.config.workspace_root) {
 //!     eprint!("{line}");
 //! }
 //! let args = dispatch::Args::Json(serde_json::json!({"path": "README.md"}));
-//! let out = dispatch::dispatch("read_file", args, cfg, Cancel::new()).await;
+//! let out = dispatch::dispatch("read_file", args, runtime, Cancel::new()).await;
 //! println!("{}", out.text);
 //! # }
 //! ```
@@ -36,15 +38,18 @@ pub mod jsonstr;
 pub mod jsregex;
 pub mod output;
 pub mod patch;
+pub mod paths;
 pub mod pool;
 pub mod process;
 pub mod redact;
+pub mod runtime;
 pub mod schema;
 pub mod search;
 pub mod syntax;
 pub mod text;
 pub mod textdiff;
 pub mod tools;
+pub mod warnings;
 pub mod workspace;
 
 #[cfg(feature = "node")]

@@ -1,12 +1,6 @@
 //! Output bounds: cutting text to a byte budget on a UTF-8 boundary, with the marker the
 //! model sees. (`bash` keeps its own head-and-tail view and spill files in `tools/bash`.)
 
-/// V8's longest string, in UTF-16 units (`String::kMaxLength` on 64-bit builds): the bound
-/// every result crossing to JavaScript must keep (`config::MAX_OUTPUT_BYTES_CEILING`,
-/// `dispatch::crossing`). A UTF-8 string of N bytes is at most N units, so N bytes within it
-/// always convert.
-pub const JS_MAX_STRING: usize = (1 << 29) - 24;
-
 /// The longest prefix of `s` that is at most `max` bytes and ends on a char boundary.
 pub fn utf8_prefix(s: &str, max: usize) -> &str {
     if s.len() <= max {

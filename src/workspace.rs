@@ -15,9 +15,10 @@
 //! a hard link inside the root to an outside inode is inside. It is a guard for the file
 //! tools, not a sandbox (`bash` runs arbitrary commands).
 
-use crate::config::{normalize, Config};
+use crate::config::Config;
 use crate::error::{Code, ToolError, ToolResult};
-use std::io;
+use crate::paths::normalize;
+pub use crate::paths::realpath_prefix;
 use std::path::{Path, PathBuf};
 
 mod descriptors;
@@ -129,7 +130,7 @@ pub fn path_fact(config: &Config, raw: &str, base: &str, shell: bool) -> (String
         unmention(config, &expanded).to_string()
     };
     let base = config.workspace_root.join(base);
-    let abs = crate::config::normalize(&base.join(expanded));
+    let abs = normalize(&base.join(expanded));
     let within = is_inside(config, &abs);
     (abs.to_string_lossy().into_owned(), within)
 }
@@ -143,55 +144,6 @@ pub fn is_inside(config: &Config, abs: &Path) -> bool {
         Ok(real) => real == *root || real.starts_with(&*root),
         Err(_) => false,
     }
-}
-
-/// The real location of `path`: the longest existing prefix realpath'd, the rest appended.
-/// A dangling symlink on the way is followed through its target (so a link to a missing
-/// place outside the root still counts as outside).
-pub fn realpath_prefix(path: &Path) -> io::Result<PathBuf> {
-    let mut current = normalize(path);
-    // The common case, an existing path, in one realpath (the walk below would lstat it first
-    // and then realpath the same thing).
-    if let Ok(real) = std::fs::canonicalize(&current) {
-        return Ok(real);
-    }
-    for _ in 0..64 {
-        let mut prefix = current.clone();
-        let mut rest: Vec<std::ffi::OsString> = Vec::new();
-        while std::fs::symlink_metadata(&prefix).is_err() {
-            match (prefix.file_name(), prefix.parent()) {
-                (Some(name), Some(parent)) => {
-                    rest.push(name.to_os_string());
-                    prefix = parent.to_path_buf();
-                }
-                _ => break,
-            }
-        }
-        let base = match std::fs::canonicalize(&prefix) {
-            Ok(b) => b,
-            Err(err) => {
-                // The prefix exists but does not resolve: a dangling (or looping) link.
-                let meta = std::fs::symlink_metadata(&prefix)?;
-                if !meta.file_type().is_symlink() {
-                    return Err(err);
-                }
-                let target = std::fs::read_link(&prefix)?;
-                let parent = prefix.parent().unwrap_or(Path::new("/"));
-                let mut next = normalize(&parent.join(target));
-                for name in rest.iter().rev() {
-                    next.push(name);
-                }
-                current = next;
-                continue;
-            }
-        };
-        let mut out = base;
-        for name in rest.iter().rev() {
-            out.push(name);
-        }
-        return Ok(out);
-    }
-    Err(crate::error::os_error(libc::ELOOP))
 }
 
 /// How a path is shown to the model: relative to the root (`.` for the root itself), or

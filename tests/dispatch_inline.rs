@@ -5,10 +5,11 @@
 use clarvis_agent_tools::cancel::Cancel;
 use clarvis_agent_tools::config::{Compat, Config};
 use clarvis_agent_tools::dispatch::{self, Args};
+use clarvis_agent_tools::runtime::Runtime;
 use serde_json::json;
 use std::sync::Arc;
 
-fn both(config: &Arc<Config>, name: &str, args: Args, cancel: Cancel) {
+fn both(config: &Arc<Runtime>, name: &str, args: Args, cancel: Cancel) {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .build()
@@ -35,10 +36,10 @@ fn inline_and_pooled_dispatch_agree() {
     for compat in [Compat::Latest, Compat::V01] {
         let mut config = Config::with_root(root);
         config.compat = compat;
-        let config = Arc::new(config);
-        assert!(dispatch::runs_inline("read_file", &config));
-        assert!(!dispatch::runs_inline("list_dir", &config));
-        assert!(!dispatch::runs_inline("nope", &config));
+        let config = Runtime::new(config).shared();
+        assert!(dispatch::runs_inline("read_file", &config.config));
+        assert!(!dispatch::runs_inline("list_dir", &config.config));
+        assert!(!dispatch::runs_inline("nope", &config.config));
         let cases = [
             json!({"path": "a.c"}),
             json!({"path": "a.c", "offset": -2}),
@@ -84,7 +85,7 @@ fn inline_and_pooled_dispatch_agree() {
     // A panic in the handler: internal, with the detail for the warn sink.
     let mut config = Config::with_root(root);
     config.hooks.panic_in = Some("read_file".into());
-    let config = Arc::new(config);
+    let config = Runtime::new(config).shared();
     both(
         &config,
         "read_file",
@@ -120,8 +121,8 @@ fn monitor_poll_runs_inline_with_the_same_outcomes() {
     std::fs::write(state.join(format!("monitor-{id}.exit")), "3\n").unwrap();
     let mut config = Config::with_root(root);
     config.max_output_bytes = 6;
-    let config = Arc::new(config);
-    assert!(dispatch::runs_inline("monitor_poll", &config));
+    let config = Runtime::new(config).shared();
+    assert!(dispatch::runs_inline("monitor_poll", &config.config));
     for args in [
         json!({"id": id}),
         json!({"id": id, "offset": 4}),
@@ -136,5 +137,5 @@ fn monitor_poll_runs_inline_with_the_same_outcomes() {
     }
     let mut v01 = Config::with_root(root);
     v01.compat = Compat::V01;
-    assert!(!dispatch::runs_inline("monitor_poll", &Arc::new(v01)));
+    assert!(!dispatch::runs_inline("monitor_poll", &v01));
 }

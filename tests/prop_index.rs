@@ -14,9 +14,10 @@
 #![cfg(unix)]
 
 use clarvis_agent_tools::cancel::Cancel;
-use clarvis_agent_tools::config::Config;
-use clarvis_agent_tools::index::{plan, Mode, SearchIndex};
-use clarvis_agent_tools::tools::{self, Call, Handler, Warnings};
+use clarvis_agent_tools::config::{Config, IndexMode as Mode};
+use clarvis_agent_tools::index::{plan, SearchIndex};
+use clarvis_agent_tools::runtime::Runtime;
+use clarvis_agent_tools::tools::{self, Call, Handler};
 use proptest::prelude::*;
 use proptest::test_runner::{Config as RunnerConfig, TestCaseError, TestRunner};
 use serde_json::{json, Value};
@@ -201,7 +202,7 @@ fn edit() -> impl Strategy<Value = Edit> {
 }
 
 /// Runs the blocking tool `name` with `args`, as text (or the error).
-fn run_tool(config: &Arc<Config>, name: &str, args: Value) -> String {
+fn run_tool(config: &Arc<Runtime>, name: &str, args: Value) -> String {
     let def = tools::all()
         .iter()
         .find(|t| t.name == name)
@@ -209,20 +210,18 @@ fn run_tool(config: &Arc<Config>, name: &str, args: Value) -> String {
     let Handler::Blocking(run) = def.handler else {
         panic!("{name} is blocking")
     };
-    let call = Call {
-        args: args.as_object().cloned().unwrap_or_default(),
-        config: config.clone(),
-        cancel: Cancel::new(),
-        warnings: Warnings::default(),
-        on_output: None,
-    };
+    let call = Call::new(
+        args.as_object().cloned().unwrap_or_default(),
+        config.clone(),
+        Cancel::new(),
+    );
     match run(&call) {
         Ok(o) => o.joined_text(),
         Err(e) => format!("error {}: {}", e.code.as_str(), e.message),
     }
 }
 
-fn grep(config: &Arc<Config>, q: &Query) -> String {
+fn grep(config: &Arc<Runtime>, q: &Query) -> String {
     let mut args = json!({
         "pattern": q.pattern,
         "ignore_case": q.ignore_case,
@@ -238,7 +237,7 @@ fn grep(config: &Arc<Config>, q: &Query) -> String {
 }
 
 /// `glob` of `pattern` under `path`, as text (or the error).
-fn glob(config: &Arc<Config>, pattern: &str, path: &str) -> String {
+fn glob(config: &Arc<Runtime>, pattern: &str, path: &str) -> String {
     run_tool(config, "glob", json!({ "pattern": pattern, "path": path }))
 }
 
@@ -252,10 +251,15 @@ const GLOBS: &[&str] = &[
     "**/deep/*",
 ];
 
-fn config(root: &Path, mode: Mode) -> Arc<Config> {
-    let mut c = Config::with_root(root);
-    c.search_index = Arc::new(SearchIndex::new(mode, 1));
-    Arc::new(c)
+fn config(root: &Path, mode: Mode) -> Arc<Runtime> {
+    with_index(root, SearchIndex::new(mode, 1))
+}
+
+/// A tools object on `root` whose search index is `index`.
+fn with_index(root: &Path, index: SearchIndex) -> Arc<Runtime> {
+    Runtime::new(Config::with_root(root))
+        .with_index(index)
+        .shared()
 }
 
 /// Ages every entry by an hour, so no timestamp is "racy" and the index is really used.
@@ -285,11 +289,11 @@ fn write(root: &Path, rel: &str, bytes: &[u8]) {
     std::fs::write(p, bytes).unwrap();
 }
 
-fn ready(config: &Arc<Config>) -> Result<(), TestCaseError> {
+fn ready(config: &Arc<Runtime>) -> Result<(), TestCaseError> {
     // The first grep starts the background build; it never waits for it.
     grep(config, &QUERY_ANY);
-    prop_assert!(config.search_index.wait_idle(Duration::from_secs(60)));
-    prop_assert_eq!(&config.search_index.status()["state"], "ready");
+    prop_assert!(config.index.wait_idle(Duration::from_secs(60)));
+    prop_assert_eq!(&config.index.status()["state"], "ready");
     Ok(())
 }
 
@@ -360,9 +364,7 @@ fn indexed_grep_equals_the_scan_before_and_after_edits() {
             age(root);
             let (on, off) = (config(root, Mode::On), config(root, Mode::Off));
             // The same index kept fresh by metadata alone (no inotify).
-            let mut c = Config::with_root(root);
-            c.search_index = Arc::new(SearchIndex::new(Mode::On, 1).without_watch());
-            let stat = Arc::new(c);
+            let stat = with_index(root, SearchIndex::new(Mode::On, 1).without_watch());
             ready(&on)?;
             ready(&stat)?;
             // glob answers from the index's file list: the walk's files, order and mtimes.
@@ -388,8 +390,8 @@ fn indexed_grep_equals_the_scan_before_and_after_edits() {
                     );
                     asked.fetch_add(1, Ordering::Relaxed);
                     if on
-                        .search_index
-                        .files(&on, &root.join(q.path), |_| true)
+                        .index
+                        .files(&on.config, &root.join(q.path), |_| true)
                         .is_some()
                     {
                         used.fetch_add(1, Ordering::Relaxed);
@@ -405,7 +407,7 @@ fn indexed_grep_equals_the_scan_before_and_after_edits() {
                 asked.fetch_add(1, Ordering::Relaxed);
                 let base = root.join(q.path);
                 if plan::plan(&q.pattern, q.ignore_case, q.multiline)
-                    .and_then(|p| on.search_index.candidates(&on, &base, &p))
+                    .and_then(|p| on.index.candidates(&on.config, &base, &p))
                     .is_some()
                 {
                     used.fetch_add(1, Ordering::Relaxed);
@@ -464,21 +466,21 @@ fn a_rare_literal_narrows_to_its_files() {
     let on = config(root, Mode::On);
     ready(&on).unwrap();
     let q = plan::plan("RareNeedle", false, false).unwrap();
-    let c = on.search_index.candidates(&on, root, &q).unwrap();
+    let c = on.index.candidates(&on.config, root, &q).unwrap();
     assert_eq!(c, [root.join("d3/needle.txt")]);
     // A file changed behind the index's back is found at once.
     write(root, "d5/f5.txt", b"now a rareneedle too\n");
     let mut c = on
-        .search_index
+        .index
         .candidates(
-            &on,
+            &on.config,
             root,
             &plan::plan("(?i)RareNeedle", false, false).unwrap(),
         )
         .unwrap();
     c.sort();
     assert_eq!(c, [root.join("d3/needle.txt"), root.join("d5/f5.txt")]);
-    let status = on.search_index.status();
+    let status = on.index.status();
     assert_eq!(status["files"], 201);
     assert!(status["bytes"].as_u64().unwrap() > 0);
     assert!(status["updatedAt"].as_u64().is_some());
@@ -530,19 +532,17 @@ fn auto_waits_for_the_threshold_and_off_never_builds() {
         pattern: "text".into(),
         ..QUERY_ANY
     };
-    let mut c = Config::with_root(root);
-    c.search_index = Arc::new(SearchIndex::new(Mode::Auto, 6));
-    let auto = Arc::new(c);
+    let auto = with_index(root, SearchIndex::new(Mode::Auto, 6));
     grep(&auto, &q);
-    assert!(auto.search_index.wait_idle(Duration::from_secs(60)));
-    assert_eq!(auto.search_index.status()["state"], "off");
+    assert!(auto.index.wait_idle(Duration::from_secs(60)));
+    assert_eq!(auto.index.status()["state"], "off");
     write(root, "f5.txt", b"text\n");
     grep(&auto, &q);
-    assert!(auto.search_index.wait_idle(Duration::from_secs(60)));
-    assert_eq!(auto.search_index.status()["state"], "ready");
+    assert!(auto.index.wait_idle(Duration::from_secs(60)));
+    assert_eq!(auto.index.status()["state"], "ready");
     let off = config(root, Mode::Off);
     grep(&off, &q);
-    assert_eq!(off.search_index.status()["state"], "off");
+    assert_eq!(off.index.status()["state"], "off");
 }
 
 #[test]
@@ -583,8 +583,12 @@ fn a_later_session_reuses_the_image_and_sees_what_changed_meanwhile() {
     };
     assert_eq!(grep(&next, &gone), "(no matches)");
     let c = next
-        .search_index
-        .candidates(&next, root, &plan::plan("NewWord", false, false).unwrap())
+        .index
+        .candidates(
+            &next.config,
+            root,
+            &plan::plan("NewWord", false, false).unwrap(),
+        )
         .unwrap();
     assert_eq!(c.len(), 2);
 }
@@ -601,9 +605,10 @@ fn a_recreated_directory_does_not_bring_back_its_old_files() {
     write(root, "src/a.rs", b"x\n");
     age(root);
     let off = config(root, Mode::Off);
-    let mut c = Config::with_root(root);
-    c.search_index = Arc::new(SearchIndex::new(Mode::On, 1).without_watch());
-    let configs = [config(root, Mode::On), Arc::new(c)];
+    let configs = [
+        config(root, Mode::On),
+        with_index(root, SearchIndex::new(Mode::On, 1).without_watch()),
+    ];
     for on in &configs {
         ready(on).unwrap();
     }
@@ -611,7 +616,7 @@ fn a_recreated_directory_does_not_bring_back_its_old_files() {
         let want = glob(&off, "**", "");
         for on in &configs {
             assert!(
-                on.search_index.files(on, root, |_| true).is_some(),
+                on.index.files(&on.config, root, |_| true).is_some(),
                 "{when}"
             );
             assert_eq!(glob(on, "**", ""), want, "{when}");

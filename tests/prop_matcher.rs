@@ -16,11 +16,11 @@ use clarvis_agent_tools::cancel::Cancel;
 use clarvis_agent_tools::config::Config;
 use clarvis_agent_tools::edit::{apply, cascade, Lines};
 use clarvis_agent_tools::error::Code;
+use clarvis_agent_tools::runtime::Runtime;
 use clarvis_agent_tools::text::normalize_eol;
-use clarvis_agent_tools::tools::{self, Call, Handler, Warnings};
+use clarvis_agent_tools::tools::{self, Call, Handler};
 use proptest::prelude::*;
 use proptest::test_runner::{Config as RunnerConfig, TestCaseError, TestRunner};
-use std::sync::Arc;
 
 const INDENTS: &[&str] = &["", "", " ", "  ", "    ", "\t", "\t ", "        "];
 const TOKENS: &[&str] = &[
@@ -399,13 +399,11 @@ fn edit_file(root: &std::path::Path, path: &str, old: &str, new: &str) -> Result
     args.insert("old_string".into(), old.into());
     args.insert("new_string".into(), new.into());
     args.insert("replace_all".into(), false.into());
-    let call = Call {
+    let call = Call::new(
         args,
-        config: Arc::new(Config::with_root(root)),
-        cancel: Cancel::new(),
-        warnings: Warnings::default(),
-        on_output: None,
-    };
+        Runtime::new(Config::with_root(root)).shared(),
+        Cancel::new(),
+    );
     run(&call)
         .map(|o| o.joined_text())
         .map_err(|e| format!("{}: {}", e.code.as_str(), e.message))

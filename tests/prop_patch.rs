@@ -18,14 +18,14 @@ use clarvis_agent_tools::cancel::Cancel;
 use clarvis_agent_tools::config::Config;
 use clarvis_agent_tools::error::{Code, ToolError};
 use clarvis_agent_tools::patch::parse_patch;
-use clarvis_agent_tools::tools::{self, Call, Handler, Warnings};
+use clarvis_agent_tools::runtime::Runtime;
+use clarvis_agent_tools::tools::{self, Call, Handler};
 use proptest::prelude::*;
 use proptest::test_runner::{Config as RunnerConfig, TestCaseError, TestRunner};
 use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 #[path = "support/patch_cases.rs"]
 mod patch_cases;
@@ -52,13 +52,7 @@ fn apply_patch_with(config: Config, patch: &str) -> Result<String, ToolError> {
     };
     let mut args = serde_json::Map::new();
     args.insert("patch".into(), patch.into());
-    let call = Call {
-        args,
-        config: Arc::new(config),
-        cancel: Cancel::new(),
-        warnings: Warnings::default(),
-        on_output: None,
-    };
+    let call = Call::new(args, Runtime::new(config).shared(), Cancel::new());
     run(&call).map(|o| o.joined_text())
 }
 

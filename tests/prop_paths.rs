@@ -7,8 +7,9 @@
 //! Unix only: the cases are built from symlinks, which Windows creates only with privileges.
 #![cfg(unix)]
 
-use clarvis_agent_tools::config::{normalize, Config};
+use clarvis_agent_tools::config::Config;
 use clarvis_agent_tools::error::Code;
+use clarvis_agent_tools::paths::normalize;
 use clarvis_agent_tools::workspace;
 use proptest::prelude::*;
 use proptest::test_runner::{Config as RunnerConfig, TestRunner};
@@ -128,8 +129,8 @@ fn resolve_never_accepts_a_path_outside_the_root() {
                 match workspace::resolve(&c, &input) {
                     Ok(abs) => {
                         accepted.fetch_add(1, Ordering::Relaxed);
-                        let real =
-                            workspace::realpath_prefix(&abs).expect("accepted path resolves");
+                        let real = clarvis_agent_tools::paths::realpath_prefix(&abs)
+                            .expect("accepted path resolves");
                         prop_assert!(inside(&real, &f.real_root), "{input} -> {}", real.display());
                         // An independent oracle: when the whole path exists, the kernel's
                         // realpath agrees.

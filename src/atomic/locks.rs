@@ -27,7 +27,7 @@ fn lock_table(t: &LockTable) -> MutexGuard<'_, HashSet<PathBuf>> {
 /// The key a path is locked under: its real location (the longest existing prefix
 /// canonicalised), so `a/../f`, `./f` and a symlinked directory all name one lock.
 pub fn lock_key(path: &Path) -> PathBuf {
-    crate::workspace::realpath_prefix(path).unwrap_or_else(|_| path.to_path_buf())
+    crate::paths::realpath_prefix(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
 /// Holds the locks of one or more paths; dropping it releases them.

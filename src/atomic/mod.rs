@@ -25,7 +25,11 @@
 //! directory ([`sweep_stale`]): a `.clarvis-tmp-<pid>-…` file whose pid is not a running
 //! process and which is older than [`STALE_TEMP_AGE`] is removed — unless a commit journal
 //! is pending in a workspace above the directory, whose backups may be the only copies of
-//! the user's files (recovery retires the journal first, see `patch::journal`).
+//! the user's files (recovery retires the journal first, see [`journal`]).
+//!
+//! [`commit`] performs several file operations all-or-nothing on these pieces (apply_patch,
+//! replace, remove, checkpoint restore), with a [`journal`] that lets the next start-up roll
+//! back a commit cut short by a crash ([`undo`] decides from the disk what to put back).
 
 use crate::config::Config;
 use crate::error::{ToolError, ToolResult};
@@ -35,9 +39,12 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
+pub mod commit;
+pub mod journal;
 mod locks;
 mod parallel;
 mod stale;
+pub mod undo;
 pub use locks::{lock_key, lock_paths, PathGuard};
 pub use parallel::{fsync_dirs, parallel_map, IO_THREADS};
 pub use stale::{pid_alive, sweep_stale, STALE_TEMP_AGE};

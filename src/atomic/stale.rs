@@ -93,7 +93,7 @@ pub fn sweep_stale(dir: &Path) -> usize {
             (meta.is_file() && age >= STALE_TEMP_AGE).then(|| e.path())
         })
         .collect();
-    if stale.is_empty() || dir.ancestors().any(crate::patch::journal::any_pending) {
+    if stale.is_empty() || dir.ancestors().any(crate::atomic::journal::any_pending) {
         return 0;
     }
     stale.iter().filter(|p| fs::remove_file(p).is_ok()).count()

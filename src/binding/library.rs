@@ -36,7 +36,7 @@ impl NativeTools {
     #[napi]
     pub fn checkpoint(&self, label: Option<String>) -> String {
         envelope_or(
-            self.config
+            self.runtime
                 .checkpoints
                 .checkpoint(label)
                 .map(|id| serde_json::json!({ "id": id })),
@@ -46,20 +46,20 @@ impl NativeTools {
     /// The search index's state as JSON (`searchIndexStatus()`).
     #[napi]
     pub fn search_index_status(&self) -> String {
-        self.config.search_index.status().to_string()
+        self.runtime.index.status().to_string()
     }
 
     /// The live checkpoints as JSON.
     #[napi]
     pub fn checkpoints_json(&self) -> String {
-        crate::checkpoint::api::list_json(&self.config.checkpoints).to_string()
+        crate::checkpoint::api::list_json(&self.runtime.checkpoints).to_string()
     }
 
     /// Drops a checkpoint; `{"dropped": true}` or `{"error"}` as JSON.
     #[napi]
     pub fn drop_checkpoint(&self, id: String) -> String {
         envelope_or(
-            self.config
+            self.runtime
                 .checkpoints
                 .drop_checkpoint(&id)
                 .map(|()| serde_json::json!({ "dropped": true })),
@@ -69,8 +69,9 @@ impl NativeTools {
     /// What changed since a checkpoint, as JSON (on the blocking pool: it reads files).
     #[napi]
     pub async fn changes(&self, id: String) -> String {
-        let config = self.config.clone();
-        blocking(move || crate::checkpoint::api::changes_json(&config, &id)).await
+        let rt = std::sync::Arc::clone(&self.runtime);
+        blocking(move || crate::checkpoint::api::changes_json(&rt.checkpoints, &rt.config, &id))
+            .await
     }
 
     /// `outlineOf(path)`: the structured outline of one file as JSON, or `{"error"}`.
@@ -89,9 +90,15 @@ impl NativeTools {
     /// Restores a checkpoint, as JSON (on the blocking pool).
     #[napi]
     pub async fn restore(&self, id: String, paths: Option<Vec<String>>, force: bool) -> String {
-        let config = self.config.clone();
+        let rt = std::sync::Arc::clone(&self.runtime);
         blocking(move || {
-            crate::checkpoint::api::restore_json(&config, &id, paths.as_deref(), force)
+            crate::checkpoint::api::restore_json(
+                &rt.checkpoints,
+                &rt.config,
+                &id,
+                paths.as_deref(),
+                force,
+            )
         })
         .await
     }
@@ -99,7 +106,7 @@ impl NativeTools {
 
 impl NativeTools {
     async fn syntax_call(&self, path: String, purpose: crate::syntax::Purpose) -> String {
-        let config = self.config.clone();
+        let config = std::sync::Arc::clone(&self.runtime.config);
         blocking(move || crate::syntax::library_call(&config, &path, purpose)).await
     }
 }

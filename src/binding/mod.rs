@@ -6,8 +6,9 @@
 //! `StartupError`, the frozen config object, `AbortSignal` wiring and the warn sink.
 
 use crate::cancel::Cancel;
-use crate::config::{self, Config};
+use crate::config;
 use crate::dispatch;
+use crate::runtime::Runtime;
 use crate::tools;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -19,22 +20,24 @@ mod text;
 
 use text::Text;
 
-/// A resolved configuration, held by JS for the lifetime of an `AgentTools`.
+/// A tools object's runtime (its resolved configuration and services), held by JS for the
+/// lifetime of an `AgentTools`.
 #[napi]
 pub struct NativeTools {
-    config: Arc<Config>,
+    runtime: Arc<Runtime>,
     /// Warn-sink lines from opening the workspace (commit recovery), until taken.
     startup_warnings: std::sync::Mutex<Vec<String>>,
 }
 
 impl NativeTools {
-    /// Wraps a resolved config, first rolling back commits a crash interrupted in its
-    /// workspace (`patch::journal::recover`, which never fails).
-    fn open(config: Config) -> NativeTools {
-        let warnings = crate::patch::journal::recover(&config.workspace_root);
-        crate::checkpoint::sweep(&config.workspace_root);
+    /// Wraps an opened runtime, first rolling back commits a crash interrupted in its
+    /// workspace (`atomic::journal::recover`, which never fails).
+    fn open(runtime: Runtime) -> NativeTools {
+        let root = &runtime.config.workspace_root;
+        let warnings = crate::atomic::journal::recover(root);
+        crate::checkpoint::sweep(root);
         NativeTools {
-            config: Arc::new(config),
+            runtime: Arc::new(runtime),
             startup_warnings: std::sync::Mutex::new(warnings),
         }
     }
@@ -100,8 +103,8 @@ impl NativeTools {
             ripgrep,
             tree_sitter,
         };
-        let config = config::resolve_config_with(&options, probes).map_err(startup)?;
-        Ok(NativeTools::open(config))
+        let runtime = dispatch::open(&options, probes).map_err(startup)?;
+        Ok(NativeTools::open(runtime))
     }
 
     /// Builds a configuration from a command line and an environment.
@@ -116,8 +119,8 @@ impl NativeTools {
             ripgrep,
             tree_sitter,
         };
-        let config = config::build_config_with(&argv, &env, probes).map_err(startup)?;
-        Ok(NativeTools::open(config))
+        let runtime = dispatch::open_cli(&argv, &env, probes).map_err(startup)?;
+        Ok(NativeTools::open(runtime))
     }
 
     /// The warn-sink lines produced while opening the workspace (each ending in a newline);
@@ -135,14 +138,14 @@ impl NativeTools {
     /// The public `ServerConfig` as JSON.
     #[napi]
     pub fn config_json(&self) -> String {
-        self.config.to_json().to_string()
+        self.runtime.config.to_json().to_string()
     }
 
     /// Whether this configuration reproduces 0.1 (`compat: "0.1"`): results are then
     /// exactly `{ isError, text }`.
     #[napi]
     pub fn is_compat01(&self) -> bool {
-        self.config.compat == config::Compat::V01
+        self.runtime.config.compat == config::Compat::V01
     }
 
     /// Dispatch steps 1–2 for a host's guard or tool: `{"ok":true,"args":{…}}` with the
@@ -156,7 +159,7 @@ impl NativeTools {
         args_error: Option<String>,
     ) -> String {
         let args = call_args(args_json, args_error);
-        match dispatch::validate(&name, args, &self.config) {
+        match dispatch::validate(&name, args, &self.runtime) {
             Ok((dispatch::Target::Builtin(_), args)) => {
                 serde_json::json!({ "ok": true, "args": args }).to_string()
             }
@@ -165,7 +168,7 @@ impl NativeTools {
             }
             Err(e) => serde_json::json!({
                 "ok": false,
-                "text": dispatch::error_envelope(&e, &self.config)
+                "text": dispatch::error_envelope(&e, &self.runtime)
             })
             .to_string(),
         }
@@ -176,14 +179,15 @@ impl NativeTools {
     /// the workspace (computed even when confinement is off). JSON `{resolved, within}`.
     #[napi]
     pub fn path_fact(&self, raw: String, base: String, shell: bool) -> String {
-        let (resolved, within) = crate::workspace::path_fact(&self.config, &raw, &base, shell);
+        let (resolved, within) =
+            crate::workspace::path_fact(&self.runtime.config, &raw, &base, shell);
         serde_json::json!({ "resolved": resolved, "within": within }).to_string()
     }
 
     /// `listTools()` for this configuration's surface, as JSON.
     #[napi]
     pub fn list_tools_json(&self) -> String {
-        tools::list_tools_json(&self.config).to_string()
+        tools::list_tools_json(&self.runtime).to_string()
     }
 
     /// Runs one call. `args_json` is `JSON.stringify(args)`; `args_error` says why the
@@ -200,18 +204,18 @@ impl NativeTools {
         args_error: Option<String>,
         cancel: Option<&CancelToken>,
     ) -> Result<PromiseRaw<'env, Either<Text, NativeOutcome>>> {
-        let config = self.config.clone();
+        let runtime = Arc::clone(&self.runtime);
         let cancel = cancel.map(|c| c.inner.clone()).unwrap_or_default();
         let args = call_args(args_json, args_error);
-        if dispatch::runs_inline(&name, &config) {
+        if dispatch::runs_inline(&name, &runtime.config) {
             let task = InlineCall {
-                call: Some((name, args, config, cancel)),
+                call: Some((name, args, runtime, cancel)),
             };
             return Ok(env.spawn(task)?.promise_object());
         }
         env.spawn_future(async move {
             Ok(crossing(
-                dispatch::dispatch(&name, args, config, cancel).await,
+                dispatch::dispatch(&name, args, runtime, cancel).await,
             ))
         })
     }
@@ -223,7 +227,7 @@ impl NativeTools {
     pub fn finish_custom(&self, name: String, result_json: String) -> Either<Text, NativeOutcome> {
         let result: serde_json::Value = serde_json::from_str(&result_json)
             .unwrap_or_else(|e| serde_json::json!({ "internal": e.to_string() }));
-        crossing(dispatch::custom_outcome(&name, &result, &self.config))
+        crossing(dispatch::custom_outcome(&name, &result, &self.runtime))
     }
 }
 
@@ -253,7 +257,7 @@ impl NativeTools {
         #[napi(ts_arg_type = "(stream: string, text: string) => void")] on_output: LiveOutput,
     ) -> Result<PromiseRaw<'env, Either<Text, NativeOutcome>>> {
         use napi::threadsafe_function::ThreadsafeFunctionCallMode::NonBlocking;
-        let config = self.config.clone();
+        let runtime = Arc::clone(&self.runtime);
         let cancel = cancel.map(|c| c.inner.clone()).unwrap_or_default();
         let args = call_args(args_json, args_error);
         let tsfn = std::sync::Arc::new(on_output);
@@ -266,7 +270,7 @@ impl NativeTools {
             );
         });
         env.spawn_future(async move {
-            let out = dispatch::dispatch_live(&name, args, config, cancel, Some(sink)).await;
+            let out = dispatch::dispatch_live(&name, args, runtime, cancel, Some(sink)).await;
             tsfn.call(
                 FnArgs::from(("end".to_string(), String::new())),
                 NonBlocking,
@@ -292,11 +296,11 @@ fn crossing(out: dispatch::Outcome) -> Either<Text, NativeOutcome> {
         && out.parts.is_none()
         && out.meta.is_none()
         && out.warnings.is_empty()
-        && out.text.len() <= crate::output::JS_MAX_STRING
+        && out.text.len() <= crate::config::JS_MAX_STRING
     {
         return Either::A(Text::new(out.text));
     }
-    let c = dispatch::crossing(out, crate::output::JS_MAX_STRING);
+    let c = dispatch::crossing(out, crate::config::JS_MAX_STRING);
     Either::B(NativeOutcome {
         is_error: c.is_error,
         parts_json: c.parts_json,
@@ -311,7 +315,7 @@ fn crossing(out: dispatch::Outcome) -> Either<Text, NativeOutcome> {
 /// main thread — one hop each way instead of main → runtime task → blocking pool → runtime
 /// task → main, whose context switches were a fifth of a 2,000-line read_file's cost.
 pub struct InlineCall {
-    call: Option<(String, dispatch::Args, Arc<Config>, Cancel)>,
+    call: Option<(String, dispatch::Args, Arc<Runtime>, Cancel)>,
 }
 
 impl Task for InlineCall {
@@ -319,12 +323,12 @@ impl Task for InlineCall {
     type JsValue = Either<Text, NativeOutcome>;
 
     fn compute(&mut self) -> Result<Self::Output> {
-        let (name, args, config, cancel) = self
+        let (name, args, runtime, cancel) = self
             .call
             .take()
             .ok_or_else(|| Error::new(Status::GenericFailure, "call already run"))?;
         Ok(crossing(dispatch::dispatch_inline(
-            &name, args, config, cancel,
+            &name, args, runtime, cancel,
         )))
     }
 
@@ -337,7 +341,7 @@ impl Task for InlineCall {
 /// `tools` registry, which exists before any workspace is opened.
 #[napi]
 pub fn all_tools_json() -> String {
-    tools::list_tools_json(&Config::with_root("/")).to_string()
+    tools::list_tools_json(&Runtime::new(config::Config::with_root("/"))).to_string()
 }
 
 /// Every tool's metadata for the JS registry objects, in registry order: `name`,

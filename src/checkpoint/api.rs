@@ -19,10 +19,10 @@ pub fn list_json(store: &Store) -> Value {
     )
 }
 
-/// `[{ path, kind, from?, diff? }]`: every path changed since checkpoint `id`, with a
-/// unified diff in the `meta.diff` format when both sides are text.
-pub fn changes_json(config: &Config, id: &str) -> ToolResult<Value> {
-    let changes = config.checkpoints.changes(id)?;
+/// `[{ path, kind, from?, diff? }]`: every path changed since checkpoint `id` of `store`,
+/// with a unified diff in the `meta.diff` format when both sides are text.
+pub fn changes_json(store: &Store, config: &Config, id: &str) -> ToolResult<Value> {
+    let changes = store.changes(id)?;
     Ok(Value::Array(
         changes
             .into_iter()
@@ -50,10 +50,11 @@ pub fn changes_json(config: &Config, id: &str) -> ToolResult<Value> {
     ))
 }
 
-/// Restores checkpoint `id` (all its paths, or `paths` — workspace-relative or absolute,
-/// resolved and confined like any tool path). `{ restored: [{path, kind}], conflicts:
-/// [{path, reason}] }`, where `kind` is the change that was undone.
+/// Restores checkpoint `id` of `store` (all its paths, or `paths` — workspace-relative or
+/// absolute, resolved and confined like any tool path). `{ restored: [{path, kind}],
+/// conflicts: [{path, reason}] }`, where `kind` is the change that was undone.
 pub fn restore_json(
+    store: &Store,
     config: &Config,
     id: &str,
     paths: Option<&[String]>,
@@ -68,9 +69,7 @@ pub fn restore_json(
         ),
     };
     let journal = (!config.hooks.no_journal).then_some(config.workspace_root.as_path());
-    let report = config
-        .checkpoints
-        .restore(id, resolved.as_deref(), force, journal)?;
+    let report = store.restore(id, resolved.as_deref(), force, journal)?;
     let restored: Vec<Value> = report
         .restored
         .iter()

@@ -16,7 +16,7 @@ use crate::cancel::Cancel;
 use crate::config::Config;
 use crate::search::policy::Policy;
 use crate::search::walk::walk;
-use crate::tools::Warnings;
+use crate::warnings::Warnings;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;

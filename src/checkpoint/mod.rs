@@ -39,9 +39,6 @@ use std::sync::Mutex;
 /// is on; not listed by [`Store::list`].
 pub const LAST_CALL: &str = "cp_last_call";
 
-/// Default `checkpointBytes`: 256 MiB of stored prior contents.
-pub const DEFAULT_CHECKPOINT_BYTES: u64 = 256 * 1024 * 1024;
-
 /// The directory, under the workspace's `.clarvis/`, that holds every instance's store.
 pub const CHECKPOINT_DIR: &str = ".clarvis/checkpoints";
 
@@ -73,7 +70,6 @@ struct State {
 
 /// The checkpoints of one tools object.
 pub struct Store {
-    root: PathBuf,
     dir: PathBuf,
     budget: u64,
     live: AtomicBool,
@@ -124,7 +120,6 @@ impl Store {
     pub fn new(root: &Path, budget: u64) -> Store {
         let instance = format!("{}-{}", std::process::id(), crate::atomic::unique_id());
         Store {
-            root: root.to_path_buf(),
             dir: root.join(CHECKPOINT_DIR).join(instance),
             budget,
             live: AtomicBool::new(false),
@@ -323,16 +318,6 @@ impl Store {
                 self.collect(st);
             }
         }
-    }
-
-    /// The workspace root this store serves.
-    pub fn root(&self) -> &Path {
-        &self.root
-    }
-
-    /// The budget (`checkpointBytes`).
-    pub fn budget(&self) -> u64 {
-        self.budget
     }
 }
 

@@ -1,7 +1,7 @@
 //! What changed since a checkpoint, and putting it back.
 //!
 //! A restore is planned under the paths' locks, then performed as one commit through the
-//! same journaled multi-file commit as `apply_patch` (`patch::commit`): every restored file
+//! same journaled multi-file commit as `apply_patch` (`atomic::commit`): every restored file
 //! comes back, or none does, even across a crash (the next start-up rolls the journal
 //! back). Permission bits are put back after the commit; directories the agent created are
 //! removed afterwards when empty.
@@ -9,8 +9,8 @@
 use super::snap::{read_blob, snapshot, Keep, Meta};
 use super::{unknown, Snap, Store};
 use crate::atomic;
+use crate::atomic::commit::{self, Op};
 use crate::error::{Code, ToolError, ToolResult};
-use crate::patch::commit::{self, Op};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

@@ -1,4 +1,5 @@
 use super::*;
+use crate::config::DEFAULT_CHECKPOINT_BYTES;
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 

@@ -40,28 +40,14 @@ pub(super) fn parse_int_env(
 /// Builds a [`Config`] from a command line and an environment, the way the original
 /// package's CLI did: `--workspace <p>` / `--workspace=<p>` / `WORKSPACE_ROOT` (the flag
 /// wins), `--read-only` / `READ_ONLY`, `--allow-outside-workspace` /
-/// `ALLOW_OUTSIDE_WORKSPACE`, and the four integer limits from the environment.
+/// `ALLOW_OUTSIDE_WORKSPACE`, and the four integer limits from the environment. Beyond the
+/// original's flags, `--compat <v>` / `--compat=<v>` / `AGENT_TOOLS_COMPAT` select the
+/// compatibility mode. `probes` and `checks` are as for [`resolve_config`].
 pub fn build_config(
     argv: &[String],
     env: &HashMap<String, String>,
-    ripgrep: Option<bool>,
-) -> Result<Config, StartupError> {
-    build_config_with(
-        argv,
-        env,
-        Probes {
-            ripgrep,
-            tree_sitter: None,
-        },
-    )
-}
-
-/// [`build_config`] with every probe result the caller has. Beyond the original's flags,
-/// `--compat <v>` / `--compat=<v>` / `AGENT_TOOLS_COMPAT` select the compatibility mode.
-pub fn build_config_with(
-    argv: &[String],
-    env: &HashMap<String, String>,
     probes: Probes,
+    checks: &mut dyn Checks,
 ) -> Result<Config, StartupError> {
     let mut compat: Option<String> = None;
     let mut workspace: Option<String> = None;
@@ -139,5 +125,5 @@ pub fn build_config_with(
         "bashTimeoutMaxMs": tm,
         "compat": compat.or_else(|| env.get("AGENT_TOOLS_COMPAT").filter(|s| !s.is_empty()).cloned()),
     });
-    resolve_config_with(&options, probes)
+    resolve_config(&options, probes, checks)
 }

@@ -1,33 +1,48 @@
-//! Options → a frozen [`Config`], and the `StartupError` messages of a bad configuration.
+//! Options → a frozen [`Config`] of plain values, and the `StartupError` messages of a bad
+//! configuration.
 //!
 //! Configuration is resolved once, when the caller builds its tools, and is immutable after
 //! that: every call reads the same `Arc<Config>`. Two entry points exist, as in the original
 //! package: [`resolve_config`] for the options object of `createAgentTools`, and
 //! [`build_config`] for a command line plus environment (`--workspace`, `READ_ONLY`, …).
+//!
+//! Architecture invariant: a `Config` is values only — numbers, flags, paths, the policy and
+//! scope lists — cheap to clone, holding no service and knowing tools only by name. The
+//! services built from it (checkpoints, the search index, the redactor, the host's tools)
+//! belong to `crate::runtime`. This module imports nothing but `error` and `paths`; the two
+//! option checks that need engines above it (the host's tool schemas, the redaction regexes)
+//! are handed in through [`Checks`], at their place in the order of checks.
 
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 
 mod cli;
 mod policy;
+mod resolve;
 #[cfg(test)]
 mod tests;
 mod values;
 
-pub use cli::{build_config, build_config_with};
-pub use policy::{Compat, ToolPolicy, WriteScope};
-pub use values::{absolutize, js_string, normalize, probe_ripgrep, TEST_HOOKS_ENV};
-use values::{bool_option, hooks_option, integer_option, search_index_option};
+pub use cli::build_config;
+pub use policy::{Compat, IndexMode, ToolPolicy, WriteScope};
+pub use resolve::{resolve_config, Checks};
+pub use values::{js_string, probe_ripgrep, TEST_HOOKS_ENV};
+
+/// V8's longest string, in UTF-16 units (`String::kMaxLength` on 64-bit builds): the bound
+/// every result crossing to JavaScript must keep ([`MAX_OUTPUT_BYTES_CEILING`],
+/// `dispatch::crossing`). A UTF-8 string of N bytes is at most N units, so N bytes within it
+/// always convert.
+pub const JS_MAX_STRING: usize = (1 << 29) - 24;
 
 /// Default `maxOutputBytes`.
 pub const DEFAULT_MAX_OUTPUT_BYTES: u64 = 131_072;
 /// The largest `maxOutputBytes` honoured; a larger value acts as this one. A result reaches
 /// JavaScript as one string, and V8 has none longer than
-/// [`crate::output::JS_MAX_STRING`] UTF-16 units: past that the conversion fails and the call
+/// [`JS_MAX_STRING`] UTF-16 units: past that the conversion fails and the call
 /// would end `internal` (a 1 GiB budget and a grep for `pub` over 234k files did). A text of
 /// N UTF-8 bytes is at most N units, and 1 MiB is left for what a bounded result appends
 /// (truncation markers, paging and scan footers).
-pub const MAX_OUTPUT_BYTES_CEILING: u64 = crate::output::JS_MAX_STRING as u64 - (1 << 20);
+pub const MAX_OUTPUT_BYTES_CEILING: u64 = JS_MAX_STRING as u64 - (1 << 20);
 /// The largest `maxImageBytes` honoured: its base64 text (4 bytes for every 3) stays within
 /// [`MAX_OUTPUT_BYTES_CEILING`].
 pub const MAX_IMAGE_BYTES_CEILING: u64 = MAX_OUTPUT_BYTES_CEILING / 4 * 3;
@@ -117,6 +132,11 @@ impl PartialEq for RealRoot {
     }
 }
 
+/// Default `searchIndexThreshold`: the file count from which `"auto"` builds an index.
+pub const DEFAULT_SEARCH_INDEX_THRESHOLD: u64 = 20_000;
+/// Default `checkpointBytes`: 256 MiB of stored prior contents.
+pub const DEFAULT_CHECKPOINT_BYTES: u64 = 256 * 1024 * 1024;
+
 /// The resolved, immutable configuration every tool call reads.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Config {
@@ -152,12 +172,11 @@ pub struct Config {
     pub tool_policy: ToolPolicy,
     /// `writeScope`: the directories mutating tools may change (empty: anywhere).
     pub write_scope: Vec<WriteScope>,
-    /// `customTools`: the host's tools (their handlers stay in JavaScript).
-    pub custom_tools: Vec<crate::custom::CustomTool>,
-    /// `redactSecrets`: masks credentials in what goes back to the model (`None`: off).
-    pub redact: Option<std::sync::Arc<crate::redact::Redactor>>,
-    /// The checkpoints of this tools object (`checkpointBytes` is its budget).
-    pub checkpoints: std::sync::Arc<crate::checkpoint::Store>,
+    /// `redactSecrets`: `Some` when on, with the host's patterns as `[{source, flags}]`
+    /// (the redactor itself is a service of `crate::runtime`).
+    pub redact_secrets: Option<Vec<Value>>,
+    /// `checkpointBytes`: the budget of this tools object's checkpoints.
+    pub checkpoint_bytes: u64,
     /// `checkpointBash`: `bash` commands are checkpointed too.
     pub checkpoint_bash: bool,
     /// `killGraceMs`: how long a killed command gets between SIGTERM and SIGKILL. `None`
@@ -166,8 +185,10 @@ pub struct Config {
     /// `monitorLogMaxBytes` when given: the most a monitor's log holds (see
     /// [`Config::monitor_log_max_bytes`]).
     pub monitor_log_max: Option<u64>,
-    /// `searchIndex` / `searchIndexThreshold`, and the index itself (see `crate::index`).
-    pub search_index: std::sync::Arc<crate::index::SearchIndex>,
+    /// `searchIndex`.
+    pub search_index: IndexMode,
+    /// `searchIndexThreshold`: the file count from which `"auto"` builds.
+    pub search_index_threshold: u64,
     /// Fault injection (tests only).
     pub hooks: TestHooks,
 }
@@ -199,19 +220,13 @@ impl Config {
             tree_sitter_available: true,
             tool_policy: ToolPolicy::default(),
             write_scope: Vec::new(),
-            custom_tools: Vec::new(),
-            redact: None,
-            checkpoints: std::sync::Arc::new(crate::checkpoint::Store::new(
-                &root,
-                crate::checkpoint::DEFAULT_CHECKPOINT_BYTES,
-            )),
+            redact_secrets: None,
+            checkpoint_bytes: DEFAULT_CHECKPOINT_BYTES,
             checkpoint_bash: false,
             kill_grace_ms: None,
             monitor_log_max: None,
-            search_index: std::sync::Arc::new(crate::index::SearchIndex::new(
-                crate::index::Mode::Auto,
-                crate::index::DEFAULT_THRESHOLD,
-            )),
+            search_index: IndexMode::Auto,
+            search_index_threshold: DEFAULT_SEARCH_INDEX_THRESHOLD,
             hooks: TestHooks::default(),
         }
     }
@@ -241,22 +256,18 @@ impl Config {
                     "treeSitterAvailable".into(),
                     Value::Bool(self.tree_sitter_available),
                 );
-                o.insert(
-                    "checkpointBytes".into(),
-                    Value::from(self.checkpoints.budget()),
-                );
+                o.insert("checkpointBytes".into(), Value::from(self.checkpoint_bytes));
                 o.insert("checkpointBash".into(), Value::Bool(self.checkpoint_bash));
                 if let Some(ms) = self.kill_grace_ms {
                     o.insert("killGraceMs".into(), Value::from(ms));
                 }
-                if let Some(r) = &self.redact {
-                    let patterns = r.host_patterns();
+                if let Some(patterns) = &self.redact_secrets {
                     o.insert(
                         "redactSecrets".into(),
                         if patterns.is_empty() {
                             Value::Bool(true)
                         } else {
-                            serde_json::json!({ "patterns": patterns })
+                            serde_json::json!({ "patterns": patterns.clone() })
                         },
                     );
                 }
@@ -272,128 +283,4 @@ impl Config {
         }
         v
     }
-}
-
-/// Resolves `createAgentTools` options into a [`Config`]. `ripgrep` is the result of the
-/// caller's `probeRipgrep`, or `None` to probe `rg --version` here.
-pub fn resolve_config(options: &Value, ripgrep: Option<bool>) -> Result<Config, StartupError> {
-    resolve_config_with(
-        options,
-        Probes {
-            ripgrep,
-            tree_sitter: None,
-        },
-    )
-}
-
-/// [`resolve_config`] with every probe result the caller has.
-pub fn resolve_config_with(options: &Value, probes: Probes) -> Result<Config, StartupError> {
-    let ripgrep = probes.ripgrep;
-    let empty = Map::new();
-    let opts = options.as_object().unwrap_or(&empty);
-    let root_raw = match opts.get("workspaceRoot") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(s)) if s.is_empty() => None,
-        Some(v) => Some(v),
-    };
-    let Some(root_raw) = root_raw else {
-        return Err(StartupError(
-            "No workspace root: options.workspaceRoot is required.".into(),
-        ));
-    };
-    let Value::String(root_str) = root_raw else {
-        return Err(StartupError(format!(
-            "workspaceRoot must be a string, got: {}",
-            js_string(root_raw)
-        )));
-    };
-    let compat = Compat::parse(opts.get("compat").unwrap_or(&Value::Null))?;
-    let builtins: Vec<&str> = crate::tools::all().iter().map(|t| t.name).collect();
-    let custom_tools = crate::custom::parse(opts.get("customTools"), &builtins)?;
-    // A policy may name the host's tools too.
-    let mut known = builtins;
-    known.extend(custom_tools.iter().map(|t| t.name.as_str()));
-    let tool_policy = ToolPolicy::parse(opts.get("toolPolicy"), &known)?;
-    let checkpoint_bytes = integer_option(
-        opts,
-        "checkpointBytes",
-        crate::checkpoint::DEFAULT_CHECKPOINT_BYTES,
-        0,
-    )?;
-    let max_output_bytes = integer_option(opts, "maxOutputBytes", DEFAULT_MAX_OUTPUT_BYTES, 1024)?
-        .min(MAX_OUTPUT_BYTES_CEILING);
-    let max_file_bytes = integer_option(opts, "maxFileBytes", DEFAULT_MAX_FILE_BYTES, 1024)?;
-    let max_image_bytes = integer_option(opts, "maxImageBytes", DEFAULT_MAX_IMAGE_BYTES, 1024)?
-        .min(MAX_IMAGE_BYTES_CEILING);
-    let monitor_ready_timeout_ms = integer_option(
-        opts,
-        "monitorReadyTimeoutMs",
-        DEFAULT_MONITOR_READY_TIMEOUT_MS,
-        1,
-    )?;
-    let max_monitors = integer_option(opts, "maxMonitors", DEFAULT_MAX_MONITORS, 1)?;
-    let bash_timeout_ms = integer_option(opts, "bashTimeoutMs", DEFAULT_BASH_TIMEOUT_MS, 1)?;
-    let bash_timeout_max_ms =
-        integer_option(opts, "bashTimeoutMaxMs", DEFAULT_BASH_TIMEOUT_MAX_MS, 1)?;
-    if bash_timeout_max_ms < bash_timeout_ms {
-        return Err(StartupError(format!(
-            "bashTimeoutMaxMs ({bash_timeout_max_ms}) must be >= bashTimeoutMs ({bash_timeout_ms})."
-        )));
-    }
-    let kill_grace_ms = match opts.get("killGraceMs") {
-        None | Some(Value::Null) => None,
-        Some(_) => Some(integer_option(opts, "killGraceMs", 0, 0)?),
-    };
-    let monitor_log_max = match opts.get("monitorLogMaxBytes") {
-        None | Some(Value::Null) => None,
-        Some(_) => Some(integer_option(
-            opts,
-            "monitorLogMaxBytes",
-            DEFAULT_MONITOR_LOG_MAX_BYTES,
-            MIN_MONITOR_LOG_MAX_BYTES,
-        )?),
-    };
-    let root = absolutize(root_str);
-    match std::fs::metadata(&root) {
-        Err(_) => {
-            return Err(StartupError(format!(
-                "Workspace root does not exist: {}",
-                root.display()
-            )))
-        }
-        Ok(m) if !m.is_dir() => {
-            return Err(StartupError(format!(
-                "Workspace root is not a directory: {}",
-                root.display()
-            )))
-        }
-        Ok(_) => {}
-    }
-    let write_scope = WriteScope::parse(opts.get("writeScope").unwrap_or(&Value::Null), &root)?;
-    Ok(Config {
-        workspace_root: root.clone(),
-        real_root: RealRoot::default(),
-        max_output_bytes,
-        max_file_bytes,
-        max_image_bytes,
-        monitor_ready_timeout_ms,
-        max_monitors,
-        bash_timeout_ms,
-        bash_timeout_max_ms,
-        ripgrep_available: ripgrep.unwrap_or_else(probe_ripgrep),
-        read_only: bool_option(opts, "readOnly", false),
-        confine_to_workspace: bool_option(opts, "confineToWorkspace", true),
-        compat,
-        tree_sitter_available: probes.tree_sitter.unwrap_or(true),
-        tool_policy,
-        write_scope,
-        custom_tools,
-        redact: crate::redact::parse(opts.get("redactSecrets"))?.map(std::sync::Arc::new),
-        checkpoints: std::sync::Arc::new(crate::checkpoint::Store::new(&root, checkpoint_bytes)),
-        checkpoint_bash: bool_option(opts, "checkpointBash", false),
-        kill_grace_ms,
-        monitor_log_max,
-        search_index: std::sync::Arc::new(search_index_option(opts)?),
-        hooks: hooks_option(opts),
-    })
 }

@@ -1,7 +1,8 @@
 //! The options that shape the surface and the writable area: `compat`, `toolPolicy`,
 //! `writeScope`.
 
-use super::{js_string, normalize, StartupError};
+use super::{js_string, StartupError};
+use crate::paths::normalize;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -147,7 +148,7 @@ impl WriteScope {
                     return Err(escapes());
                 }
                 let real =
-                    crate::workspace::realpath_prefix(&root.join(&rel)).map_err(|_| escapes())?;
+                    crate::paths::realpath_prefix(&root.join(&rel)).map_err(|_| escapes())?;
                 if !(real == real_root || real.starts_with(&real_root)) {
                     return Err(escapes());
                 }
@@ -162,5 +163,28 @@ impl WriteScope {
                 })
             })
             .collect()
+    }
+}
+
+/// `searchIndex`: when grep builds and uses the workspace index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IndexMode {
+    /// Build once a scan saw the threshold's worth of files.
+    Auto,
+    /// Build at the first grep, whatever the size.
+    On,
+    /// Never index.
+    Off,
+}
+
+impl IndexMode {
+    /// Parses the option's value.
+    pub fn parse(s: &str) -> Option<IndexMode> {
+        match s {
+            "auto" => Some(IndexMode::Auto),
+            "on" => Some(IndexMode::On),
+            "off" => Some(IndexMode::Off),
+            _ => None,
+        }
     }
 }

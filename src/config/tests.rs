@@ -15,11 +15,30 @@ fn argv(a: &[&str]) -> Vec<String> {
     a.iter().map(|s| s.to_string()).collect()
 }
 
+const NO_RG: Probes = Probes {
+    ripgrep: Some(false),
+    tree_sitter: None,
+};
+
+/// The checks of a tools object without host tools or redaction (the real ones, which need
+/// the registry and the engines, are tested with `dispatch::open`).
+struct Plain;
+
+impl Checks for Plain {
+    fn tool_names(&mut self, _: Option<&Value>) -> Result<Vec<String>, StartupError> {
+        Ok(vec!["read_file".into(), "bash".into()])
+    }
+
+    fn redaction(&mut self, _: Option<&Value>) -> Result<Option<Vec<Value>>, StartupError> {
+        Ok(None)
+    }
+}
+
 #[test]
 fn defaults_and_normalised_root() {
     let dir = tempfile::tempdir().unwrap();
     let raw = format!("{}/x/..", dir.path().display());
-    let c = resolve_config(&json!({ "workspaceRoot": raw }), Some(false)).unwrap();
+    let c = resolve_config(&json!({ "workspaceRoot": raw }), NO_RG, &mut Plain).unwrap();
     assert_eq!(c.workspace_root, dir.path());
     assert_eq!(c.max_output_bytes, 131_072);
     assert_eq!(c.max_file_bytes, 20_000_000);
@@ -30,7 +49,7 @@ fn defaults_and_normalised_root() {
 fn startup_messages() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().to_str().unwrap();
-    let err = |v: Value| resolve_config(&v, Some(false)).unwrap_err().0;
+    let err = |v: Value| resolve_config(&v, NO_RG, &mut Plain).unwrap_err().0;
     assert_eq!(
         err(json!({})),
         "No workspace root: options.workspaceRoot is required."
@@ -70,7 +89,8 @@ fn write_scope_startup_errors() {
     let err = |scope: Value| {
         resolve_config(
             &json!({"workspaceRoot": root, "writeScope": scope}),
-            Some(false),
+            NO_RG,
+            &mut Plain,
         )
         .unwrap_err()
         .0
@@ -102,7 +122,8 @@ fn write_scope_startup_errors() {
     assert_eq!(err(json!(["f"])), "writeScope entry is not a directory: f");
     let c = resolve_config(
         &json!({"workspaceRoot": root, "writeScope": ["src", "src/a", "./new/"]}),
-        Some(false),
+        NO_RG,
+        &mut Plain,
     )
     .unwrap();
     let names: Vec<&str> = c.write_scope.iter().map(|s| s.name.as_str()).collect();
@@ -120,7 +141,11 @@ fn build_config_reads_flags_and_env() {
             ("ALLOW_OUTSIDE_WORKSPACE", " Yes "),
             ("MAX_OUTPUT_BYTES", "2048"),
         ]),
-        Some(true),
+        Probes {
+            ripgrep: Some(true),
+            tree_sitter: None,
+        },
+        &mut Plain,
     )
     .unwrap();
     assert!(c.read_only && !c.confine_to_workspace && c.ripgrep_available);
@@ -128,12 +153,15 @@ fn build_config_reads_flags_and_env() {
     let c = build_config(
         &argv(&[&format!("--workspace={root}")]),
         &env(&[("READ_ONLY", "")]),
-        Some(false),
+        NO_RG,
+        &mut Plain,
     )
     .unwrap();
     assert!(!c.read_only);
     let e = |a: &[&str], v: &[(&str, &str)]| {
-        build_config(&argv(a), &env(v), Some(false)).unwrap_err().0
+        build_config(&argv(a), &env(v), NO_RG, &mut Plain)
+            .unwrap_err()
+            .0
     };
     assert_eq!(
         e(&["--workspace"], &[]),
@@ -184,14 +212,15 @@ fn budgets_past_v8_strings_act_as_the_ceiling() {
     let root = dir.path().to_str().unwrap();
     let c = resolve_config(
         &json!({ "workspaceRoot": root, "maxOutputBytes": 1u64 << 40, "maxImageBytes": 1u64 << 31 }),
-        Some(false),
+        NO_RG, &mut Plain,
     )
     .unwrap();
     assert_eq!(c.max_output_bytes, MAX_OUTPUT_BYTES_CEILING);
     assert_eq!(c.max_image_bytes, MAX_IMAGE_BYTES_CEILING);
     let c = resolve_config(
         &json!({ "workspaceRoot": root, "maxOutputBytes": MAX_OUTPUT_BYTES_CEILING - 1 }),
-        Some(false),
+        NO_RG,
+        &mut Plain,
     )
     .unwrap();
     assert_eq!(c.max_output_bytes, MAX_OUTPUT_BYTES_CEILING - 1);

@@ -1,9 +1,8 @@
 //! Reading option values the way the original package's JavaScript did (`String(v)`,
 //! truthiness, integer limits with floors), and path normalisation like `path.resolve`.
 
-use super::{StartupError, TestHooks};
+use super::{IndexMode, StartupError, TestHooks, DEFAULT_SEARCH_INDEX_THRESHOLD};
 use serde_json::{Map, Value};
-use std::path::{Component, Path, PathBuf};
 
 /// Whether an `rg` binary answers `rg --version`.
 pub fn probe_ripgrep() -> bool {
@@ -15,41 +14,6 @@ pub fn probe_ripgrep() -> bool {
         .status()
         .map(|s| s.success())
         .unwrap_or(false)
-}
-
-/// Lexical normalisation: `.` dropped, `..` pops a component (never above the root: `/..`
-/// is `/`, as in `path.resolve`); a relative path keeps its leading `..`s (`../../x`).
-pub fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in path.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                // `PathBuf::pop` would eat a leading `..` and cannot rise above `/`.
-                let ends_in_parent =
-                    matches!(out.components().next_back(), Some(Component::ParentDir));
-                if ends_in_parent || (!out.pop() && !out.has_root()) {
-                    out.push("..");
-                }
-            }
-            other => out.push(other.as_os_str()),
-        }
-    }
-    if out.as_os_str().is_empty() {
-        out.push(".");
-    }
-    out
-}
-
-/// `path.resolve(p)`: absolute against the process cwd, then normalised.
-pub fn absolutize(p: &str) -> PathBuf {
-    let path = Path::new(p);
-    if path.is_absolute() {
-        normalize(path)
-    } else {
-        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
-        normalize(&cwd.join(path))
-    }
 }
 
 /// Renders a JSON value the way JavaScript's `String(value)` would, for error messages.
@@ -146,17 +110,21 @@ pub(super) fn hooks_option(opts: &Map<String, Value>) -> TestHooks {
 /// `searchIndexThreshold` (an integer >= 1, default 20,000).
 pub(super) fn search_index_option(
     opts: &Map<String, Value>,
-) -> Result<crate::index::SearchIndex, StartupError> {
-    use crate::index::{Mode, SearchIndex, DEFAULT_THRESHOLD};
+) -> Result<(IndexMode, u64), StartupError> {
     let mode = match opts.get("searchIndex") {
-        None | Some(Value::Null) => Mode::Auto,
-        Some(v) => v.as_str().and_then(Mode::parse).ok_or_else(|| {
+        None | Some(Value::Null) => IndexMode::Auto,
+        Some(v) => v.as_str().and_then(IndexMode::parse).ok_or_else(|| {
             StartupError(format!(
                 "searchIndex must be \"auto\", \"on\" or \"off\", got: {}",
                 js_string(v)
             ))
         })?,
     };
-    let threshold = integer_option(opts, "searchIndexThreshold", DEFAULT_THRESHOLD, 1)?;
-    Ok(SearchIndex::new(mode, threshold))
+    let threshold = integer_option(
+        opts,
+        "searchIndexThreshold",
+        DEFAULT_SEARCH_INDEX_THRESHOLD,
+        1,
+    )?;
+    Ok((mode, threshold))
 }

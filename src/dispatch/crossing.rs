@@ -44,7 +44,7 @@ fn parts_json(parts: &[Part]) -> String {
 }
 
 /// Serialises `out` for JavaScript with no string over `limit` bytes
-/// ([`crate::output::JS_MAX_STRING`] outside tests).
+/// ([`crate::config::JS_MAX_STRING`] outside tests).
 pub fn crossing(mut out: Outcome, limit: usize) -> Crossing {
     let mut meta_json = out.meta.map(|m| serde_json::Value::Object(m).to_string());
     if let Some(n) = meta_json.as_ref().map(String::len).filter(|&n| n > limit) {

@@ -3,8 +3,8 @@
 //! redacted like a built-in tool's.
 
 use super::{redact_error, Outcome};
-use crate::config::Config;
 use crate::error::{Code, ToolError};
+use crate::runtime::Runtime;
 use crate::tools::{Output, Part};
 use serde_json::Value;
 
@@ -81,9 +81,9 @@ pub fn finish_custom(name: &str, result: &Value) -> Result<Output, ToolError> {
 
 /// [`finish_custom`] as the call's [`Outcome`]: bounded like a built-in tool, internal
 /// details moved to the warnings.
-pub fn custom_outcome(name: &str, result: &Value, config: &Config) -> Outcome {
+pub fn custom_outcome(name: &str, result: &Value, runtime: &Runtime) -> Outcome {
     let out = match finish_custom(name, result) {
-        Ok(out) => Outcome::success(out, false, config, vec![]),
+        Ok(out) => Outcome::success(out, false, runtime, vec![]),
         Err(e) if e.code == Code::Internal => Outcome::error(
             &ToolError::new(Code::Internal, "internal error"),
             vec![format!(
@@ -93,18 +93,20 @@ pub fn custom_outcome(name: &str, result: &Value, config: &Config) -> Outcome {
         ),
         Err(e) => Outcome::error(&e, vec![]),
     };
-    redact_error(out, config.redact.as_deref())
+    redact_error(out, runtime.redactor.as_ref())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Config;
     use serde_json::json;
 
     #[test]
     fn custom_results_are_bounded_and_errors_enveloped() {
         let mut config = Config::with_root("/");
         config.max_output_bytes = 1024;
+        let config = Runtime::new(config);
         let big = "x".repeat(5000);
         let out = custom_outcome(
             "t",

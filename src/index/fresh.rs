@@ -16,10 +16,10 @@
 use super::store::{Stamp, Store, RACY};
 use super::watch::{Event, Watch};
 use crate::config::Config;
+use crate::pool::threads;
 use crate::search::policy::{is_reserved_name, Policy};
-use crate::search::walk::threads;
 use crate::search::walk::walk_entries;
-use crate::tools::Warnings;
+use crate::warnings::Warnings;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

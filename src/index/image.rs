@@ -3,7 +3,7 @@
 
 use super::lists::Merged;
 use super::store::{Entry, GRAM, HEADER, MAGIC, NONE, REC, SUM};
-use crate::search::walk::threads;
+use crate::pool::threads;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 

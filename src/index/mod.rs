@@ -41,41 +41,15 @@ pub mod store;
 pub mod watch;
 
 use crate::cancel::Cancel;
-use crate::config::Config;
+use crate::config::{Config, IndexMode as Mode};
 use crate::search::policy::Policy;
-use crate::tools::Warnings;
+use crate::warnings::Warnings;
 use live::{installed, refresh, watched, Live};
 use serde_json::{json, Value};
 use std::ffi::OsStr;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-
-/// Default `searchIndexThreshold`: the file count from which `"auto"` builds an index.
-pub const DEFAULT_THRESHOLD: u64 = 20_000;
-
-/// `searchIndex`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
-    /// Build once a scan saw the threshold's worth of files.
-    Auto,
-    /// Build at the first grep, whatever the size.
-    On,
-    /// Never index.
-    Off,
-}
-
-impl Mode {
-    /// Parses the option's value.
-    pub fn parse(s: &str) -> Option<Mode> {
-        match s {
-            "auto" => Some(Mode::Auto),
-            "on" => Some(Mode::On),
-            "off" => Some(Mode::Off),
-            _ => None,
-        }
-    }
-}
 
 #[derive(Default)]
 struct State {
@@ -213,12 +187,10 @@ impl SearchIndex {
             }
             s.building = true;
         }
-        // The thread must not keep the tools object alive: it holds a weak reference and a
-        // configuration whose own index is inert.
+        // The thread must not keep the tools object alive: it holds a weak reference (and
+        // the configuration, which is values only).
         let weak = Arc::downgrade(self);
-        let mut inert = (**config).clone();
-        inert.search_index = Arc::new(SearchIndex::new(Mode::Off, 0));
-        let config = Arc::new(inert);
+        let config = Arc::clone(config);
         let cancel = self.cancel.clone();
         let use_watch = self.use_watch;
         let spawned = std::thread::Builder::new()

@@ -4,19 +4,15 @@
 //! Two input formats produce the same plan: a unified diff (git-style headers accepted,
 //! [`parse`]) and the `*** Begin Patch` format ([`codex`]). [`locate`] finds where a hunk
 //! fits, [`apply`] rewrites a file's lines, [`prepare`] checks every block against the disk
-//! and stages its outcome, and [`commit`] performs the staged operations all-or-nothing,
-//! with a [`journal`] that lets the next start-up roll back a commit cut short by a crash
-//! ([`undo`] decides from the disk what to put back).
+//! and stages its outcome; the tool hands the staged operations to
+//! [`crate::atomic::commit`], which performs them all-or-nothing.
 //! Nothing in this module formats the tool's success text: that is the tool's job.
 
 pub mod apply;
 pub mod codex;
-pub mod commit;
-pub mod journal;
 pub mod locate;
 pub mod parse;
 pub mod prepare;
-pub mod undo;
 
 use crate::error::{ToolError, ToolResult};
 

@@ -7,8 +7,8 @@
 //! rename-destination error (absolute) and the symlink refusal (absolute).
 
 use super::apply::{apply, Failure};
-use super::commit::Op;
 use super::FilePatch;
+use crate::atomic::commit::Op;
 use crate::config::Config;
 use crate::eol::EditableText;
 use crate::error::{Code, ToolError, ToolResult};

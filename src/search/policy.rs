@@ -19,7 +19,7 @@
 //! byte comparison, not a hash of the path under a shared lock (that was ~10 % of a `glob`).
 
 use crate::config::Config;
-use crate::tools::Warnings;
+use crate::warnings::Warnings;
 use crate::workspace;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use ignore::{DirEntry, Match};

@@ -7,21 +7,10 @@
 
 use super::policy::Policy;
 use crate::cancel::Cancel;
+use crate::pool::threads;
 use ignore::{DirEntry, WalkBuilder, WalkState};
 use std::path::Path;
 use std::sync::Arc;
-
-/// How many walker threads to use: the machine's parallelism, capped (beyond ~8 threads a
-/// walk is bound by the filesystem, not the CPU). Asked once: `available_parallelism` reads
-/// the cgroup's CPU quota from /proc and /sys on every call (~3 % of a `read_files` call).
-pub fn threads() -> usize {
-    static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *THREADS.get_or_init(|| {
-        std::thread::available_parallelism()
-            .map_or(2, |n| n.get())
-            .clamp(1, 8)
-    })
-}
 
 /// A cheap test of the files a caller wants (a name glob), run before the ignore policy.
 pub type Wanted = Arc<dyn Fn(&DirEntry) -> bool + Send + Sync>;

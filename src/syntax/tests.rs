@@ -187,9 +187,7 @@ fn unsupported_extensions() {
 
 #[test]
 fn write_warnings_first_issue_only() {
-    let config =
-        crate::config::resolve_config(&serde_json::json!({"workspaceRoot": "."}), Some(false))
-            .unwrap();
+    let config = crate::config::Config::with_root(std::env::current_dir().unwrap());
     let files = vec![
         ("notes.txt".to_string(), b"((((".to_vec()),
         ("a.ts".to_string(), b"let x = (1;\n".to_vec()),
@@ -214,10 +212,9 @@ fn write_warnings_first_issue_only() {
 
 #[test]
 fn the_warning_is_computed_beside_the_write() {
-    let config = Arc::new(
-        crate::config::resolve_config(&serde_json::json!({"workspaceRoot": "."}), Some(false))
-            .unwrap(),
-    );
+    let config = Arc::new(crate::config::Config::with_root(
+        std::env::current_dir().unwrap(),
+    ));
     let (value, w) = write_warning_during(&config, "beside.ts", b"let x = (1;\n", || 7);
     assert_eq!(value, 7);
     assert_eq!(

@@ -3,9 +3,9 @@
 //! check and stage every block in order, then commit all file operations together.
 
 use super::{object_schema, Annotations, Call, Handler, ToolDef};
+use crate::atomic::commit::{self, Op};
 use crate::config::Config;
 use crate::error::{ToolError, ToolResult};
-use crate::patch::commit::{self, Op};
 use crate::patch::prepare::{self, Change};
 use crate::patch::{self, FilePatch};
 use crate::schema::str_arg;

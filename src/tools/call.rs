@@ -3,38 +3,22 @@
 
 use crate::cancel::Cancel;
 use crate::config::Config;
+use crate::runtime::Runtime;
+use crate::warnings::Warnings;
 use serde_json::{Map, Value};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-/// Warning lines collected during a call, delivered to the warn sink after it.
-#[derive(Debug, Clone, Default)]
-pub struct Warnings(Arc<Mutex<Vec<String>>>);
-
-impl Warnings {
-    /// Records `clarvis-agent-tools: <line>\n`.
-    pub fn push(&self, line: impl AsRef<str>) {
-        if let Ok(mut v) = self.0.lock() {
-            v.push(format!("clarvis-agent-tools: {}\n", line.as_ref()));
-        }
-    }
-
-    /// Takes every recorded line.
-    pub fn take(&self) -> Vec<String> {
-        self.0
-            .lock()
-            .map(|mut v| std::mem::take(&mut *v))
-            .unwrap_or_default()
-    }
-}
-
-/// Everything a handler receives: validated arguments (defaults filled), the configuration,
-/// the cancellation token and the warning collector.
+/// Everything a handler receives: validated arguments (defaults filled), the configuration
+/// and the services of the tools object, the cancellation token and the warning collector.
 #[derive(Debug, Clone)]
 pub struct Call {
     /// Arguments after validation, with schema defaults filled in.
     pub args: Map<String, Value>,
-    /// The frozen configuration.
+    /// The frozen configuration: `runtime.config`, at hand because nearly every handler
+    /// reads it.
     pub config: Arc<Config>,
+    /// The tools object's services (checkpoints, the search index, …).
+    pub runtime: Arc<Runtime>,
     /// Fires when the caller aborts.
     pub cancel: Cancel,
     /// Warnings for the warn sink.
@@ -120,10 +104,22 @@ impl From<&str> for Output {
 }
 
 impl Call {
+    /// A call of `args` on `runtime`'s tools object, with fresh warnings and no live output.
+    pub fn new(args: Map<String, Value>, runtime: Arc<Runtime>, cancel: Cancel) -> Call {
+        Call {
+            args,
+            config: Arc::clone(&runtime.config),
+            runtime,
+            cancel,
+            warnings: Warnings::default(),
+            on_output: None,
+        }
+    }
+
     /// Checkpoint hook, before a mutation commits (under its path locks): records the prior
     /// state of `paths` for every live checkpoint. Free when no checkpoint is live.
     pub fn before_write(&self, paths: &[std::path::PathBuf]) {
-        for line in self.config.checkpoints.before(paths, None) {
+        for line in self.runtime.checkpoints.before(paths, None) {
             self.warnings.push(line);
         }
     }
@@ -132,14 +128,14 @@ impl Call {
     /// destination came from).
     pub fn before_move(&self, from: &std::path::Path, to: &std::path::Path) {
         let paths = [from.to_path_buf(), to.to_path_buf()];
-        for line in self.config.checkpoints.before(&paths, Some((from, to))) {
+        for line in self.runtime.checkpoints.before(&paths, Some((from, to))) {
             self.warnings.push(line);
         }
     }
 
     /// Checkpoint hook, after a mutation committed: what the tools left at `paths`.
     pub fn after_write(&self, paths: &[std::path::PathBuf]) {
-        self.config.checkpoints.after(paths);
+        self.runtime.checkpoints.after(paths);
     }
 
     /// Before a `bash` command, with `checkpointBash` and a live checkpoint: the workspace's
@@ -148,8 +144,8 @@ impl Call {
         if !self.config.checkpoint_bash {
             return None;
         }
-        let config = self.config.clone();
-        tokio::task::spawn_blocking(move || config.checkpoints.bash_before(&config))
+        let runtime = Arc::clone(&self.runtime);
+        tokio::task::spawn_blocking(move || runtime.checkpoints.bash_before(&runtime.config))
             .await
             .ok()
             .flatten()
@@ -158,11 +154,12 @@ impl Call {
     /// After a `bash` command: records what it created, deleted or changed.
     pub async fn bash_checkpoint_after(&self, before: Option<crate::checkpoint::BashBefore>) {
         let Some(before) = before else { return };
-        let config = self.config.clone();
-        let lines =
-            tokio::task::spawn_blocking(move || config.checkpoints.bash_after(&config, before))
-                .await
-                .unwrap_or_default();
+        let runtime = Arc::clone(&self.runtime);
+        let lines = tokio::task::spawn_blocking(move || {
+            runtime.checkpoints.bash_after(&runtime.config, before)
+        })
+        .await
+        .unwrap_or_default();
         for line in lines {
             self.warnings.push(line);
         }

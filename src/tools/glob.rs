@@ -218,8 +218,8 @@ fn list(call: &Call) -> ToolResult<String> {
     // A ready index lists the files without a walk (the same files: its freshness machinery
     // names every file changed or created since it was built, and those are stat'ed here).
     let indexed = if respect {
-        config
-            .search_index
+        call.runtime
+            .index
             .files(config, &base, |rel| matcher.is_match(rel))
     } else {
         None

@@ -5,9 +5,10 @@
 //! [`Collector`] → [`render`]. Bounds its own output (CONTRACT §5 grep, rules 1–6).
 
 use super::{object_schema, read_annotations, Call, Handler, ToolDef};
+use crate::config::IndexMode;
 use crate::error::{ToolError, ToolResult};
 use crate::index::plan::{self, Query};
-use crate::index::Mode as IndexMode;
+use crate::pool::threads;
 use crate::schema::{bool_arg, int_arg, str_arg};
 use crate::search::at::BaseDir;
 use crate::search::collect::{Collector, FileHit, FileSink};
@@ -15,7 +16,7 @@ use crate::search::matcher::{self, Engine};
 use crate::search::policy::Policy;
 use crate::search::render::{render, Mode, PageSpec};
 use crate::search::scan::{RowSink, Scanner};
-use crate::search::walk::{threads, walk_wanted, Wanted};
+use crate::search::walk::{walk_wanted, Wanted};
 use crate::tools::glob::{compile, display, relative};
 use crate::workspace;
 use globset::GlobMatcher;
@@ -122,7 +123,7 @@ fn run(call: &Call) -> ToolResult<String> {
     }
     // Only the Rust engine's syntax is planned: PCRE2 reads some escapes differently.
     let plan = match &engine {
-        Engine::Rust(_) if meta.is_dir() && call.config.search_index.mode() != IndexMode::Off => {
+        Engine::Rust(_) if meta.is_dir() && call.runtime.index.mode() != IndexMode::Off => {
             plan::plan(pattern, ignore_case, multiline)
         }
         _ => None,
@@ -204,7 +205,7 @@ fn search<M: Matcher + Sync>(job: &Job<'_>, matcher: &M) -> ToolResult<String> {
         Some((glob, false)) => glob.is_match(name),
     };
     let indexed = match (&job.plan, job.is_file) {
-        (Some(q), false) => config.search_index.candidates(config, job.base, q),
+        (Some(q), false) => call.runtime.index.candidates(config, job.base, q),
         _ => None,
     };
     if job.is_file {
@@ -260,8 +261,8 @@ fn search<M: Matcher + Sync>(job: &Job<'_>, matcher: &M) -> ToolResult<String> {
                 search_one(&mut scanner, entry.path());
             }) as Box<dyn FnMut(&ignore::DirEntry) + Send>
         });
-        config
-            .search_index
+        call.runtime
+            .index
             .after_scan(config, walked.load(Ordering::Relaxed));
     }
     if call.cancel.is_cancelled() {

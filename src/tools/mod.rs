@@ -7,6 +7,7 @@
 
 use crate::config::{Compat, Config};
 use crate::error::{ToolError, ToolResult};
+use crate::runtime::Runtime;
 use serde_json::{json, Value};
 use std::future::Future;
 use std::pin::Pin;
@@ -41,7 +42,7 @@ pub mod tree;
 pub mod undo;
 pub mod write_file;
 
-pub use call::{Call, Output, Part, Warnings};
+pub use call::{Call, Output, Part};
 
 /// A boxed handler future.
 pub type BoxFuture = Pin<Box<dyn Future<Output = ToolResult<Output>> + Send>>;
@@ -208,12 +209,12 @@ fn custom_on_surface(t: &crate::custom::CustomTool, config: &Config) -> bool {
     (!config.read_only || t.read_only) && config.tool_policy.keeps(&t.name)
 }
 
-/// Looks `name` up among the host's tools on the surface `config` selects.
-pub fn get_custom<'c>(name: &str, config: &'c Config) -> Option<&'c crate::custom::CustomTool> {
-    config
+/// Looks `name` up among the host's tools on the surface `runtime`'s configuration selects.
+pub fn get_custom<'r>(name: &str, runtime: &'r Runtime) -> Option<&'r crate::custom::CustomTool> {
+    runtime
         .custom_tools
         .iter()
-        .find(|t| t.name == name && custom_on_surface(t, config))
+        .find(|t| t.name == name && custom_on_surface(t, &runtime.config))
 }
 
 /// Looks `name` up in the surface `config` selects.
@@ -241,9 +242,10 @@ pub fn schema_of(def: &ToolDef, compat: Compat) -> &'static Value {
     &schemas[i]
 }
 
-/// `listTools()` for a configuration: `[{name, description, inputSchema, annotations}]`.
-pub fn list_tools_json(config: &Config) -> Value {
-    let custom = config
+/// `listTools()` for a tools object: `[{name, description, inputSchema, annotations}]`.
+pub fn list_tools_json(runtime: &Runtime) -> Value {
+    let config = &*runtime.config;
+    let custom = runtime
         .custom_tools
         .iter()
         .filter(|t| custom_on_surface(t, config))

@@ -111,7 +111,7 @@ fn each_block(
     files: &[String],
     mut take: impl FnMut(usize, String) -> bool,
 ) -> ToolResult<()> {
-    let workers = crate::search::walk::threads().min(4).min(files.len());
+    let workers = crate::pool::threads().min(4).min(files.len());
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
     let (tx, rx) = mpsc::channel::<(usize, ToolResult<String>)>();

@@ -2,8 +2,8 @@
 
 use super::{change_annotations, object_schema, Call, Handler, Output, ToolDef};
 use crate::atomic;
+use crate::atomic::commit::{self, Op};
 use crate::error::{Code, ToolError, ToolResult};
-use crate::patch::commit::{self, Op};
 use crate::schema::str_arg;
 use crate::workspace;
 use serde_json::{json, Value};

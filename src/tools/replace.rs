@@ -4,10 +4,10 @@
 use super::glob::{compile, wanted};
 use super::{change_annotations, object_schema, Call, Handler, Output, ToolDef};
 use crate::atomic;
+use crate::atomic::commit::{self, Op};
 use crate::eol::EditableText;
 use crate::error::{Code, ToolError, ToolResult};
 use crate::jsregex::{Cut, JsRegex};
-use crate::patch::commit::{self, Op};
 use crate::schema::{bool_arg, str_arg};
 use crate::search::at::BaseDir;
 use crate::search::policy::Policy;

@@ -328,7 +328,7 @@ fn walk(
     let mut scratch = Scratch::default();
     // The root alone first: a tree of one directory never starts a thread.
     walk.step(&mut done, &mut scratch);
-    let threads = crate::search::walk::threads();
+    let threads = crate::pool::threads();
     if threads > 1 && walk.lock().jobs.len() > 1 {
         std::thread::scope(|s| {
             let helpers: Vec<_> = (1..threads).map(|_| s.spawn(|| walk.work())).collect();

@@ -6,17 +6,16 @@
 use super::*;
 use crate::cancel::Cancel;
 use crate::config::Config;
-use crate::tools::Warnings;
+use crate::runtime::Runtime;
+use crate::warnings::Warnings;
 use std::fs;
 
 fn call_in(root: &Path, args: Value) -> Call {
-    Call {
-        args: args.as_object().cloned().unwrap_or_default(),
-        config: Arc::new(Config::with_root(root)),
-        cancel: Cancel::new(),
-        warnings: Warnings::default(),
-        on_output: None,
-    }
+    Call::new(
+        args.as_object().cloned().unwrap_or_default(),
+        Runtime::new(Config::with_root(root)).shared(),
+        Cancel::new(),
+    )
 }
 
 fn text(out: Output) -> String {

@@ -29,7 +29,7 @@ fn schema() -> Value {
 
 fn run(call: &Call) -> ToolResult<Output> {
     let config = &call.config;
-    let store = &config.checkpoints;
+    let store = &call.runtime.checkpoints;
     let journal = (!config.hooks.no_journal).then_some(config.workspace_root.as_path());
     let report = store
         .restore(LAST_CALL, None, false, journal)

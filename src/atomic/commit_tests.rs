@@ -1,5 +1,5 @@
 use super::*;
-use crate::patch::undo::JPath;
+use crate::atomic::undo::JPath;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 
 fn leftovers(dir: &Path) -> Vec<String> {

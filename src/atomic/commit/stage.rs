@@ -5,10 +5,10 @@
 //! as if everything ran in order.
 
 use super::{parent, Op};
+use crate::atomic::undo::{file_id, FileId, JPath, Step};
 use crate::atomic::{
     create_temp, ensure_parent_dirs, fill_temp, parallel_map, temp_name, TempFile,
 };
-use crate::patch::undo::{file_id, FileId, JPath, Step};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};

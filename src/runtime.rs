@@ -1,0 +1,75 @@
+//! The services of one tools object, built once from its [`Config`] and dropped with it.
+//!
+//! A [`Config`] is values; what lives and changes while the tools object is used lives here:
+//! the checkpoint store, the search index (and its build thread, watches and image), the
+//! redactor compiled from `redactSecrets`, and the host's custom tools. `createAgentTools`
+//! builds one `Runtime` (through `crate::dispatch::open`); every call receives it, and each
+//! tool or engine takes what it uses from it — `&Config` and the one service it needs.
+//!
+//! Architecture invariant: the runtime sits above the engines and below the tools. It may
+//! own any engine's service; no engine reaches back up to it, and it knows nothing of the
+//! tool registry (the startup that needs both lives in `dispatch::open`).
+
+use crate::checkpoint;
+use crate::config::Config;
+use crate::custom::CustomTool;
+use crate::index::SearchIndex;
+use crate::redact::Redactor;
+use std::sync::Arc;
+
+/// One tools object's configuration and services.
+#[derive(Debug)]
+pub struct Runtime {
+    /// The frozen configuration.
+    pub config: Arc<Config>,
+    /// The checkpoints of this tools object (`checkpointBytes` is its budget).
+    pub checkpoints: checkpoint::Store,
+    /// The workspace's search index (`searchIndex`; off, building or ready).
+    pub index: Arc<SearchIndex>,
+    /// `redactSecrets`: masks credentials in what goes back to the model (`None`: off).
+    pub redactor: Option<Redactor>,
+    /// `customTools`: the host's tools (their handlers stay in JavaScript).
+    pub custom_tools: Vec<CustomTool>,
+}
+
+impl Runtime {
+    /// The services `config` asks for, without host tools and without redaction (add them
+    /// with [`Runtime::with_custom_tools`] and [`Runtime::with_redactor`]).
+    pub fn new(config: Config) -> Runtime {
+        let checkpoints = checkpoint::Store::new(&config.workspace_root, config.checkpoint_bytes);
+        let index = Arc::new(SearchIndex::new(
+            config.search_index,
+            config.search_index_threshold,
+        ));
+        Runtime {
+            config: Arc::new(config),
+            checkpoints,
+            index,
+            redactor: None,
+            custom_tools: Vec::new(),
+        }
+    }
+
+    /// With the host's tools.
+    pub fn with_custom_tools(mut self, tools: Vec<CustomTool>) -> Runtime {
+        self.custom_tools = tools;
+        self
+    }
+
+    /// With a redactor (`None`: redaction off).
+    pub fn with_redactor(mut self, redactor: Option<Redactor>) -> Runtime {
+        self.redactor = redactor;
+        self
+    }
+
+    /// With another search index (tests and benchmarks: a threshold of one, no watches).
+    pub fn with_index(mut self, index: SearchIndex) -> Runtime {
+        self.index = Arc::new(index);
+        self
+    }
+
+    /// The runtime behind an `Arc`, as calls share it.
+    pub fn shared(self) -> Arc<Runtime> {
+        Arc::new(self)
+    }
+}
