@@ -163,6 +163,10 @@ test('collisions, invalid schemas and missing handlers are StartupErrors', () =>
   const base = { description: 'd', inputSchema: { type: 'object' }, handler: () => '' }
   bad([{ ...base, name: 'read_file' }], /^customTools\[0\]\.name collides with a built-in tool: read_file$/)
   bad([{ ...base, name: 'a' }, { ...base, name: 'a' }], /^customTools\[1\]\.name is used twice: a$/)
+  // A name that differs only in case is the same tool to a model.
+  for (const name of ['Bash', 'READ_FILE', 'Apply_Patch', 'Undo'])
+    bad([{ ...base, name }], new RegExp(`^customTools\\[0\\]\\.name collides with a built-in tool: ${name} differs from ${name.toLowerCase()} only in case$`))
+  bad([{ ...base, name: 'deploy' }, { ...base, name: 'DePloy' }], /^customTools\[1\]\.name is used twice: DePloy differs from customTools\[0\]\.name deploy only in case$/)
   bad([{ ...base, name: 'has space' }], /^customTools\[0\]\.name must match/)
   bad([{ ...base, name: 'x', inputSchema: { type: 'array' } }], /^customTools\[0\]\.inputSchema must have type "object"$/)
   bad([{ ...base, name: 'x', inputSchema: { type: 'object', properties: { a: { anyOf: [] } } } }], /unsupported keyword 'anyOf'/)

@@ -86,10 +86,28 @@ pub fn parse(v: Option<&Value>, builtins: &[&str]) -> Result<Vec<CustomTool>, St
                 tool.name
             )));
         }
+        // Names that differ only in case are one tool to a model (and to providers that
+        // fold case), so `Bash` would shadow or impersonate `bash`: refused like a collision.
+        if let Some(b) = builtins.iter().find(|b| b.eq_ignore_ascii_case(&tool.name)) {
+            return Err(StartupError(format!(
+                "{at}.name collides with a built-in tool: {} differs from {b} only in case",
+                tool.name
+            )));
+        }
         if out.iter().any(|t| t.name == tool.name) {
             return Err(StartupError(format!(
                 "{at}.name is used twice: {}",
                 tool.name
+            )));
+        }
+        if let Some((j, t)) = out
+            .iter()
+            .enumerate()
+            .find(|(_, t)| t.name.eq_ignore_ascii_case(&tool.name))
+        {
+            return Err(StartupError(format!(
+                "{at}.name is used twice: {} differs from customTools[{j}].name {} only in case",
+                tool.name, t.name
             )));
         }
         out.push(tool);
@@ -354,6 +372,17 @@ mod tests {
         assert_eq!(
             parse(Some(&twice), &[]).unwrap_err().0,
             "customTools[1].name is used twice: a"
+        );
+        let cased = json!([{"name": "deploy", "description": "d", "inputSchema": schema()},
+            {"name": "Deploy", "description": "d", "inputSchema": schema()}]);
+        assert_eq!(
+            parse(Some(&cased), &[]).unwrap_err().0,
+            "customTools[1].name is used twice: Deploy differs from customTools[0].name deploy only in case"
+        );
+        let shadow = json!([{"name": "Bash", "description": "d", "inputSchema": schema()}]);
+        assert_eq!(
+            parse(Some(&shadow), &["read_file", "bash"]).unwrap_err().0,
+            "customTools[0].name collides with a built-in tool: Bash differs from bash only in case"
         );
         assert_eq!(
             parse(Some(&json!({})), &[]).unwrap_err().0,
