@@ -76,6 +76,13 @@ export interface AgentToolsOptions {
   /** Record what `bash` commands change while a checkpoint is live (walks the workspace around each command). Default false. */
   checkpointBash?: boolean
   /**
+   * Put the checkpoint calls on the surface as tools (`checkpoint_create`, `checkpoint_list`,
+   * `checkpoint_changes`, `checkpoint_restore`, `checkpoint_drop`), under toolPolicy, readOnly
+   * (which keeps list and changes) and the guard like every tool; what the MCP server's
+   * `--checkpoints` sets. Default false.
+   */
+  checkpointTools?: boolean
+  /**
    * grep's trigram index (kept in `.clarvis/index/`): `"auto"` builds it in the background once a
    * scan has walked `searchIndexThreshold` files, `"on"` at the first grep, `"off"` never. Results
    * are identical with and without it. Default "auto".
@@ -154,16 +161,30 @@ export interface ServerConfig {
   readonly maxMonitors?: number
   /** The monitor log bound, present only when given. */
   readonly monitorLogMaxBytes?: number
-  /** The checkpoint budget in bytes (absent under compat "0.1"). */
+  /** The checkpoint budget in bytes (under compat "0.1": only when not the default). */
   readonly checkpointBytes?: number
-  /** Whether bash commands are checkpointed (absent under compat "0.1"). */
+  /** Whether bash commands are checkpointed (under compat "0.1": only when true). */
   readonly checkpointBash?: boolean
   /** The custom tools from the options, when some were given. */
   readonly customTools?: readonly CustomToolDefinition[]
-  /** The write scope, normalised (`./src/` → `src`); absent when unset or under compat "0.1". */
+  /** The write scope, normalised (`./src/` → `src`); absent when unset. */
   readonly writeScope?: readonly string[]
-  /** `true`, or the host's patterns as `{ source, flags }`; absent when off or under compat "0.1" (redaction still applies there). */
+  /** `true`, or the host's patterns as `{ source, flags }`; absent when off. */
   readonly redactSecrets?: true | { patterns: ReadonlyArray<{ source: string; flags: string }> }
+  /** The tool policy, when one was given. */
+  readonly toolPolicy?: { readonly allow?: readonly ToolName[]; readonly deny?: readonly ToolName[] }
+  /** `"0.1"` in a compat "0.1" configuration that also sets a newer option (absent otherwise). */
+  readonly compat?: '0.1'
+  /** The guard's time limit, when one was given. */
+  readonly guardTimeoutMs?: number
+  /** `true` when the checkpoint tools are on the surface. */
+  readonly checkpointTools?: boolean
+  /** The SIGTERM-to-SIGKILL grace, when one was given. */
+  readonly killGraceMs?: number
+  /** The index mode, when not `"auto"`. */
+  readonly searchIndex?: 'on' | 'off'
+  /** The index threshold, when not 20000. */
+  readonly searchIndexThreshold?: number
 }
 
 /**
@@ -306,6 +327,14 @@ export type ToolName =
   | 'tree'
   | 'outline'
   | 'check_syntax'
+  /** Opt-in: on the surface only when `toolPolicy.allow` names it. */
+  | 'undo'
+  /** Opt-in: with `checkpointTools: true`, or when `toolPolicy.allow` names them. */
+  | 'checkpoint_create'
+  | 'checkpoint_list'
+  | 'checkpoint_changes'
+  | 'checkpoint_restore'
+  | 'checkpoint_drop'
 
 /** Error codes of the envelope. */
 export type ErrorCode =

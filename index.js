@@ -77,6 +77,10 @@ function encodeArgs(args) {
 
 const handles = new WeakMap()
 
+// The config the host handed over (or was handed) for a handle: what a guard sees as
+// `ctx.config`. A handle always has one (freezeConfig and handleFor set it).
+const publicConfigOf = new WeakMap()
+
 // The host's guard and elicit per handle (functions cannot cross into Rust).
 const hooksOf = new WeakMap()
 
@@ -84,6 +88,9 @@ const hooksOf = new WeakMap()
 // (name, description, schema, annotations, readOnly) crossed into Rust with the options.
 const customOf = new WeakMap()
 
+// The config a host sees carries everything that decides the surface and a call's behaviour
+// (the native side's fields, then the hooks and the custom tools), so a copy handed to
+// `dispatch` (`{ ...tools.config }`) behaves as the config itself.
 function freezeConfig(handle, opts) {
   const fields = JSON.parse(handle.configJson())
   const hooks = hostHooks(opts)
@@ -92,6 +99,7 @@ function freezeConfig(handle, opts) {
     // As in the original, the hooks are copied onto the ServerConfig.
     if (hooks.guard) fields.guard = hooks.guard
     if (hooks.elicit) fields.elicit = hooks.elicit
+    if (hooks.timeoutMs) fields.guardTimeoutMs = hooks.timeoutMs
   }
   const custom = customHandlers(opts)
   if (custom) {
@@ -100,7 +108,51 @@ function freezeConfig(handle, opts) {
   }
   const config = Object.freeze(fields)
   handles.set(config, handle)
+  publicConfigOf.set(handle, config)
+  remember(config, handle)
   return config
+}
+
+// The configs this package issued, by fingerprint, so an exact copy of one is that config
+// (same handle: same surface, checkpoints and index). Needed where a copy could not say so
+// itself: a compat "0.1" config using only 0.1's options is exactly 0.1's eight fields.
+const issued = new Map()
+const forget = new FinalizationRegistry((key) => {
+  const ref = issued.get(key)
+  if (ref && ref.deref() === undefined) issued.delete(key)
+})
+const fnIds = new WeakMap()
+let nextFnId = 1
+
+// The config's enumerable fields as JSON, functions named by identity (two copies of one
+// config share their guard, elicit and handlers; two configs with look-alike functions do not).
+function fingerprint(config) {
+  try {
+    return JSON.stringify(config, (key, value) => {
+      if (typeof value !== 'function') return value
+      let id = fnIds.get(value)
+      if (!id) {
+        id = nextFnId++
+        fnIds.set(value, id)
+      }
+      return `\u0000fn${id}`
+    })
+  } catch {
+    return undefined
+  }
+}
+
+function remember(config, handle) {
+  const key = fingerprint(config)
+  if (key === undefined) return
+  issued.set(key, new WeakRef(config))
+  forget.register(config, key)
+}
+
+function issuedCopy(config) {
+  const key = fingerprint(config)
+  const original = key === undefined ? undefined : issued.get(key)?.deref()
+  return original ? handles.get(original) : undefined
 }
 
 // guard, elicit and guardTimeoutMs from options (or a hand-built config carrying them).
@@ -195,6 +247,9 @@ function buildConfig(argv = process.argv.slice(2), env = process.env, probe, pro
 function handleFor(config) {
   let handle = handles.get(config)
   if (handle) return handle
+  // A copy of a config we issued (`{ ...tools.config }`): that config.
+  handle = config && typeof config === 'object' ? issuedCopy(config) : undefined
+  if (handle) return handle
   // A config built by hand: same field names as the options, so resolve it like them.
   const treeSitter = config && config.treeSitterAvailable === false ? false : undefined
   handle = opened(
@@ -204,14 +259,24 @@ function handleFor(config) {
   if (hooks) hooksOf.set(handle, hooks)
   const custom = customHandlers(config)
   if (custom) customOf.set(handle, custom)
+  publicConfigOf.set(handle, config)
   if (Object.isFrozen(config)) handles.set(config, handle)
   return handle
 }
 
-/** What a host's guard sees for a call (LATER §2.4): `{ tool, args, config, paths, bash? }`. */
-const buildGuardContext = guardLib.makeBuildGuardContext((config, raw, base, shell) =>
-  JSON.parse(handleFor(config).pathFact(String(raw), String(base), Boolean(shell))),
-)
+// What a guard sees for a call on `handle`, with `config` as the host's config.
+function contextFor(handle, tool, args, config) {
+  return guardLib.buildGuardContext(tool, args, config, {
+    fact: (raw, base, shell) => JSON.parse(handle.pathFact(String(raw), String(base), Boolean(shell))),
+    patchPaths: (text) => JSON.parse(native.patchPathsJson(text)),
+    checkpointPaths: (id) => JSON.parse(handle.checkpointPathsJson(id)),
+  })
+}
+
+/** What a host's guard sees for a call (LATER §2.4): `{ tool, args, config, paths, bash }`. */
+function buildGuardContext(tool, args, config) {
+  return contextFor(handleFor(config), tool, args, config)
+}
 
 /** Joins the text parts of a result's content (an image part counts as ""). */
 function contentText(parts) {
@@ -273,13 +338,20 @@ function deniedText(reason) {
   return JSON.stringify({ error: 'denied', message: typeof reason === 'string' && reason !== '' ? reason : GUARD_DEFAULT_REASON })
 }
 
-// Waits for a host callback, ending early (with `{ aborted: true }`) when the signal fires or
-// (with a rejection) when guardTimeoutMs passes.
-function hostAnswer(fn, arg, signal, timeoutMs, what) {
+// The host's side of one guarded call — the guard, then elicit when the guard asks — as one
+// exchange: it ends with the exchange's own answer, or `{ aborted: true }` when the signal
+// fires, or a `denied` ToolError when guardTimeoutMs passes, whichever comes first. One
+// deadline covers the whole exchange (a guard that answers late leaves elicit the rest), so
+// an elicit that never answers cannot hold the call past guardTimeoutMs. `stage.now` names
+// the callback being waited for, for the timeout's message.
+function hostExchange(run, signal, timeoutMs, stage) {
   return new Promise((resolve, reject) => {
     let timer = null
+    let done = false
     const onAbort = () => finish(() => resolve({ aborted: true }))
     const finish = (f) => {
+      if (done) return
+      done = true
       if (timer) clearTimeout(timer)
       if (signal && typeof signal.removeEventListener === 'function') signal.removeEventListener('abort', onAbort)
       f()
@@ -287,10 +359,10 @@ function hostAnswer(fn, arg, signal, timeoutMs, what) {
     if (signal && signal.aborted) return resolve({ aborted: true })
     if (signal && typeof signal.addEventListener === 'function') signal.addEventListener('abort', onAbort, { once: true })
     if (timeoutMs) {
-      timer = setTimeout(() => finish(() => reject(new ToolError('denied', `${what} did not answer within ${timeoutMs} ms`))), timeoutMs)
+      timer = setTimeout(() => finish(() => reject(new ToolError('denied', `${stage.now} did not answer within ${timeoutMs} ms`))), timeoutMs)
     }
     Promise.resolve()
-      .then(() => fn(arg))
+      .then(run)
       .then(
         (value) => finish(() => resolve({ value })),
         (err) => finish(() => reject(err)),
@@ -310,42 +382,39 @@ async function guarded(handle, hooks, name, validated, signal) {
 }
 
 async function guardStep(handle, hooks, name, validated, signal) {
-  const config = configOfHandle(handle)
-  const ctx = buildGuardContext(name, validated, config)
-  const failed = (e) => ({ isError: true, text: serializeError(e) })
   if (!hooks.guard) return null
-  let decision
-  try {
-    const r = await hostAnswer(hooks.guard, ctx, signal, hooks.timeoutMs, 'guard')
-    if (r.aborted) return 'aborted'
-    decision = r.value
-  } catch (e) {
-    return failed(e)
-  }
-  // Read once: a getter may throw (caught above us) or answer differently each time.
-  const verdict = decision && typeof decision === 'object' ? decision.verdict : undefined
-  const reason = decision && typeof decision === 'object' ? decision.reason : undefined
-  if (verdict === 'allow') return null
-  if (verdict === 'deny') return { isError: true, text: deniedText(reason) }
-  if (verdict === 'ask') {
-    if (!hooks.elicit) return { isError: true, text: deniedText(reason) }
-    try {
-      const r = await hostAnswer(hooks.elicit, { tool: name, args: validated, reason, bash: ctx.bash }, signal, null, 'elicit')
-      if (r.aborted) return 'aborted'
-      return r.value === true ? null : { isError: true, text: deniedText(reason) }
-    } catch (e) {
-      return failed(e)
+  const config = configOfHandle(handle)
+  const ctx = contextFor(handle, name, validated, config)
+  const stage = { now: 'guard' }
+  const exchange = async () => {
+    const decision = await hooks.guard(ctx)
+    // Read once: a getter may throw (a failure of the exchange) or answer differently each time.
+    const verdict = decision && typeof decision === 'object' ? decision.verdict : undefined
+    const reason = decision && typeof decision === 'object' ? decision.reason : undefined
+    if (verdict === 'allow') return null
+    if (verdict === 'deny') return { isError: true, text: deniedText(reason) }
+    if (verdict === 'ask') {
+      if (!hooks.elicit) return { isError: true, text: deniedText(reason) }
+      stage.now = 'elicit'
+      const answer = await hooks.elicit({ tool: name, args: validated, reason, bash: ctx.bash })
+      return answer === true ? null : { isError: true, text: deniedText(reason) }
     }
+    return { isError: true, text: deniedText(`guard returned an invalid decision: ${describe(decision)}`) }
   }
-  return { isError: true, text: deniedText(`guard returned an invalid decision: ${describe(decision)}`) }
+  let r
+  try {
+    r = await hostExchange(exchange, signal, hooks.timeoutMs, stage)
+  } catch (e) {
+    return { isError: true, text: serializeError(e) }
+  }
+  return r.aborted ? 'aborted' : r.value
 }
 
-const configByHandle = new WeakMap()
 function configOfHandle(handle) {
-  let c = configByHandle.get(handle)
+  let c = publicConfigOf.get(handle)
   if (!c) {
     c = Object.freeze(JSON.parse(handle.configJson()))
-    configByHandle.set(handle, c)
+    publicConfigOf.set(handle, c)
   }
   return c
 }

@@ -10,7 +10,11 @@ export interface McpServerOptions {
   version?: string
   /** Instructions sent to the client at initialization. */
   instructions?: string
-  /** Add the checkpoint_* tools (see the `--checkpoints` flag). */
+  /**
+   * @deprecated The checkpoint_* tools are tools of the surface: create the tools with
+   * `checkpointTools: true` (the `--checkpoints` flag). `true` here throws a TypeError when
+   * `agentTools.config.checkpointTools` is not set.
+   */
   checkpoints?: boolean
 }
 

@@ -23,69 +23,6 @@ export { parseListen } from './lib/mcp-http.mjs'
 const require = createRequire(import.meta.url)
 const pkg = require('./package.json')
 
-// With `checkpoints: true`, the host-side checkpoint calls of `agentTools` become MCP tools
-// the client can call (they are for the person driving the client, like an editor's undo).
-const CHECKPOINT_TOOLS = [
-  {
-    name: 'checkpoint_create',
-    description: 'Take a checkpoint of the workspace: every later change made through these tools can be listed with checkpoint_changes and taken back with checkpoint_restore. Returns {"id"}.',
-    inputSchema: { type: 'object', properties: { label: { type: 'string', description: 'A name to remember it by.' } } },
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-    run: (t, a) => ({ id: t.checkpoint(a.label === undefined ? undefined : String(a.label)) }),
-  },
-  {
-    name: 'checkpoint_list',
-    description: 'List the live checkpoints, oldest first: [{id, label, createdAt, paths}].',
-    inputSchema: { type: 'object', properties: {} },
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    run: (t) => t.checkpoints(),
-  },
-  {
-    name: 'checkpoint_changes',
-    description: 'What changed since a checkpoint: [{path, kind, from?, diff?}] with unified diffs.',
-    inputSchema: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    run: (t, a) => t.changes(String(a.id)),
-  },
-  {
-    name: 'checkpoint_restore',
-    description: 'Put files back as they were at a checkpoint, all or nothing. Files changed outside the tools are reported as conflicts and left alone unless force is true. Returns {restored, conflicts}.',
-    inputSchema: {
-      type: 'object',
-      properties: {
-        id: { type: 'string' },
-        paths: { type: 'array', items: { type: 'string' }, description: 'Only these paths (default: all).' },
-        force: { type: 'boolean', description: 'Overwrite files changed outside the tools too.' },
-      },
-      required: ['id'],
-    },
-    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-    run: (t, a) => t.restore(String(a.id), { paths: Array.isArray(a.paths) ? a.paths : undefined, force: a.force === true }),
-  },
-  {
-    name: 'checkpoint_drop',
-    description: 'Free a checkpoint and what it stored.',
-    inputSchema: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
-    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
-    run: (t, a) => {
-      t.dropCheckpoint(String(a.id))
-      return { dropped: true }
-    },
-  },
-]
-
-async function callCheckpointTool(agentTools, def, args) {
-  try {
-    const value = await def.run(agentTools, args ?? {})
-    return { content: [{ type: 'text', text: JSON.stringify(value) }], isError: false }
-  } catch (e) {
-    const envelope = e && typeof e.code === 'string'
-      ? { error: e.code, message: e.message, ...(e.fields || {}) }
-      : { error: 'internal', message: 'internal error' }
-    return { content: [{ type: 'text', text: JSON.stringify(envelope) }], isError: true }
-  }
-}
-
 // An `onOutput` that reports each chunk as a progress notification for `token`, a `flush()`
 // that waits until every notification reached the transport, and `sent()`. The SDK client
 // handles a notification a microtask after a response read in the same chunk, and forgets
@@ -108,33 +45,43 @@ function progressTo(extra, token) {
   return { onOutput, flush: () => Promise.all(pending), sent: () => pending.length > 0 }
 }
 
+// `checkpoints: true` (before checkpointTools existed, it added the checkpoint tools beside
+// the surface, where neither toolPolicy, readOnly nor the guard saw them): the tools must now
+// be built with them on their surface. Refused rather than ignored, so a host that asked for
+// them learns why its client does not see them.
+function checkCheckpoints(agentTools, options) {
+  if (options && options.checkpoints && !(agentTools.config && agentTools.config.checkpointTools)) {
+    throw new TypeError(
+      'checkpoints: true needs tools created with checkpointTools: true: the checkpoint tools are tools of the surface, under toolPolicy, readOnly and the guard',
+    )
+  }
+}
+
 /** An MCP `Server` (not yet connected) serving `agentTools`. */
 export function createMcpServer(agentTools, options = {}) {
   if (!agentTools || typeof agentTools.listTools !== 'function' || typeof agentTools.callTool !== 'function') {
     throw new TypeError('createMcpServer expects the object createAgentTools() returns')
   }
+  checkCheckpoints(agentTools, options)
   // `Server` rather than `McpServer`: our schemas are JSON Schema already, and McpServer wants
   // zod ones. Its deprecation note targets hand-written tools, not adapters like this one.
   const server = new Server(
     { name: options.name ?? 'clarvis-agent-tools', version: options.version ?? pkg.version },
     { capabilities: { tools: {} }, ...(options.instructions ? { instructions: options.instructions } : {}) },
   )
-  const ckptTools = options.checkpoints && typeof agentTools.checkpoint === 'function' ? CHECKPOINT_TOOLS : []
+  // Every tool the client sees is a tool of the surface: listed by listTools() and run by
+  // callTool(), so toolPolicy, readOnly, validation, the guard and redaction apply to each one
+  // (the checkpoint tools included: they are on the surface with `checkpointTools`).
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: [
-      ...agentTools.listTools().map((t) => ({
-        name: t.name,
-        description: t.description,
-        inputSchema: t.inputSchema,
-        annotations: t.annotations,
-      })),
-      ...ckptTools.map(({ run, ...t }) => t),
-    ],
+    tools: agentTools.listTools().map((t) => ({
+      name: t.name,
+      description: t.description,
+      inputSchema: t.inputSchema,
+      annotations: t.annotations,
+    })),
   }))
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name, arguments: args } = request.params
-    const own = ckptTools.find((t) => t.name === name)
-    if (own) return callCheckpointTool(agentTools, own, args)
     const token = request.params._meta?.progressToken
     const live = token === undefined ? null : progressTo(extra, token)
     const options = live ? { signal: extra.signal, onOutput: live.onOutput } : extra.signal
@@ -167,6 +114,11 @@ export async function serveStdio(agentTools, options = {}) {
 export function serveHttp(agentTools, options = {}) {
   if (!agentTools || typeof agentTools.listTools !== 'function' || typeof agentTools.callTool !== 'function') {
     return Promise.reject(new TypeError('serveHttp expects the object createAgentTools() returns'))
+  }
+  try {
+    checkCheckpoints(agentTools, options)
+  } catch (e) {
+    return Promise.reject(e)
   }
   return serveHttpWith(agentTools, createMcpServer, options)
 }

@@ -143,3 +143,59 @@ test('the config carries guard and elicit', () => {
   assert.equal(t.config.guard, guard)
   assert.equal(t.config.elicit, elicit)
 })
+
+test('guardTimeoutMs covers the whole guard + elicit exchange; late answers are ignored', { timeout: 20000 }, async () => {
+  const never = () => new Promise(() => {})
+  const hang = latest({ 'a.txt': 'a\n' }, { guard: () => ({ verdict: 'ask', reason: 'confirm' }), elicit: never, guardTimeoutMs: 50 })
+  assert.deepEqual(envelope(await hang.call('write_file', { path: 'a.txt', content: 'x' })), { error: 'denied', message: 'elicit did not answer within 50 ms' })
+  assert.equal(fs.readFileSync(path.join(hang.root, 'a.txt'), 'utf8'), 'a\n')
+  // One deadline for both: a guard using 80% of it and an elicit using 50% overrun it together
+  // (timers fire in expiry order, so this holds on a loaded machine too).
+  const after = (ms, v) => () => new Promise((r) => setTimeout(() => r(v), ms))
+  const split = latest({}, { guard: after(160, { verdict: 'ask' }), elicit: after(100, true), guardTimeoutMs: 200 })
+  assert.deepEqual(envelope(await split.call('list_dir', {})), { error: 'denied', message: 'elicit did not answer within 200 ms' })
+  // An answer after the deadline changes nothing.
+  let answer
+  const late = latest({ 'a.txt': 'a\n' }, { guard: () => ({ verdict: 'ask' }), elicit: () => new Promise((r) => { answer = r }), guardTimeoutMs: 30 })
+  assert.equal(envelope(await late.call('write_file', { path: 'a.txt', content: 'x' })).error, 'denied')
+  answer(true)
+  await new Promise((r) => setTimeout(r, 50))
+  assert.equal(fs.readFileSync(path.join(late.root, 'a.txt'), 'utf8'), 'a\n')
+  // A custom tool's exchange has the same deadline.
+  const custom = latest({}, {
+    guard: () => ({ verdict: 'ask' }),
+    elicit: never,
+    guardTimeoutMs: 40,
+    customTools: [{ name: 'ping', description: 'd', inputSchema: { type: 'object' }, handler: () => 'pong' }],
+  })
+  assert.deepEqual(envelope(await custom.call('ping', {})), { error: 'denied', message: 'elicit did not answer within 40 ms' })
+})
+
+test('a guard or elicit that throws or rejects, and an abort during the exchange, end the call', { timeout: 20000 }, async () => {
+  const ask = () => ({ verdict: 'ask' })
+  const cases = [
+    [{ guard: () => Promise.reject(new ToolError('io_error', 'policy store down')) }, { error: 'io_error', message: 'policy store down' }],
+    [{ guard: () => Promise.reject(new Error('x')) }, { error: 'internal', message: 'internal error' }],
+    [{ guard: () => ({ then: () => { throw new Error('bad thenable') } }) }, { error: 'internal', message: 'internal error' }],
+    [{ guard: ask, elicit: () => Promise.reject(new ToolError('denied', 'user closed the dialog')) }, { error: 'denied', message: 'user closed the dialog' }],
+    [{ guard: ask, elicit: async () => { throw 'a string' } }, { error: 'internal', message: 'internal error' }],
+    [{ guard: () => ({ get verdict() { throw new Error('getter') } }) }, { error: 'internal', message: 'internal error' }],
+  ]
+  for (const [hooks, expected] of cases) {
+    const { call, root } = latest({ 'a.txt': 'a\n' }, hooks)
+    assert.deepEqual(envelope(await call('write_file', { path: 'a.txt', content: 'x' })), expected)
+    assert.equal(fs.readFileSync(path.join(root, 'a.txt'), 'utf8'), 'a\n')
+  }
+  // An abort while the guard or elicit is pending ends the call with the tool's aborted error,
+  // and nothing runs when the host answers later.
+  const never = () => new Promise(() => {})
+  for (const hooks of [{ guard: never }, { guard: ask, elicit: never }]) {
+    const { call, root } = latest({ 'a.txt': 'a\n' }, hooks)
+    const ac = new AbortController()
+    const p = call('write_file', { path: 'a.txt', content: 'x' }, ac.signal)
+    setTimeout(() => ac.abort(), 20)
+    assert.equal(envelope(await p).error, 'aborted')
+    assert.equal(envelope(await call('write_file', { path: 'a.txt', content: 'x' }, AbortSignal.abort())).error, 'aborted')
+    assert.equal(fs.readFileSync(path.join(root, 'a.txt'), 'utf8'), 'a\n')
+  }
+})

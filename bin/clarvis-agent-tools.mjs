@@ -19,9 +19,10 @@ installed, else the copy bundled in this package.
 
 Options (each flag wins over its environment variable):
   --workspace <dir>           the workspace root              WORKSPACE_ROOT
-  --read-only                 only the four read tools        READ_ONLY=1
+  --read-only                 only the read-only tools        READ_ONLY=1
   --allow-outside-workspace   do not confine paths            ALLOW_OUTSIDE_WORKSPACE=1
   --checkpoints               add checkpoint_create/list/changes/restore/drop tools
+                              (with --read-only: checkpoint_list and checkpoint_changes)
   --http [HOST:]PORT          serve over HTTP at /mcp; HOST defaults to 127.0.0.1
   --token <token>             require Authorization: Bearer <token>  CLARVIS_MCP_TOKEN
                               (required for a HOST that is not a loopback address)
@@ -77,15 +78,16 @@ async function mcp(argv) {
     throw e
   }
   const mcpModule = await loadMcp()
-  const options = { checkpoints: argv.includes('--checkpoints') }
+  // --checkpoints is read by buildConfig (checkpointTools): the checkpoint tools are tools
+  // of the surface, under --read-only, the policy and the guard like the others.
   if (http === undefined) {
-    await mcpModule.serveStdio(agentToolsFor(config), options)
+    await mcpModule.serveStdio(agentToolsFor(config))
     return
   }
   let served
   try {
     const listen = mcpModule.parseListen(http)
-    served = await mcpModule.serveHttp(agentToolsFor(config), { ...listen, token, ...options })
+    served = await mcpModule.serveHttp(agentToolsFor(config), { ...listen, token })
   } catch (e) {
     if (e instanceof TypeError || (e && typeof e.code === 'string' && e.syscall === 'listen')) fail(e.message, 2)
     throw e

@@ -350,8 +350,13 @@ fn prepare(
         return Prepared::Done(Outcome::error(&(def.aborted)(), vec![]));
     }
     // With the `undo` tool on, every mutating call starts a fresh "last call" checkpoint.
+    // The checkpoint tools manage checkpoints themselves and change no file through a writer.
     let undo_on = runtime.config.tool_policy.allow.iter().any(|a| a == "undo");
-    if def.mutating() && def.name != "undo" && undo_on {
+    if def.mutating()
+        && def.name != "undo"
+        && !crate::tools::CHECKPOINT_TOOLS.contains(&def.name)
+        && undo_on
+    {
         runtime.checkpoints.begin_call();
     }
     let mut call = Call::new(args, runtime, cancel);

@@ -55,6 +55,21 @@ impl NativeTools {
         crate::checkpoint::api::list_json(&self.runtime.checkpoints).to_string()
     }
 
+    /// The paths checkpoint `id` would restore (display form), as a JSON array: the guard's
+    /// path facts for `undo` (`id` = the last call's) and `checkpoint_restore`.
+    #[napi]
+    pub fn checkpoint_paths_json(&self, id: Option<String>) -> String {
+        let id = id.as_deref().unwrap_or(crate::checkpoint::LAST_CALL);
+        let paths: Vec<String> = self
+            .runtime
+            .checkpoints
+            .paths(id)
+            .iter()
+            .map(|p| crate::workspace::display(&self.runtime.config, p))
+            .collect();
+        serde_json::Value::from(paths).to_string()
+    }
+
     /// Drops a checkpoint; `{"dropped": true}` or `{"error"}` as JSON.
     #[napi]
     pub fn drop_checkpoint(&self, id: String) -> String {

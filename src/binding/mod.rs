@@ -363,6 +363,27 @@ pub fn tool_defs_json() -> String {
     serde_json::Value::Array(defs).to_string()
 }
 
+/// The file names `apply_patch` would touch for `patch`, as its parser reads them (both
+/// names of every block: old and new), as a JSON array; `null` when the patch does not
+/// parse (the call then changes nothing). The guard's path facts for `apply_patch`.
+#[napi]
+pub fn patch_paths_json(patch: String) -> String {
+    match crate::patch::parse_patch(&patch) {
+        Ok(blocks) => {
+            let mut names: Vec<String> = Vec::new();
+            for b in &blocks {
+                for n in [&b.old_path, &b.new_path].into_iter().flatten() {
+                    if !names.contains(n) {
+                        names.push(n.clone());
+                    }
+                }
+            }
+            serde_json::Value::from(names).to_string()
+        }
+        Err(_) => "null".into(),
+    }
+}
+
 /// Deletes the files of every monitor of `<root>` that is not running. Never fails.
 #[napi]
 pub async fn sweep_monitors(root: String) {

@@ -189,6 +189,23 @@ impl Store {
             .collect()
     }
 
+    /// The paths checkpoint `id` would put back (every path it recorded, and the sources
+    /// of moves), in path order; empty for an unknown id. [`LAST_CALL`] included: what a
+    /// guard is shown for `undo` and `checkpoint_restore`.
+    pub fn paths(&self, id: &str) -> Vec<PathBuf> {
+        let st = self.lock();
+        let Some(c) = st.checkpoints.iter().find(|c| c.id == id) else {
+            return Vec::new();
+        };
+        let mut out: Vec<PathBuf> = c.prior.keys().cloned().collect();
+        for from in c.moved_from.values() {
+            if !out.contains(from) {
+                out.push(from.clone());
+            }
+        }
+        out
+    }
+
     /// Drops checkpoint `id` and frees the contents only it referenced.
     pub fn drop_checkpoint(&self, id: &str) -> ToolResult<()> {
         let mut st = self.lock();

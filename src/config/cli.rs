@@ -53,6 +53,7 @@ pub fn build_config(
     let mut workspace: Option<String> = None;
     let mut read_only_flag = false;
     let mut allow_outside_flag = false;
+    let mut checkpoints_flag = false;
     let mut i = 0;
     while i < argv.len() {
         let a = argv[i].as_str();
@@ -78,6 +79,8 @@ pub fn build_config(
             read_only_flag = true;
         } else if a == "--allow-outside-workspace" {
             allow_outside_flag = true;
+        } else if a == "--checkpoints" {
+            checkpoints_flag = true;
         }
         i += 1;
     }
@@ -123,6 +126,7 @@ pub fn build_config(
         "monitorLogMaxBytes": log_max,
         "bashTimeoutMs": t,
         "bashTimeoutMaxMs": tm,
+        "checkpointTools": checkpoints_flag,
         "compat": compat.or_else(|| env.get("AGENT_TOOLS_COMPAT").filter(|s| !s.is_empty()).cloned()),
     });
     resolve_config(&options, probes, checks)

@@ -179,6 +179,9 @@ pub struct Config {
     pub checkpoint_bytes: u64,
     /// `checkpointBash`: `bash` commands are checkpointed too.
     pub checkpoint_bash: bool,
+    /// `checkpointTools`: the checkpoint calls are tools of the surface
+    /// ([`crate::tools::CHECKPOINT_TOOLS`]).
+    pub checkpoint_tools: bool,
     /// `killGraceMs`: how long a killed command gets between SIGTERM and SIGKILL. `None`
     /// keeps the original's behaviour (immediate SIGKILL for `bash`, 400 ms for monitors).
     pub kill_grace_ms: Option<u64>,
@@ -223,6 +226,7 @@ impl Config {
             redact_secrets: None,
             checkpoint_bytes: DEFAULT_CHECKPOINT_BYTES,
             checkpoint_bash: false,
+            checkpoint_tools: false,
             kill_grace_ms: None,
             monitor_log_max: None,
             search_index: IndexMode::Auto,
@@ -231,56 +235,122 @@ impl Config {
         }
     }
 
-    /// The public `ServerConfig` shape, field order as in the original package: exactly
-    /// 0.1's fields under `compat: "0.1"`, the newer fields after them otherwise.
+    /// The public `ServerConfig` shape, field order as in the original package: 0.1's fields,
+    /// then (latest surface) the newer fields, then every other setting that is not at its
+    /// default — so a copy of the config (`{ ...tools.config }` handed to `dispatch`) resolves
+    /// to the same surface and behaviour. A `compat: "0.1"` configuration that uses only 0.1's
+    /// options is exactly 0.1's eight fields (the JS layer recognises a copy of it); with any
+    /// newer option set, it also says `compat: "0.1"`.
     pub fn to_json(&self) -> Value {
-        let mut v = serde_json::json!({
-            "workspaceRoot": self.workspace_root.to_string_lossy(),
-            "maxOutputBytes": self.max_output_bytes,
-            "maxFileBytes": self.max_file_bytes,
-            "bashTimeoutMs": self.bash_timeout_ms,
-            "bashTimeoutMaxMs": self.bash_timeout_max_ms,
-            "ripgrepAvailable": self.ripgrep_available,
-            "readOnly": self.read_only,
-            "confineToWorkspace": self.confine_to_workspace,
-        });
-        if self.compat == Compat::Latest {
-            if let Some(o) = v.as_object_mut() {
-                o.insert("maxImageBytes".into(), Value::from(self.max_image_bytes));
-                o.insert(
-                    "monitorReadyTimeoutMs".into(),
-                    Value::from(self.monitor_ready_timeout_ms),
-                );
-                o.insert("maxMonitors".into(), Value::from(self.max_monitors));
-                o.insert(
-                    "treeSitterAvailable".into(),
-                    Value::Bool(self.tree_sitter_available),
-                );
-                o.insert("checkpointBytes".into(), Value::from(self.checkpoint_bytes));
-                o.insert("checkpointBash".into(), Value::Bool(self.checkpoint_bash));
-                if let Some(ms) = self.kill_grace_ms {
-                    o.insert("killGraceMs".into(), Value::from(ms));
-                }
-                if let Some(patterns) = &self.redact_secrets {
-                    o.insert(
-                        "redactSecrets".into(),
-                        if patterns.is_empty() {
-                            Value::Bool(true)
-                        } else {
-                            serde_json::json!({ "patterns": patterns.clone() })
-                        },
-                    );
-                }
-                if !self.write_scope.is_empty() {
-                    let names: Vec<&str> =
-                        self.write_scope.iter().map(|s| s.name.as_str()).collect();
-                    o.insert("writeScope".into(), Value::from(names));
-                }
-                if let Some(n) = self.monitor_log_max {
-                    o.insert("monitorLogMaxBytes".into(), Value::from(n));
-                }
+        let mut o = Map::new();
+        o.insert(
+            "workspaceRoot".into(),
+            Value::from(self.workspace_root.to_string_lossy()),
+        );
+        o.insert("maxOutputBytes".into(), Value::from(self.max_output_bytes));
+        o.insert("maxFileBytes".into(), Value::from(self.max_file_bytes));
+        o.insert("bashTimeoutMs".into(), Value::from(self.bash_timeout_ms));
+        o.insert(
+            "bashTimeoutMaxMs".into(),
+            Value::from(self.bash_timeout_max_ms),
+        );
+        o.insert(
+            "ripgrepAvailable".into(),
+            Value::Bool(self.ripgrep_available),
+        );
+        o.insert("readOnly".into(), Value::Bool(self.read_only));
+        o.insert(
+            "confineToWorkspace".into(),
+            Value::Bool(self.confine_to_workspace),
+        );
+        let latest = self.compat == Compat::Latest;
+        // The newer fields: always on the latest surface, under 0.1 only when not default.
+        let mut extra = Map::new();
+        let mut newer = |key: &str, value: Value, default: Value| {
+            if latest || value != default {
+                extra.insert(key.into(), value);
             }
+        };
+        newer(
+            "maxImageBytes",
+            Value::from(self.max_image_bytes),
+            Value::from(DEFAULT_MAX_IMAGE_BYTES),
+        );
+        newer(
+            "monitorReadyTimeoutMs",
+            Value::from(self.monitor_ready_timeout_ms),
+            Value::from(DEFAULT_MONITOR_READY_TIMEOUT_MS),
+        );
+        newer(
+            "maxMonitors",
+            Value::from(self.max_monitors),
+            Value::from(DEFAULT_MAX_MONITORS),
+        );
+        newer(
+            "treeSitterAvailable",
+            Value::Bool(self.tree_sitter_available),
+            Value::Bool(true),
+        );
+        newer(
+            "checkpointBytes",
+            Value::from(self.checkpoint_bytes),
+            Value::from(DEFAULT_CHECKPOINT_BYTES),
+        );
+        newer(
+            "checkpointBash",
+            Value::Bool(self.checkpoint_bash),
+            Value::Bool(false),
+        );
+        if let Some(ms) = self.kill_grace_ms {
+            extra.insert("killGraceMs".into(), Value::from(ms));
         }
-        v
+        if let Some(patterns) = &self.redact_secrets {
+            extra.insert(
+                "redactSecrets".into(),
+                if patterns.is_empty() {
+                    Value::Bool(true)
+                } else {
+                    serde_json::json!({ "patterns": patterns.clone() })
+                },
+            );
+        }
+        if !self.write_scope.is_empty() {
+            let names: Vec<&str> = self.write_scope.iter().map(|s| s.name.as_str()).collect();
+            extra.insert("writeScope".into(), Value::from(names));
+        }
+        if let Some(n) = self.monitor_log_max {
+            extra.insert("monitorLogMaxBytes".into(), Value::from(n));
+        }
+        let policy = &self.tool_policy;
+        if !policy.allow.is_empty() || !policy.deny.is_empty() {
+            let mut p = Map::new();
+            if !policy.allow.is_empty() {
+                p.insert("allow".into(), Value::from(policy.allow.clone()));
+            }
+            if !policy.deny.is_empty() {
+                p.insert("deny".into(), Value::from(policy.deny.clone()));
+            }
+            extra.insert("toolPolicy".into(), Value::Object(p));
+        }
+        if self.checkpoint_tools {
+            extra.insert("checkpointTools".into(), Value::Bool(true));
+        }
+        if self.search_index != IndexMode::Auto {
+            extra.insert(
+                "searchIndex".into(),
+                Value::from(self.search_index.as_str()),
+            );
+        }
+        if self.search_index_threshold != DEFAULT_SEARCH_INDEX_THRESHOLD {
+            extra.insert(
+                "searchIndexThreshold".into(),
+                Value::from(self.search_index_threshold),
+            );
+        }
+        if !latest && !extra.is_empty() {
+            o.insert("compat".into(), Value::from("0.1"));
+        }
+        o.extend(extra);
+        Value::Object(o)
     }
 }

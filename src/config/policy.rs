@@ -187,4 +187,13 @@ impl IndexMode {
             _ => None,
         }
     }
+
+    /// The option's value for this mode (what [`IndexMode::parse`] reads back).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            IndexMode::Auto => "auto",
+            IndexMode::On => "on",
+            IndexMode::Off => "off",
+        }
+    }
 }

@@ -122,6 +122,7 @@ pub fn resolve_config(
         redact_secrets,
         checkpoint_bytes,
         checkpoint_bash: bool_option(opts, "checkpointBash", false),
+        checkpoint_tools: bool_option(opts, "checkpointTools", false),
         kill_grace_ms,
         monitor_log_max,
         search_index,

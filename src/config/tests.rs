@@ -225,3 +225,30 @@ fn budgets_past_v8_strings_act_as_the_ceiling() {
     .unwrap();
     assert_eq!(c.max_output_bytes, MAX_OUTPUT_BYTES_CEILING - 1);
 }
+
+/// The public config carries every setting that is not at its default, so resolving it again
+/// (what `dispatch` does with a copy of `tools.config`) gives the same configuration.
+#[test]
+fn the_public_config_resolves_to_the_same_configuration() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("src")).unwrap();
+    let root = dir.path().to_string_lossy().to_string();
+    for options in [
+        json!({"workspaceRoot": root}),
+        json!({"workspaceRoot": root, "compat": "0.1", "writeScope": ["src"], "toolPolicy": {"deny": ["bash"]}, "killGraceMs": 5}),
+        json!({"workspaceRoot": root, "toolPolicy": {"allow": ["read_file"], "deny": ["bash"]}, "checkpointTools": true, "searchIndex": "off", "searchIndexThreshold": 9, "readOnly": true, "checkpointBytes": 0}),
+    ] {
+        let c = resolve_config(&options, NO_RG, &mut Plain).unwrap();
+        let again = resolve_config(&c.to_json(), NO_RG, &mut Plain).unwrap();
+        assert_eq!(again, c, "{options}");
+    }
+    // A 0.1 configuration with only 0.1's options is exactly 0.1's eight fields (the JS layer
+    // recognises a copy of it as the config it issued).
+    let plain = resolve_config(
+        &json!({"workspaceRoot": root, "compat": "0.1"}),
+        NO_RG,
+        &mut Plain,
+    )
+    .unwrap();
+    assert_eq!(plain.to_json().as_object().unwrap().len(), 8);
+}

@@ -24,7 +24,7 @@ use tokio::process::{Child, Command};
 pub const CALL_ID_VAR: &str = "CLARVIS_CALL_ID";
 
 /// Starts `sh -c <command>` in `cwd` with stdin on `/dev/null`, stdout and stderr piped,
-/// in a new session, marked with `CLARVIS_CALL_ID=<id>`.
+/// in a new session, marked with `CLARVIS_CALL_ID=<id>`, without `CDPATH`.
 pub fn spawn(command: &str, cwd: &Path, id: &str) -> std::io::Result<Child> {
     #[cfg(unix)]
     let mut cmd = Command::new("/bin/sh");
@@ -33,6 +33,9 @@ pub fn spawn(command: &str, cwd: &Path, id: &str) -> std::io::Result<Child> {
     cmd.arg("-c")
         .arg(command)
         .current_dir(cwd)
+        // An inherited CDPATH would send `cd name` somewhere the guard's analysis of the
+        // command cannot see (SPEC "Guard and elicit").
+        .env_remove("CDPATH")
         .env(CALL_ID_VAR, id)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

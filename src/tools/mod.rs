@@ -17,6 +17,11 @@ pub mod apply_patch;
 pub mod bash;
 mod call;
 pub mod check_syntax;
+pub mod checkpoint_changes;
+pub mod checkpoint_create;
+pub mod checkpoint_drop;
+pub mod checkpoint_list;
+pub mod checkpoint_restore;
 pub mod copy_file;
 pub mod diff;
 pub mod edit_file;
@@ -135,12 +140,36 @@ pub fn all() -> &'static [ToolDef] {
             outline::def(),
             check_syntax::def(),
             undo::def(),
+            checkpoint_create::def(),
+            checkpoint_list::def(),
+            checkpoint_changes::def(),
+            checkpoint_restore::def(),
+            checkpoint_drop::def(),
         ]
     })
 }
 
-/// Tools off unless `toolPolicy.allow` names them.
-pub const OPT_IN: [&str; 1] = ["undo"];
+/// Tools off unless `toolPolicy.allow` names them (the checkpoint tools also with
+/// `checkpointTools`).
+pub const OPT_IN: [&str; 6] = [
+    "undo",
+    "checkpoint_create",
+    "checkpoint_list",
+    "checkpoint_changes",
+    "checkpoint_restore",
+    "checkpoint_drop",
+];
+
+/// The host's checkpoint calls as tools (`checkpointTools: true`, the MCP server's
+/// `--checkpoints`): on the surface like any tool, so `toolPolicy`, `readOnly` (which keeps
+/// only `checkpoint_list` and `checkpoint_changes`), validation and the guard apply to them.
+pub const CHECKPOINT_TOOLS: [&str; 5] = [
+    "checkpoint_create",
+    "checkpoint_list",
+    "checkpoint_changes",
+    "checkpoint_restore",
+    "checkpoint_drop",
+];
 
 /// The nine tools of 0.1, in 0.1's order: the whole surface under `compat: "0.1"`.
 pub const V01_TOOLS: [&str; 9] = [
@@ -179,8 +208,12 @@ fn on_surface(def: &ToolDef, config: &Config) -> bool {
     if !config.tool_policy.keeps(def.name) {
         return false;
     }
-    // Opt-in tools appear only when `toolPolicy.allow` names them.
-    if OPT_IN.contains(&def.name) && !config.tool_policy.allow.iter().any(|a| a == def.name) {
+    // Opt-in tools appear only when `toolPolicy.allow` names them (or, for the checkpoint
+    // tools, `checkpointTools` is on).
+    if OPT_IN.contains(&def.name)
+        && !config.tool_policy.allow.iter().any(|a| a == def.name)
+        && !(config.checkpoint_tools && CHECKPOINT_TOOLS.contains(&def.name))
+    {
         return false;
     }
     match config.compat {

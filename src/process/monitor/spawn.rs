@@ -58,6 +58,8 @@ pub fn start(
     cmd.arg("-c")
         .arg(script(command))
         .current_dir(cwd)
+        // As for `bash` (`group::spawn`): no inherited CDPATH.
+        .env_remove("CDPATH")
         .env("MON_EXIT", file(root, &id, "exit"))
         .env(CALL_ID_VAR, &id)
         .stdin(Stdio::null())
