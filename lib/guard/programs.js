@@ -127,7 +127,14 @@ def('uniq', spec({ glob: true, qval: 'fsw' }))
 def('cut', spec({ glob: true, qval: 'bcdf' }))
 def('tr', spec({ ops: 'loose', glob: true }))
 def('split', spec({ glob: true, qval: 'abdlnCt', exec: ['--filter'] }))
-def('dd', spec({ glob: true }))
+def('dd', (args, st) => {
+  for (const f of args) {
+    const m = f.text.match(/^(if|of)=(.*)$/)
+    if (m) st.path(piece(m[2]))
+    st.loose(f)
+  }
+  return true
+})
 def('chmod chown chgrp', spec({ glob: true, first: 'loose', lval: ['--reference'] }))
 def('ln', ln)
 def('grep egrep fgrep', spec({ glob: true, pattern: true, val: 'f', qval: 'eABCmd', patternOpts: ['-e', '-f', '--regexp', '--file'], lval: ['--file', '--exclude-from'], lqval: ['--regexp', '--include', '--exclude', '--exclude-dir', '--label', '--color', '--colour', '--binary-files', '--devices', '--directories', '--context', '--after-context', '--before-context', '--max-count'] }))

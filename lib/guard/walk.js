@@ -13,11 +13,17 @@
 const { expand, globDir, climbs, loosePieces, arithSafe } = require('./expand.js')
 
 const MAX_DIRS = 16
+// Devices that hold no data of anyone's (`2>/dev/null`): not listed. `/dev/tcp/…` and every
+// other device are.
+const DEVICES = /^\/dev\/(null|zero|random|urandom|tty|stdin|stdout|stderr|fd\/[012])$/
 const KEYWORDS = new Set(['if', 'then', 'else', 'elif', 'fi', 'do', 'done', 'while', 'until', 'for', 'select', 'case', 'esac', '{', '}', '!', '[[', 'function', 'time', 'coproc'])
 const ASSIGN = /^([A-Za-z_][A-Za-z0-9_]*)(\+?)=/
-// Variables whose value changes what later commands touch: assigned, they are followed
-// (`HOME`: `cd`, `~`) or listed (`PATH`: which program runs), or the analysis gives up.
-const UNFOLLOWED = new Set(['CDPATH', 'BASH_ENV', 'ENV', 'PS4', 'PROMPT_COMMAND', 'SHELLOPTS', 'BASHOPTS', 'IFS', 'OLDPWD', 'PWD', 'GLOBIGNORE'])
+// Variables whose value changes what commands touch or run: assigned, they are followed
+// (`HOME`: `cd`, `~`) or listed (`PATH`: which program runs), or the analysis gives up — the
+// shell's own (CDPATH, BASH_ENV, PS4…) and those through which programs take options, hooks,
+// commands or configuration (TAR_OPTIONS=--to-command=…, GIT_CONFIG_*, PAGER, LD_PRELOAD…).
+const UNFOLLOWED = new Set('CDPATH BASH_ENV ENV PS4 PROMPT_COMMAND SHELLOPTS BASHOPTS IFS OLDPWD PWD GLOBIGNORE LD_PRELOAD LD_LIBRARY_PATH LD_AUDIT PAGER MANPAGER EDITOR VISUAL SHELL BROWSER TAR_OPTIONS GREP_OPTIONS NODE_OPTIONS NODE_PATH PERL5OPT PERL5LIB PERLLIB RUBYOPT RUBYLIB MAKEFLAGS MFLAGS GNUMAKEFLAGS GOFLAGS RUSTFLAGS RUSTDOCFLAGS RUSTC RUSTC_WRAPPER RUSTDOC CC CXX CPP LD AR TMPDIR LESSOPEN LESSCLOSE LESS LESSKEY SSH_ASKPASS SUDO_ASKPASS FCEDIT ZDOTDIR INPUTRC CURL_HOME WGETRC JAVA_TOOL_OPTIONS _JAVA_OPTIONS JDK_JAVA_OPTIONS MAVEN_OPTS GRADLE_OPTS CLASSPATH XDG_CONFIG_HOME XDG_DATA_HOME XDG_CONFIG_DIRS PYTHONSTARTUP PYTHONPATH PYTHONHOME PYTHONINSPECT PYTHONUSERBASE'.split(' '))
+const UNFOLLOWED_PREFIX = /^(GIT_|npm_config_|NPM_CONFIG_|YARN_|PNPM_|CARGO_|PIP_|BUNDLE_|GEM_|DOCKER_|DYLD_|LD_|BASH_FUNC_)/i
 
 /** The analysis state of one command string. */
 class State {
@@ -49,7 +55,7 @@ class State {
 
   /** Lists a raw path: against every directory the command may run in, `~` as `$HOME` may be. */
   add(p) {
-    if (p === '') return
+    if (p === '' || DEVICES.test(p)) return
     if (p === '~' || p.startsWith('~/')) {
       if (this.homeUnknown) return this.fail('$HOME was changed to a value the analysis cannot follow')
       for (const h of this.home) {
@@ -120,7 +126,7 @@ class State {
       return true
     }
     if (name === 'PATH') return field ? this.loose({ ...field, text: field.text.split(':').map((d) => (d === '' ? '.' : d)).join(':') }) : this.fail('PATH set to an unknown value')
-    if (UNFOLLOWED.has(name)) return this.fail(`an assignment to ${name}`)
+    if (UNFOLLOWED.has(name) || UNFOLLOWED_PREFIX.test(name)) return this.fail(`an assignment to ${name}`)
     return true
   }
 }
