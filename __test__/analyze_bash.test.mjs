@@ -117,6 +117,13 @@ cat <<'EOF' > /tmp/x⏎hi⏎EOF
 cat a.txt > /dev/sda
 cat /dev/fd/3
 command -p cat /etc/passwd
+node --import='data:text/javascript,x' a.js
+node -r data:text/javascript,x a.js
+deno run https://e.x/x.ts
+deno run --allow-all npm:cowsay
+make -f - <<< 'x: ; id'
+awk -f - a.txt
+sed -f - a.txt
 env -i cat a
 perl -e 'print 1'
 perl -ne print /etc/passwd

@@ -5,7 +5,7 @@
 // opens files the analysis cannot list), find, git, the package managers and build tools
 // (known subcommands only: an unknown one may be a plugin or an alias).
 
-const { spec, run, piece } = require('./programs.js')
+const { spec, piece } = require('./programs.js')
 const sedScript = require('./sed.js')
 
 const table = Object.create(null)
@@ -114,7 +114,10 @@ const python = interpreter({
 })
 def('python python2 python3 pypy pypy3', python)
 
+// A module given inline (`--import=data:text/javascript,…`) is code too.
+const notInline = (opt, v) => !/^(data|https?):/i.test(v)
 def('node nodejs', interpreter({
+  check: notInline,
   inline: 'epi',
   flags: 'hvc',
   qval: 'rC',
@@ -139,6 +142,8 @@ def('tsx ts-node ts-node-esm', interpreter({ inline: 'epi', flags: 'hvTH', linli
 // deno / bun: subcommands; inline code (eval, -e) and remote runners are undecidable.
 def('deno', (args, st, name) => {
   const sub = args[0] && args[0].text
+  // A script by URL (`https:`, `data:`, `npm:`, `jsr:`) is code the workspace does not hold.
+  if (args.some((f) => /^[a-z][a-z0-9+.-]*:/i.test(f.text) && !f.text.startsWith('-'))) return st.fail(`${name}: a script by URL`)
   if (!sub || ['eval', 'repl', 'install', 'uninstall', 'upgrade', 'jupyter', 'add', 'x'].includes(sub)) return st.fail(`${name} ${sub || ''}: code the analysis cannot read`)
   const rest = ['run', 'test', 'check', 'fmt', 'lint', 'bench', 'compile', 'task', 'info', 'doc', 'types', 'cache', 'serve', 'coverage', 'init'].includes(sub) ? args.slice(1) : args
   return spec({ exec: ['--eval', '--eval-file'] })(rest, st, name)
@@ -167,6 +172,7 @@ def('awk gawk mawk nawk busybox-awk', (args, st, name) => {
     if (m) {
       if (m[1] === '-l' || m[1] === '--load') return st.fail(`${name} ${m[1]} loads a shared library`)
       const v = m[2] !== undefined ? piece(m[2]) : args[++i]
+      if (v && (v.text === '-' || v.text === '/dev/stdin')) return st.fail(`${name}: a program read from its input`)
       if (v) st.path(v)
       if (m[1] !== '-i' && m[1] !== '--include') program = ''
       continue
@@ -222,6 +228,7 @@ def('sed gsed', (args, st, name) => {
       if (m) {
         const v = m[1] !== undefined ? m[1] : args[++i]?.text ?? ''
         if (t.startsWith('--file')) {
+          if (v === '-' || v === '/dev/stdin') return st.fail(`${name}: a script read from its input`)
           st.path(piece(v))
           script = ''
         } else scripts.push(v)
@@ -238,6 +245,7 @@ def('sed gsed', (args, st, name) => {
           const v = t.slice(j + 1) || args[++i]?.text || ''
           if (c === 'e') scripts.push(v)
           else if (c === 'f') {
+            if (v === '-' || v === '/dev/stdin') return st.fail(`${name}: a script read from its input`)
             st.path(piece(v))
             script = ''
           }
@@ -424,6 +432,7 @@ def('make gmake', (args, st, name) => {
     const m = t.match(/^(-C|-f|-I|-o|-W|--directory|--file|--makefile|--include-dir|--old-file|--assume-old|--what-if|--new-file|--assume-new)(?:=(.*))?$/) || t.match(/^(-[CfIoW])(.+)$/)
     if (m) {
       const v = m[2] !== undefined ? piece(m[2]) : args[++i]
+      if (v && /^(-f|--file|--makefile)$/.test(m[1]) && (v.text === '-' || v.text === '/dev/stdin')) return st.fail(`${name}: a makefile read from its input`)
       if (v && (/^(-C|--directory)$/.test(m[1]) ? !st.cd(v) : !st.path(v))) return false
       continue
     }
@@ -468,5 +477,3 @@ function lookup(name) {
 }
 
 module.exports = { lookup, table }
-// `run` is re-exported for the wrappers that live here in the future.
-void run
