@@ -3,16 +3,7 @@
 // command of a list runs, a subshell's `cd` stays inside it) and never runs anything: the
 // commands are only analyzed.
 
-function rng(seed) {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+import { mulberry32 as rng } from './drift/generate.mjs'
 
 const INSIDE = ['a.txt', 'src/b.ts', 'src', 'dir/c.md', '.hidden', 'src/deep/d.rs']
 const OUTSIDE = ['/etc/passwd', '/tmp/x', '../out/f', '~/.ssh/id_rsa', '/var/log/syslog', '../../g', '/etc']

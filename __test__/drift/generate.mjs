@@ -16,7 +16,8 @@ const KEYWORDS = new Set(('def class return if else elif for while in not and or
   'goto typedef union volatile register auto function var new this typeof instanceof delete throw catch export ' +
   'interface extends implements private protected public readonly declare namespace keyof null undefined true false').split(' '))
 
-function mulberry32(seed) {
+/** A small seeded PRNG (mulberry32): `() => [0, 1)`. */
+export function mulberry32(seed) {
   let a = seed >>> 0
   return () => {
     a = (a + 0x6d2b79f5) >>> 0
