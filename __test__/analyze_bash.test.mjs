@@ -251,7 +251,7 @@ CDPATH=/etc; cd ssl
 PATH=/tmp:$PATH ls
 PATH=/tmp ls
 export PATH=/tmp; ls
-IFS=/; cat a
+IFS=/; x=/etc/passwd; cat $x
 set -- /etc/passwd; cat $1
 printf '%s' /etc/passwd | xargs cat
 find / -name passwd
@@ -427,6 +427,7 @@ if [ -f package.json ]; then npm test; fi
 [[ -d src ]] && echo yes
 echo $? && true
 printf '%s\n' a b
+IFS= read -r first < a.txt
 test -f a.txt
 curl -sS https://example.com -o page.html
 git -C sub status
