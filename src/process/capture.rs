@@ -9,15 +9,11 @@
 //! command writes. Past the capture ceiling the capture stops and reports it, so the
 //! caller can kill the command.
 
-use super::live::Feed;
 use super::spill;
 use super::view;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
-use tokio::io::{AsyncRead, AsyncReadExt};
-
-use crate::cancel::Cancel;
 
 enum Spill {
     /// Nothing written yet.
@@ -155,58 +151,6 @@ fn open(path: &Path, head: &[u8]) -> Spill {
         return Spill::Failed;
     }
     Spill::Open(w)
-}
-
-/// Reads `reader` into `capture` until end of file, a read error, `stop` firing, or the
-/// ceiling (then `limit` is fired), handing what it keeps to `feed` as it arrives. Returns
-/// the capture.
-pub async fn pump<R>(
-    mut reader: R,
-    mut capture: Capture,
-    limit: Cancel,
-    stop: Cancel,
-    mut feed: Option<Feed>,
-) -> Capture
-where
-    R: AsyncRead + Unpin,
-{
-    let mut buf = vec![0u8; 64 * 1024];
-    loop {
-        let n = tokio::select! {
-            biased;
-            _ = stop.cancelled() => break,
-            // `read` on a pipe is cancel-safe: losing the race to `stop` loses no bytes.
-            r = reader.read(&mut buf) => match r {
-                Ok(0) | Err(_) => break,
-                Ok(n) => n,
-            },
-        };
-        let before = capture.total();
-        let kept = capture.push(&buf[..n]);
-        if let Some(f) = feed.as_mut() {
-            // Only what the capture kept: the host's copy is bounded like the result.
-            let room = usize::try_from(capture.total() - before).unwrap_or(n);
-            f.push(&buf[..room.min(n)]);
-        }
-        if !kept {
-            limit.cancel();
-            // Keep the pipe open, discarding, until the kill is done (end of file or `stop`):
-            // closing it would end the writer with SIGPIPE and let the shell exit first,
-            // re-parenting its background processes out of the tree the kill walks.
-            loop {
-                tokio::select! {
-                    biased;
-                    _ = stop.cancelled() => break,
-                    r = reader.read(&mut buf) => if matches!(r, Ok(0) | Err(_)) { break },
-                }
-            }
-            break;
-        }
-    }
-    if let Some(f) = feed {
-        f.finish();
-    }
-    capture
 }
 
 #[cfg(test)]

@@ -72,68 +72,6 @@ pub fn kill_group(pgid: u32) {
     let _ = pgid;
 }
 
-/// Asks the whole tree to stop: SIGTERM to every descendant of the shell `pgid` (children
-/// that left the group with `setsid` included), to the group, and to the processes marked
-/// with `id`; then waits up to `grace` for the shell to exit, without reaping it (its pid,
-/// the group id, stays ours for the SIGKILL pass that follows). Returns whether the shell
-/// exited within the grace. Linux only; elsewhere it returns `false` at once.
-pub fn terminate(pgid: u32, id: &str, grace: std::time::Duration) -> bool {
-    #[cfg(target_os = "linux")]
-    {
-        let Ok(root) = libc::pid_t::try_from(pgid) else {
-            return false;
-        };
-        if root <= 1 {
-            return false;
-        }
-        let needle = format!("{CALL_ID_VAR}={id}").into_bytes();
-        let me = std::process::id();
-        let mut targets = descendants(root);
-        targets.extend(marked_pids(&needle, me));
-        for pid in targets {
-            // SAFETY: plain syscall; descendants of our unreaped child or marked processes.
-            unsafe {
-                libc::kill(pid, libc::SIGTERM);
-            }
-        }
-        // SAFETY: plain syscall on our own group; ESRCH is fine.
-        unsafe {
-            libc::killpg(root, libc::SIGTERM);
-        }
-        let deadline = std::time::Instant::now() + grace;
-        loop {
-            if exited(root) {
-                return true;
-            }
-            if std::time::Instant::now() >= deadline {
-                return false;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(5));
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        let _ = (pgid, id, grace);
-        false
-    }
-}
-
-/// Whether our child `pid` has exited, leaving it unreaped (`WNOWAIT`).
-#[cfg(target_os = "linux")]
-fn exited(pid: libc::pid_t) -> bool {
-    // SAFETY: `info` is a plain C struct written by the kernel; zeroed is a valid value.
-    unsafe {
-        let mut info: libc::siginfo_t = std::mem::zeroed();
-        let r = libc::waitid(
-            libc::P_PID,
-            pid as libc::id_t,
-            &mut info,
-            libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
-        );
-        r == 0 && info.si_pid() != 0
-    }
-}
-
 /// Stops `root` (SIGSTOP) and SIGKILLs every descendant of it, repeating until a pass finds
 /// none alive: a process may fork between two passes, and its orphans re-parent to `root`
 /// (a subreaper) as long as `root` lives. Call it before killing `root` (SIGKILL ends a
@@ -193,7 +131,7 @@ fn kill_until_gone(
 
 /// The live (not zombie) descendants of `root`, from one snapshot of `/proc/*/stat`.
 #[cfg(target_os = "linux")]
-fn descendants(root: libc::pid_t) -> Vec<libc::pid_t> {
+pub(super) fn descendants(root: libc::pid_t) -> Vec<libc::pid_t> {
     let Ok(dir) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
@@ -245,8 +183,9 @@ pub fn sweep_marked(id: &str) -> usize {
     }
 }
 
+/// The pids (other than `me`) whose environment holds `needle` (`CLARVIS_CALL_ID=<id>`).
 #[cfg(target_os = "linux")]
-fn marked_pids(needle: &[u8], me: u32) -> Vec<libc::pid_t> {
+pub(super) fn marked_pids(needle: &[u8], me: u32) -> Vec<libc::pid_t> {
     let Ok(dir) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };

@@ -6,6 +6,8 @@
 //! - the call ends when the shell exits, plus at most [`DRAIN`] to collect what background
 //!   children still hold in the pipes; it never waits for a backgrounded process, and a
 //!   normal exit leaves backgrounded processes running (that is how servers are started);
+//!   what the shell itself wrote is always collected, however late the pumps run (see
+//!   [`pump`]);
 //! - a timeout, an abort or a stream past the capture ceiling SIGKILLs the shell's whole
 //!   process tree (orphans included: the shell is a subreaper), then the group, then sweeps
 //!   the call's marked processes (see [`group`]);
@@ -15,9 +17,11 @@
 //! Non-goal: isolation. The command runs with the host's rights; this is not a sandbox.
 
 pub mod capture;
+pub mod grace;
 pub mod group;
 pub mod live;
 pub mod monitor;
+pub mod pump;
 pub mod spill;
 pub mod view;
 
@@ -212,7 +216,8 @@ fn exited(status: std::process::ExitStatus) -> Ending {
     }
 }
 
-/// With a grace, first SIGTERMs everything and waits up to `grace` for the shell to exit;
+/// With a grace, first SIGTERMs everything (see [`grace::terminate`] for the order) and waits
+/// up to `grace` for the shell to exit;
 /// then SIGKILLs the shell's descendants, the group (shell included), and sweeps marked
 /// processes that left both (off the runtime's threads: the waits and walks block). The
 /// shell is not reaped yet, so its pid — the group id — is still ours throughout. Returns
@@ -220,7 +225,7 @@ fn exited(status: std::process::ExitStatus) -> Ending {
 async fn kill_all(pgid: u32, id: &str, grace: Duration) -> &'static str {
     let id = id.to_string();
     tokio::task::spawn_blocking(move || {
-        let termed = !grace.is_zero() && group::terminate(pgid, &id, grace);
+        let termed = !grace.is_zero() && grace::terminate(pgid, &id, grace);
         group::kill_tree(pgid);
         group::kill_group(pgid);
         group::sweep_marked(&id);
@@ -242,12 +247,12 @@ fn start_pump<R>(
     feed: Option<live::Feed>,
 ) -> JoinHandle<Capture>
 where
-    R: AsyncRead + Unpin + Send + 'static,
+    R: AsyncRead + pump::Buffered + Unpin + Send + 'static,
 {
     let (limit, stop) = (limit.clone(), stop.clone());
     tokio::spawn(async move {
         match reader {
-            Some(r) => capture::pump(r, capture, limit, stop, feed).await,
+            Some(r) => pump::pump(r, capture, limit, stop, feed).await,
             None => capture,
         }
     })
@@ -279,21 +284,35 @@ mod tests {
         run(req, cancel, |p| p.display().to_string()).await.unwrap()
     }
 
+    /// Runs the trap command until a run's timeout fired after the trap was set (the command
+    /// says `up` then): the timer starts at spawn, and on a loaded machine it can fire before
+    /// the shell gets that far, which says nothing about the kill. Each retry waits 4× longer.
+    async fn run_trapped(root: &Path, kill_grace: Duration) -> Outcome {
+        let mut timeout = Duration::from_millis(300);
+        loop {
+            let req = Request {
+                command: "trap 'echo trapped; exit 0' TERM; echo up; while :; do sleep 0.05; done",
+                cwd: root,
+                timeout,
+                root,
+                max_output_bytes: 1024,
+                kill_grace,
+                on_output: None,
+            };
+            let out = run(req, &Cancel::new(), |p| p.display().to_string())
+                .await
+                .unwrap();
+            if out.stdout.starts_with("up\n") || timeout > Duration::from_secs(100) {
+                return out;
+            }
+            timeout *= 4;
+        }
+    }
+
     #[tokio::test]
     async fn a_grace_lets_a_sigterm_trap_run() {
         let root = tempfile::tempdir().unwrap();
-        let req = Request {
-            command: "trap 'echo trapped; exit 0' TERM; echo up; while :; do sleep 0.05; done",
-            cwd: root.path(),
-            timeout: Duration::from_millis(300),
-            root: root.path(),
-            max_output_bytes: 1024,
-            kill_grace: Duration::from_secs(5),
-            on_output: None,
-        };
-        let out = run(req, &Cancel::new(), |p| p.display().to_string())
-            .await
-            .unwrap();
+        let out = run_trapped(root.path(), Duration::from_secs(600)).await;
         assert!(matches!(out.ending, Ending::TimedOut), "{:?}", out.ending);
         assert_eq!(out.stdout, "up\ntrapped\n");
         assert_eq!(out.killed_by, Some("SIGTERM"));
@@ -302,14 +321,7 @@ mod tests {
     #[tokio::test]
     async fn without_a_grace_the_kill_is_sigkill() {
         let root = tempfile::tempdir().unwrap();
-        let command = "trap 'echo trapped; exit 0' TERM; echo up; while :; do sleep 0.05; done";
-        let out = run_in(
-            root.path(),
-            command,
-            Duration::from_millis(300),
-            &Cancel::new(),
-        )
-        .await;
+        let out = run_trapped(root.path(), Duration::ZERO).await;
         assert!(matches!(out.ending, Ending::TimedOut), "{:?}", out.ending);
         assert_eq!(out.stdout, "up\n");
         assert_eq!(out.killed_by, Some("SIGKILL"));
