@@ -83,28 +83,30 @@ impl Drop for SharedLock {
     }
 }
 
-/// After the monitor's shell exited, waits (up to 300 ms) for the relay to write the output
-/// still in the pipe, so a poll that says "not running" shows all of it. A background child
-/// that keeps the pipe open makes this give up after the wait.
+/// After the monitor's shell exited, waits for the relay to write the output still in the
+/// pipe, so a poll that says "not running" shows all of it. That is certain once no process
+/// but the relay holds the pipe, so then the wait is as long as the relay takes, however
+/// loaded the machine; while a background child of the monitor keeps the pipe open (it may
+/// never close it), the wait gives up after 300 ms.
 pub fn settle(root: &Path, id: &str) {
     let path = file(root, id, "state");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_millis(300);
-    let mut done_at = None;
+    let short = std::time::Instant::now() + std::time::Duration::from_millis(300);
+    let mut certain = false;
     loop {
         let state = relay::read_state(&path);
-        let now = std::time::Instant::now();
+        let Some(pid) = state.relay.filter(|&p| relay::is_relay(p, &path)) else {
+            // No relay (any more): nothing more will be written.
+            return;
+        };
         if state.done {
-            // Done, and the relay itself gone too: it exits right after saying so (a pid still
-            // alive 50 ms later is another process's).
-            let since = *done_at.get_or_insert(now);
-            if !state.relay.is_some_and(relay::is_relay)
-                || now >= since + std::time::Duration::from_millis(50)
-            {
+            relay::exited(pid, &path);
+            return;
+        }
+        if !certain && std::time::Instant::now() >= short {
+            if relay::pipe_shared(pid) {
                 return;
             }
-        }
-        if now >= deadline {
-            return;
+            certain = true;
         }
         std::thread::sleep(std::time::Duration::from_millis(2));
     }

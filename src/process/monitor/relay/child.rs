@@ -90,8 +90,9 @@ unsafe fn relay(fds: Fds, max: u64, buf: &mut [u8], copy: &mut [u8]) -> ! {
         }
     }
     close_others(&[fds.input, fds.log, fds.state]);
-    // Linux: `is_relay` recognises it by this name. Elsewhere a fork cannot rename itself
-    // without an exec, and `is_relay` recognises it as a live session leader.
+    // The name people see in `ps`. Linux: `is_relay` knows it by the state file it holds,
+    // from the fork on. Elsewhere a fork cannot rename itself without an exec, and `is_relay`
+    // recognises it as a live session leader.
     #[cfg(target_os = "linux")]
     libc::prctl(libc::PR_SET_NAME, c"clarvis-relay".as_ptr(), 0, 0, 0);
     let me = libc::getpid() as u32;

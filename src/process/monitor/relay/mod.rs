@@ -103,53 +103,68 @@ pub fn finish(path: &Path, wait: std::time::Duration) -> bool {
     let Some(pid) = read_state(path).relay else {
         return true;
     };
-    let sleep = || std::thread::sleep(std::time::Duration::from_millis(2));
-    while !read_state(path).done && is_relay(pid) && std::time::Instant::now() < deadline {
-        sleep();
+    while !read_state(path).done && is_relay(pid, path) && std::time::Instant::now() < deadline {
+        pause();
     }
     if read_state(path).done {
-        // It said it is done and exits right after; past that the pid may be another
-        // process's (a reused pid is never killed): a short wait, no signal.
-        let end = std::time::Instant::now() + std::time::Duration::from_millis(50);
-        while is_relay(pid) && std::time::Instant::now() < end {
-            sleep();
-        }
-        return true;
+        // It exits right after saying so, whatever the load; `is_relay` knows it by the
+        // state file it holds, so no other process is waited for.
+        return exited(pid, path);
     }
-    if is_relay(pid) {
+    if is_relay(pid, path) {
         #[cfg(unix)]
         // SAFETY: a plain syscall on our relay, which has not finished (so its pid is its own).
         unsafe {
             libc::kill(pid as libc::pid_t, libc::SIGKILL);
         }
-        let end = std::time::Instant::now() + std::time::Duration::from_secs(2);
-        while is_relay(pid) && std::time::Instant::now() < end {
-            sleep();
-        }
+        return exited(pid, path);
     }
-    !is_relay(pid)
+    true
 }
 
-/// Whether `pid` is a live (not zombie) relay process. Linux: by the name it gives itself.
+/// How long a relay that has finished, or was SIGKILLed, may take to be gone. It has nothing
+/// left to do: only a relay stopped by someone (SIGSTOP) ever comes near this bound.
+const EXIT_BOUND: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// Waits until relay `pid` of state file `path` is gone (at most [`EXIT_BOUND`]); returns
+/// whether it is.
+pub fn exited(pid: u32, path: &Path) -> bool {
+    let end = std::time::Instant::now() + EXIT_BOUND;
+    while is_relay(pid, path) && std::time::Instant::now() < end {
+        pause();
+    }
+    !is_relay(pid, path)
+}
+
+fn pause() {
+    std::thread::sleep(std::time::Duration::from_millis(2));
+}
+
+/// Whether `pid` is the live relay of the monitor whose state file is `state`. Linux: a
+/// process holding `state` open — the relay does from its fork (before it has named itself)
+/// until it exits and the kernel closes its files, and no other process does, so a reused
+/// pid is never taken for it.
 #[cfg(target_os = "linux")]
-pub fn is_relay(pid: u32) -> bool {
-    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+pub fn is_relay(pid: u32, state: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(want) = std::fs::metadata(state) else {
         return false;
     };
-    // `<pid> (<comm>) <state> …`
-    let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
+    let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
         return false;
     };
-    let state = stat[close + 1..].split_ascii_whitespace().next();
-    &stat[open + 1..close] == "clarvis-relay" && !matches!(state, Some("Z") | Some("X"))
+    fds.flatten().any(|fd| {
+        std::fs::metadata(fd.path()).is_ok_and(|m| m.dev() == want.dev() && m.ino() == want.ino())
+    })
 }
 
 /// Whether `pid` is a live relay process. Other Unixes: a fork cannot rename itself, so the
 /// test is weaker — the pid is alive and leads its own session, as the relay does. It is only
-/// asked while the state file says the relay has not finished, so a reused pid passes it only
-/// if the relay died without finishing and its pid went to another session leader.
+/// asked while the state file says the relay has not finished, or just after, so a reused
+/// pid passes it only if the relay died without finishing and its pid went to another
+/// session leader.
 #[cfg(all(unix, not(target_os = "linux")))]
-pub fn is_relay(pid: u32) -> bool {
+pub fn is_relay(pid: u32, _state: &Path) -> bool {
     let Ok(p) = libc::pid_t::try_from(pid) else {
         return false;
     };
@@ -159,8 +174,43 @@ pub fn is_relay(pid: u32) -> bool {
 
 /// Without Unix there is no relay.
 #[cfg(not(unix))]
-pub fn is_relay(_pid: u32) -> bool {
+pub fn is_relay(_pid: u32, _state: &Path) -> bool {
     false
+}
+
+/// Whether a process other than relay `pid` holds the relay's input pipe (a background child
+/// of the monitor, still able to write). When none does, the relay's end of file is certain.
+/// Linux; elsewhere `true` (not knowable: the caller keeps to its short wait).
+#[cfg(target_os = "linux")]
+pub fn pipe_shared(pid: u32) -> bool {
+    let link = |p: &Path| std::fs::read_link(p).ok();
+    let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
+        return false;
+    };
+    let pipes: Vec<_> = fds
+        .flatten()
+        .filter_map(|fd| link(&fd.path()))
+        .filter(|l| l.to_string_lossy().starts_with("pipe:"))
+        .collect();
+    let Ok(procs) = std::fs::read_dir("/proc") else {
+        return true;
+    };
+    procs
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_str()
+                .is_some_and(|n| n.parse::<u32>().is_ok_and(|p| p != pid))
+        })
+        .filter_map(|e| std::fs::read_dir(e.path().join("fd")).ok())
+        .flat_map(|fds| fds.flatten())
+        .any(|fd| link(&fd.path()).is_some_and(|l| pipes.contains(&l)))
+}
+
+/// See the Linux version: not knowable here.
+#[cfg(not(target_os = "linux"))]
+pub fn pipe_shared(_pid: u32) -> bool {
+    true
 }
 
 #[cfg(unix)]
