@@ -287,7 +287,7 @@ function wellFormed(res) {
  * "internal error" on the warn sink, a call that hangs, the outside secret in any output, or
  * any change outside the workspace.
  */
-export async function runFuzz({ count, seed, concurrency = 4, hangMs = 30000, log = () => {}, options = {} }) {
+export async function runFuzz({ count, seed, concurrency = 4, hangMs = 120_000, log = () => {}, options = {} }) {
   const r = prng(seed)
   const { sentinel, tools, outsideSnap } = fuzzWorkspace(options)
   const warned = []

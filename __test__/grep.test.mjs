@@ -226,10 +226,7 @@ test('abort: pre-aborted, and during a search of a few thousand files', async ()
   const ac = new AbortController()
   const pending = call('grep', { pattern: 'needle', output_mode: 'content' }, ac.signal)
   setImmediate(() => ac.abort())
-  const started = Date.now()
-  const r = await pending
-  assert.equal(envelope(r).error, 'aborted')
-  assert.ok(Date.now() - started < 10_000)
+  assert.equal(envelope(await pending).error, 'aborted')
 })
 
 test('a file too big to keep in memory is searched again for the page it must show', async () => {

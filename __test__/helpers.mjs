@@ -42,3 +42,53 @@ export function envelope(result) {
   if (!result.isError) throw new Error(`expected an error, got: ${result.text}`)
   return JSON.parse(result.text)
 }
+
+// Synchronisation without timing: a test waits for a condition or a marker the command
+// writes, never for a fixed time, and never fails because the machine was slow.
+
+/**
+ * Polls `cond` (sync or async) until it holds. `ms` only guards against a hang — it is no
+ * measurement: keep it far beyond any load (a failure then means the condition never came).
+ */
+export async function eventually(cond, what, ms = 120_000) {
+  const deadline = Date.now() + ms
+  for (;;) {
+    const v = await cond()
+    if (v) return v
+    if (Date.now() > deadline) throw new Error(`never happened (${ms} ms): ${what}`)
+    await new Promise((r) => setTimeout(r, 10))
+  }
+}
+
+/**
+ * Whether process `pid` can never run its own code again: gone, a zombie, exiting, or with
+ * SIGKILL pending (the kernel queues it to every thread at once and it cannot be caught).
+ * This is what "killed" means the moment a kill returns, on a loaded machine as on an idle
+ * one; "gone from /proc" needs the victim to be scheduled first.
+ */
+export function dead(pid) {
+  let stat, status
+  try {
+    stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1')
+    status = fs.readFileSync(`/proc/${pid}/status`, 'latin1')
+  } catch {
+    return true
+  }
+  const [state, , , , , , flags] = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  if (state === 'Z' || state === 'X' || (Number(flags) & 0x4) !== 0) return true // PF_EXITING
+  const pending = (name) => BigInt(`0x${status.match(new RegExp(`^${name}:\\s*([0-9a-f]+)`, 'm'))?.[1] ?? '0'}`)
+  return ((pending('SigPnd') | pending('ShdPnd')) & (1n << 8n)) !== 0n // SIGKILL is signal 9
+}
+
+/**
+ * Runs a command whose test needs it to reach a point (a trap set, a line printed) before its
+ * timeout fires. The timer starts at spawn, so on a loaded machine it can fire first; such a
+ * run says nothing about what is tested, so `attempt(timeoutMs)` is repeated with four times
+ * the timeout until `armed(result)` shows the point was reached, and that run is returned.
+ */
+export async function beforeTheTimeout(attempt, armed, timeoutMs = 400) {
+  for (let ms = timeoutMs; ; ms *= 4) {
+    const r = await attempt(ms)
+    if (armed(r) || ms > 100_000) return r
+  }
+}

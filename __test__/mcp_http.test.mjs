@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { serveHttp } from '../mcp.mjs'
-import { latest } from './helpers.mjs'
+import { latest, dead, eventually } from './helpers.mjs'
 
 const BIN = fileURLToPath(new URL('../bin/clarvis-agent-tools.mjs', import.meta.url))
 const TOKEN = 'test-token-0123456789'
@@ -50,23 +50,6 @@ async function connect(t, token = TOKEN) {
 function text(result) {
   assert.equal(result.content.length, 1)
   return result.content[0].text
-}
-
-const alive = (pid) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
-
-async function waitFor(cond, what, ms = 10_000) {
-  const deadline = Date.now() + ms
-  while (!cond()) {
-    assert.ok(Date.now() < deadline, what)
-    await new Promise((r) => setTimeout(r, 20))
-  }
 }
 
 before(async () => {
@@ -109,26 +92,26 @@ test('no token or a wrong token is HTTP 401; other paths are 404', async () => {
 test('notifications/cancelled aborts the call: a long bash is killed; the session goes on', async (t) => {
   const { client } = await connect(t)
   const controller = new AbortController()
-  const call = client.callTool({ name: 'bash', arguments: { command: 'echo $$ > c.pid; sleep 30' } }, undefined, { signal: controller.signal })
+  const call = client.callTool({ name: 'bash', arguments: { command: 'echo $$ > c.pid; sleep 1000' } }, undefined, { signal: controller.signal })
   const pidFile = path.join(ws.root, 'c.pid')
-  await waitFor(() => fs.existsSync(pidFile) && fs.readFileSync(pidFile, 'utf8').endsWith('\n'), 'the command started')
+  await eventually(() => fs.existsSync(pidFile) && fs.readFileSync(pidFile, 'utf8').endsWith('\n'), 'the command started')
   const pid = Number(fs.readFileSync(pidFile, 'utf8'))
   controller.abort()
   await assert.rejects(call)
-  await waitFor(() => !alive(pid), `bash (pid ${pid}) was killed`)
+  await eventually(() => dead(pid), `bash (pid ${pid}) was killed`)
   assert.equal(JSON.parse(text(await client.callTool({ name: 'bash', arguments: { command: 'echo on' } }))).stdout, 'on\n')
 })
 
 test('ending a session (DELETE) aborts its running calls, not those of other sessions', async (t) => {
   const a = await connect(t)
   const b = await connect(t)
-  const call = a.client.callTool({ name: 'bash', arguments: { command: 'echo $$ > d.pid; sleep 30' } }).catch((e) => e)
+  const call = a.client.callTool({ name: 'bash', arguments: { command: 'echo $$ > d.pid; sleep 1000' } }).catch((e) => e)
   const other = b.client.callTool({ name: 'bash', arguments: { command: 'sleep 1; echo survived' } })
   const pidFile = path.join(ws.root, 'd.pid')
-  await waitFor(() => fs.existsSync(pidFile) && fs.readFileSync(pidFile, 'utf8').endsWith('\n'), 'the command started')
+  await eventually(() => fs.existsSync(pidFile) && fs.readFileSync(pidFile, 'utf8').endsWith('\n'), 'the command started')
   const pid = Number(fs.readFileSync(pidFile, 'utf8'))
   await a.transport.terminateSession()
-  await waitFor(() => !alive(pid), `bash (pid ${pid}) was killed with its session`)
+  await eventually(() => dead(pid), `bash (pid ${pid}) was killed with its session`)
   assert.equal(JSON.parse(text(await other)).stdout, 'survived\n')
   void call
 })

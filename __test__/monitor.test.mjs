@@ -4,13 +4,18 @@ import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
 import { createAgentTools, sweepMonitors } from '../index.mjs'
-import { latest, envelope } from './helpers.mjs'
+import { latest, envelope, dead, eventually } from './helpers.mjs'
 
 const json = (r) => {
   assert.equal(r.isError, false, r.text)
   return JSON.parse(r.text)
 }
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
+/** The first poll that says the monitor is no longer running. */
+const finished = (call, id) =>
+  eventually(async () => {
+    const p = json(await call('monitor_poll', { id }))
+    return !p.running && p
+  }, `monitor ${id} ends`)
 const alive = (pid) => {
   try {
     process.kill(pid, 0)
@@ -30,12 +35,7 @@ test('start without ready_when returns at once; poll reads lines; exit code afte
   const side = JSON.parse(fs.readFileSync(path.join(root, `.clarvis/monitor-${s.id}.json`), 'utf8'))
   assert.deepEqual(Object.keys(side), ['id', 'command', 'cwd', 'pid', 'startedAt', 'readyWhen'])
   assert.equal(side.cwd, root)
-  let p
-  for (let i = 0; i < 100; i++) {
-    p = json(await call('monitor_poll', { id: s.id }))
-    if (!p.running) break
-    await sleep(20)
-  }
+  const p = await finished(call, s.id)
   assert.deepEqual(p, { running: false, output: 'one\ntwo\n', next_offset: 8, exit_code: 3 })
   const again = json(await call('monitor_poll', { id: s.id, offset: 4 }))
   assert.equal(again.output, 'two\n')
@@ -86,14 +86,9 @@ test('stop ends the whole tree (setsid, double fork, nohup) and removes the stat
       .map(Number)
       .filter(alive)
   // The shell and its four sleeps (on a loaded machine they take a moment to start).
-  let pids = marked()
-  for (let i = 0; i < 250 && pids.length < 5; i++) {
-    await sleep(20)
-    pids = marked()
-  }
-  assert.ok(pids.length >= 5, `expected the shell and its sleeps, got ${pids.length}`)
+  const pids = await eventually(() => marked().length >= 5 && marked(), 'the shell and its four sleeps run')
   assert.deepEqual(json(await call('monitor_stop', { id: s.id })), { stopped: true, id: s.id })
-  assert.deepEqual(pids.filter(alive), [], 'monitor_stop returns once every process is gone')
+  assert.deepEqual(pids.filter((pid) => !dead(pid)), [], 'monitor_stop returns once every process is killed')
   for (const ext of ['json', 'log', 'exit']) assert.equal(fs.existsSync(path.join(root, `.clarvis/monitor-${s.id}.${ext}`)), false)
   assert.deepEqual(envelope(await call('monitor_stop', { id: s.id })), { error: 'monitor_not_found', message: `No such monitor: ${s.id}`, id: s.id })
 })
@@ -137,7 +132,8 @@ test('a new tools object sees, polls and stops a monitor; sweepMonitors removes 
   const s = json(await call('monitor_start', { command: 'echo hi; sleep 30' }))
   const done = json(await call('monitor_start', { command: 'true' }))
   const other = createAgentTools({ workspaceRoot: root })
-  await sleep(200)
+  await finished(call, done.id)
+  await eventually(async () => json(await call('monitor_poll', { id: s.id })).output === 'hi\n', 'hi is logged')
   const ids = JSON.parse((await other.callTool('monitor_list', {})).text).monitors.map((m) => m.id)
   assert.ok(ids.includes(s.id) && ids.includes(done.id))
   await sweepMonitors(root)
@@ -149,12 +145,7 @@ test('a new tools object sees, polls and stops a monitor; sweepMonitors removes 
 test('a page larger than maxOutputBytes ends with the more-output footer', async () => {
   const { call } = latest({}, { maxOutputBytes: 1024 })
   const s = json(await call('monitor_start', { command: "i=0; while [ $i -lt 300 ]; do echo 123456789; i=$((i+1)); done" }))
-  let p
-  for (let i = 0; i < 100; i++) {
-    p = json(await call('monitor_poll', { id: s.id }))
-    if (!p.running) break
-    await sleep(20)
-  }
+  const p = await finished(call, s.id)
   assert.equal(p.next_offset, 1024)
   assert.ok(p.output.endsWith('\n[... more output buffered; continue with offset=1024 ...]'), p.output.slice(-80))
   const rest = json(await call('monitor_poll', { id: s.id, offset: p.next_offset }))

@@ -8,7 +8,7 @@ import path from 'node:path'
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { createAgentTools, buildConfig, resolveConfig } from '../index.mjs'
-import { latest, envelope } from './helpers.mjs'
+import { latest, envelope, dead, eventually } from './helpers.mjs'
 
 const INDEX = fileURLToPath(new URL('../index.mjs', import.meta.url))
 const json = (r) => {
@@ -48,34 +48,26 @@ function leftovers(root, id) {
     }
   })
 }
-/** Waits (generously: a loaded machine) until nothing of monitor `id` is left. */
+/** Nothing of monitor `id` is left: no process that can still run (see `dead`), no file. */
 async function assertGone(root, id) {
-  let left = leftovers(root, id)
-  for (let i = 0; i < 100 && left.length; i++) {
-    await sleep(20)
-    left = leftovers(root, id)
-  }
-  assert.deepEqual(left, [], `processes of ${id} left`)
+  await eventually(() => leftovers(root, id).every(dead), `processes of ${id} end`)
   const files = fs.existsSync(path.join(root, '.clarvis')) ? fs.readdirSync(path.join(root, '.clarvis')) : []
   assert.deepEqual(files.filter((n) => n.includes(id)), [], 'stray files')
 }
-/** Nothing of monitor `id` is left the moment monitor_stop has returned (no waiting). */
+/** Nothing of monitor `id` can run any more the moment monitor_stop has returned (no waiting). */
 function assertGoneNow(root, id) {
-  assert.deepEqual(leftovers(root, id).filter(live), [], `processes of ${id} left after monitor_stop`)
+  assert.deepEqual(leftovers(root, id).filter((pid) => !dead(pid)), [], `processes of ${id} left after monitor_stop`)
 }
-/** Live relays (of any monitor) with a descriptor under `root`. */
+/** Relays (of any monitor) with a descriptor under `root` that can still run. */
 function relaysUnder(root) {
-  return leftovers(root, null).filter(live)
+  return leftovers(root, null).filter((pid) => !dead(pid))
 }
-async function pollUntil(call, id, pred, args = {}) {
-  let p
-  for (let i = 0; i < 600; i++) {
-    p = json(await call('monitor_poll', { id, ...args }))
-    if (pred(p)) return p
-    await sleep(25)
-  }
-  assert.fail(`condition never held: ${JSON.stringify(p).slice(0, 300)}`)
-}
+/** The first poll of `id` (with `args`) for which `pred` holds. */
+const pollUntil = (call, id, pred, args = {}) =>
+  eventually(async () => {
+    const p = json(await call('monitor_poll', { id, ...args }))
+    return pred(p) && p
+  }, `a poll of ${id} with ${JSON.stringify(args)} meets ${pred}`)
 
 test('monitorLogMaxBytes: option, env var, floor; in the config only when given', () => {
   const { root } = latest()
@@ -217,17 +209,19 @@ test('bad cwd and bad regexes start nothing and leave no file; start-then-stop l
 })
 
 test('monitor_stop is graceful: SIGTERM, a grace period (400 ms, or killGraceMs), then SIGKILL', async () => {
-  // The trap needs ~500 ms: longer than the default grace, well within killGraceMs 5000.
+  // The trap needs 500 ms at the least: longer than the default grace, well within a
+  // killGraceMs far beyond any load (the stop returns as soon as the shell is gone).
   const command = "trap 'sleep 0.5; echo trapped > done.txt; exit 0' TERM; echo up; while :; do sleep 0.05; done"
   for (const [options, runs] of [
     [{}, false],
-    [{ killGraceMs: 5000 }, true],
+    [{ killGraceMs: 60_000 }, true],
   ]) {
     const { call, root } = latest({}, options)
     const s = json(await call('monitor_start', { command, ready_when: '^up' }))
     assert.equal(s.ready, true)
-    const quick = json(await call('monitor_start', { command: "trap 'echo t > quick.txt; exit 0' TERM; while :; do sleep 0.05; done" }))
-    await sleep(200)
+    // Stopped once its trap is set (it says so), not after a guessed delay.
+    const quick = json(await call('monitor_start', { command: "trap 'echo t > quick.txt; exit 0' TERM; echo armed; while :; do sleep 0.05; done", ready_when: '^armed' }))
+    assert.equal(quick.ready, true)
     json(await call('monitor_stop', { id: quick.id }))
     assert.equal(fs.readFileSync(path.join(root, 'quick.txt'), 'utf8'), 't\n', 'a quick trap runs within any grace')
     json(await call('monitor_stop', { id: s.id }))
@@ -249,6 +243,8 @@ test('100 concurrent starts against maxMonitors: the refused ones leave no proce
     fs.readdirSync(dir).filter(mine).sort(),
     ok.flatMap((m) => ['json', 'log', 'state'].map((e) => `monitor-${m.id}.${e}`)).sort(),
   )
+  // A relay is recognised by the name it gives itself just after it starts.
+  await eventually(() => relaysUnder(root).length >= 4, 'the four relays run')
   assert.equal(relaysUnder(root).length, 4)
   for (const m of ok) {
     json(await call('monitor_stop', { id: m.id }))

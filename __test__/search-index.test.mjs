@@ -6,7 +6,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { spawnSync } from 'node:child_process'
 import { createAgentTools, StartupError } from '../index.mjs'
-import { latest, scratch } from './helpers.mjs'
+import { latest, scratch, eventually } from './helpers.mjs'
 
 // The index is Unix only (SPEC.md, Platforms); elsewhere searchIndex is always off.
 const unixOnly = { skip: process.platform === 'win32' && 'the search index is Unix only' }
@@ -22,14 +22,9 @@ function tree() {
   return files
 }
 
-async function ready(tools) {
-  for (let i = 0; i < 600; i++) {
-    const s = tools.searchIndexStatus()
-    if (s.state === 'ready') return s
-    await new Promise((r) => setTimeout(r, 50))
-  }
-  assert.fail(`index not ready: ${JSON.stringify(tools.searchIndexStatus())}`)
-}
+/** The status once the background build is done (waited for, not timed). */
+const ready = (tools) =>
+  eventually(() => tools.searchIndexStatus().state === 'ready' && tools.searchIndexStatus(), 'the index is ready')
 
 const text = (r) => r.content.map((p) => p.text).join('')
 
@@ -53,7 +48,7 @@ test('searchIndex: "on" builds in the background; results equal the scan', unixO
   assert.ok(s.bytes > 0 && Number.isInteger(s.buildMs) && s.updatedAt > 0)
   // Ready from memory; the image reaches the disk right after (written on another thread).
   const image = path.join(on.root, '.clarvis/index/grep.idx')
-  for (let i = 0; i < 1000 && !fs.existsSync(image); i++) await new Promise((r) => setTimeout(r, 10))
+  await eventually(() => fs.existsSync(image), 'the image is written')
   assert.ok(fs.statSync(image).isFile())
   const queries = [
     { pattern: 'RareNeedle' },

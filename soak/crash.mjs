@@ -314,12 +314,12 @@ export async function runCrashes({ kills = 200, bytes = 2 << 20, windowMs = 600,
 
 /**
  * Kills the child while its multi-file commit is certainly half done: commits pause
- * `pauseMs` between file operations, and the kill comes `afterMs` after the journal (written
- * just before the first rename) appears. Returns the group as the kill left it and as the
+ * `pauseMs` between file operations, and the kill comes as soon as the journal is there and
+ * the first operation shows (the group is mixed). Returns the group as the kill left it and as the
  * start-up recovery leaves it. `tamper: { path, content }` rewrites a file between the kill and
  * the recovery (a user editing after the crash).
  */
-export async function killMidCommit({ bytes = 1 << 20, pauseMs = 400, afterMs = 100, tamper = null } = {}) {
+export async function killMidCommit({ bytes = 1 << 20, pauseMs = 60_000, tamper = null } = {}) {
   const { createAgentTools, setWarnSink } = await import(indexUrl)
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'clarvis-crash-')))
   const versions = makeVersions(bytes)
@@ -328,9 +328,19 @@ export async function killMidCommit({ bytes = 1 << 20, pauseMs = 400, afterMs = 
   try {
     const c = startChild(root, bytes, { commitPauseMs: pauseMs })
     await c.ready
-    const deadline = Date.now() + 30_000
-    while (journals(root) === 0 && Date.now() < deadline) await sleep(2)
-    await sleep(afterMs)
+    // Killed once the first rename is seen (the group is mixed), not after a guessed delay:
+    // the next one comes `pauseMs` later, so the kill lands mid-commit however loaded the
+    // machine is.
+    const deadline = Date.now() + 120_000
+    const mixed = () => {
+      try {
+        const g = inspectGroup(root, versions)
+        return !g.torn && !g.consistent
+      } catch {
+        return false // a file between two steps of an operation
+      }
+    }
+    while (!(journals(root) > 0 && mixed()) && Date.now() < deadline) await sleep(2)
     c.p.kill('SIGKILL')
     await c.exited
     const raw = inspectGroup(root, versions)
