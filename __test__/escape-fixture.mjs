@@ -136,7 +136,44 @@ export async function runRace(ms, log = () => {}, sink = null) {
       if (out.includes(sentinel.secret) || out.includes(sentinel.onlyName)) leaks.push(`${tool} ${JSON.stringify(args)} -> ${out.slice(0, 200)}`)
     }
   }
-  await Promise.all(Array.from({ length: 6 }, worker))
+  // Checkpoint restore and `undo` are writers too: a checkpoint is taken, files under the
+  // flipping directory are written, created and removed, and the checkpoint is restored
+  // (forced) or the last call undone, while the directory flips. Restores the flip made
+  // impossible are refused; none may write, create or delete anything outside.
+  const restores = { ok: 0, refused: 0 }
+  const restorer = async () => {
+    let j = 0
+    while (!done) {
+      j++
+      const id = tools.checkpoint()
+      await tools.callTool('write_file', { path: `flip/r-${j % 7}.txt`, content: `restored ${j}\n` })
+      await tools.callTool('remove', { path: `flip/r-${(j + 3) % 7}.txt` })
+      await tools.callTool('apply_patch', { patch: `--- /dev/null\n+++ b/flip/rp-${j % 5}.txt\n@@ -0,0 +1 @@\n+p\n` })
+      const changes = await tools.changes(id).catch(() => [])
+      const out = JSON.stringify(changes)
+      if (out.includes(sentinel.secret) || out.includes(sentinel.onlyName)) leaks.push(`changes(${id}) -> ${out.slice(0, 200)}`)
+      await tools.restore(id, { force: j % 2 === 0 }).then(() => restores.ok++, () => restores.refused++)
+      tools.dropCheckpoint(id)
+    }
+  }
+  const undoTools = createAgentTools({ workspaceRoot: root, toolPolicy: { allow: ['write_file', 'remove', 'copy', 'undo'] } })
+  const undoer = async () => {
+    let j = 0
+    while (!done) {
+      j++
+      const mutation = [
+        ['write_file', { path: `flip/u-${j % 5}.txt`, content: `undo ${j}\n` }],
+        ['remove', { path: `flip/u-${(j + 2) % 5}.txt` }],
+        ['copy', { source: 'in.txt', destination: `flip/u-${j % 5}.txt`, overwrite: true }],
+      ][j % 3]
+      await undoTools.callTool(...mutation)
+      const r = await undoTools.callTool('undo', {})
+      if (r.isError) restores.refused++
+      else restores.ok++
+      if (shown(r).includes(sentinel.secret)) leaks.push(`undo -> ${r.text.slice(0, 200)}`)
+    }
+  }
+  await Promise.all([...Array.from({ length: 6 }, worker), restorer(), undoer()])
   await exited
   // What copy and move brought into the workspace must never be the outside's content.
   for (const name of ['copied.txt', 'moved-in.txt']) {
@@ -144,7 +181,7 @@ export async function runRace(ms, log = () => {}, sink = null) {
     if (fs.existsSync(p) && fs.readFileSync(p, 'utf8').includes(sentinel.secret)) leaks.push(`${name} holds the outside secret`)
   }
   const after = outsideSnap()
-  log(`race: ${ms} ms, ${flips} flips, ${stats.calls} calls (${stats.ok} ok, errors ${JSON.stringify(stats.errors)}), ${leaks.length} leaks`)
-  return { leaks, before, after, stats, flips: Number(flips) }
+  log(`race: ${ms} ms, ${flips} flips, ${stats.calls} calls (${stats.ok} ok, errors ${JSON.stringify(stats.errors)}), restores and undos ${restores.ok} done, ${restores.refused} refused, ${leaks.length} leaks`)
+  return { leaks, before, after, stats, restores, flips: Number(flips) }
 }
 

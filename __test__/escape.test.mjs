@@ -2,8 +2,9 @@
 // and copy, mkdir, remove, replace scopes and globs): `..` chains, absolute paths, symlinked
 // files and directories pointing out, link chains, a link to `/`, `/proc/self/root`, a missing
 // tail under a symlinked directory, dangling links, hard links, and a directory swapped for a
-// symlink to the outside thousands of times while calls run. Zero escapes: no output contains
-// the outside secret or an outside-only name, and a snapshot of the outside is unchanged.
+// symlink to the outside thousands of times while calls, checkpoint restores and undos run.
+// Zero escapes: no output contains the outside secret or an outside-only name, and a
+// snapshot of the outside is unchanged.
 //
 // RACE_MS (default 2500) sets how long the swap race runs; `npm run soak` runs it longer.
 import { test } from 'node:test'
@@ -219,10 +220,11 @@ test('hard links: confinement is path-based, so a hard link inside IS the outsid
 })
 
 test('a directory swapped for a symlink to the outside while calls run: zero escapes', async (t) => {
-  const { leaks, before, after, stats, flips } = await runRace(RACE_MS, (s) => t.diagnostic(s), sink)
+  const { leaks, before, after, stats, restores, flips } = await runRace(RACE_MS, (s) => t.diagnostic(s), sink)
   assert.deepEqual(leaks, [])
   assert.deepEqual(after, before, 'something outside was written')
   // The race must actually have raced: many flips, many calls, both outcomes seen.
   assert.ok(flips > 100, `only ${flips} flips`)
   assert.ok(stats.calls > 100 && stats.ok > 0, JSON.stringify(stats))
+  assert.ok(restores.ok + restores.refused > 10, JSON.stringify(restores))
 })

@@ -158,6 +158,13 @@ impl ToolError {
         e.with("path", path)
     }
 
+    /// `not_a_file` `Not a regular file: <path>`: a FIFO, socket or device where a tool wants
+    /// a file. Every reader and writer refuses them alike (a FIFO would block a reader
+    /// forever; a writer would replace it with a regular file).
+    pub fn not_regular(path: &str) -> Self {
+        ToolError::new(Code::NotAFile, format!("Not a regular file: {path}")).with("path", path)
+    }
+
     /// The `aborted` error for tools other than bash.
     pub fn aborted() -> Self {
         ToolError::new(Code::Aborted, "Operation aborted (run cancelled)")

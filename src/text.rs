@@ -118,10 +118,7 @@ pub fn load_opened(config: &Config, file: &std::fs::File, input: &str) -> ToolRe
         );
     }
     if !meta.is_file() {
-        return Err(
-            ToolError::new(Code::NotAFile, format!("Not a regular file: {input}"))
-                .with("path", input),
-        );
+        return Err(ToolError::not_regular(input));
     }
     if meta.len() > config.max_file_bytes {
         return Err(too_large(input, meta.len(), config.max_file_bytes));

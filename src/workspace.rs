@@ -22,7 +22,9 @@ pub use crate::paths::realpath_prefix;
 use std::path::{Path, PathBuf};
 
 mod descriptors;
+mod pins;
 pub use descriptors::*;
+pub use pins::Pins;
 pub mod listing;
 
 /// The lexical absolute form of `input`: joined to the root when relative, then normalised.
@@ -76,22 +78,38 @@ pub fn resolve_write(config: &Config, input: &str) -> ToolResult<PathBuf> {
     Ok(abs)
 }
 
+/// The checks of [`resolve_write`] for a path already in lexical absolute form (a
+/// checkpoint's recorded path, which must not go through [`unmention`] again): confinement
+/// (`path_escape` naming `input`), then the write scope.
+pub fn check_write(config: &Config, abs: &Path, input: &str) -> ToolResult<()> {
+    if config.confine_to_workspace && !is_inside(config, abs) {
+        return Err(escape_error(input));
+    }
+    check_write_scope(config, abs, input)
+}
+
 /// The write-scope check of [`resolve_write`] for an already resolved `abs`.
 pub fn check_write_scope(config: &Config, abs: &Path, input: &str) -> ToolResult<()> {
-    if config.write_scope.is_empty() {
+    if config.write_scope.is_empty()
+        || realpath_prefix(abs).is_ok_and(|real| in_write_scope(config, &real))
+    {
         return Ok(());
     }
-    let inside = realpath_prefix(abs).is_ok_and(|real| {
-        config
-            .write_scope
-            .iter()
-            .any(|s| real == s.real || real.starts_with(&s.real))
-    });
-    if inside {
-        return Ok(());
-    }
+    Err(scope_error(config, input))
+}
+
+/// Whether the real location `real` lies in a write-scope directory (or is one).
+fn in_write_scope(config: &Config, real: &Path) -> bool {
+    config
+        .write_scope
+        .iter()
+        .any(|s| real == s.real || real.starts_with(&s.real))
+}
+
+/// `path_escape` `Path is outside the write scope: <input> (writeScope: …)`.
+fn scope_error(config: &Config, input: &str) -> ToolError {
     let names: Vec<&str> = config.write_scope.iter().map(|s| s.name.as_str()).collect();
-    Err(ToolError::new(
+    ToolError::new(
         Code::PathEscape,
         format!(
             "Path is outside the write scope: {input} (writeScope: {}). Write only under those directories.",
@@ -99,7 +117,7 @@ pub fn check_write_scope(config: &Config, abs: &Path, input: &str) -> ToolResult
         ),
     )
     .with("path", input)
-    .with("writeScope", names))
+    .with("writeScope", names)
 }
 
 /// The `path_escape` error for `input`.

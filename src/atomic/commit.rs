@@ -34,19 +34,24 @@ use std::time::Duration;
 /// One file operation of a patch.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Op {
-    /// Replace an existing file's content; its permission bits are kept.
+    /// Replace an existing file's content.
     Modify {
         /// The file.
         path: PathBuf,
         /// Its new bytes.
         bytes: Vec<u8>,
+        /// The permission bits it gets; `None` keeps the old file's.
+        mode: Option<u32>,
     },
-    /// Create a new file (LF content, default permissions), with any missing parents.
+    /// Create a new file, with any missing parents.
     Create {
         /// The file.
         path: PathBuf,
         /// Its bytes.
         bytes: Vec<u8>,
+        /// The permission bits it gets; `None` applies the process umask to 0666, as for
+        /// any new file.
+        mode: Option<u32>,
     },
     /// Remove a file.
     Delete {
@@ -272,7 +277,9 @@ fn perform(step: &Step) -> io::Result<()> {
     }
 }
 
+mod confined;
 mod stage;
+pub use confined::{commit_confined, commit_pinned, pin_ops};
 use stage::{stage, Plan};
 
 // Unix only: these tests build symlinks, FIFOs and permission bits.

@@ -36,10 +36,12 @@ fn every_kind_of_operation_lands() {
         Op::Modify {
             path: d.join("m"),
             bytes: b"new".to_vec(),
+            mode: None,
         },
         Op::Create {
             path: d.join("n/e/w.txt"),
             bytes: b"w\n".to_vec(),
+            mode: None,
         },
         Op::Delete {
             path: d.join("gone"),
@@ -92,6 +94,7 @@ fn an_injected_failure_between_two_renames_restores_everything() {
         Op::Modify {
             path: d.join("c"),
             bytes: b"changed".to_vec(),
+            mode: None,
         },
         Op::Move {
             from: d.join("b"),
@@ -138,6 +141,7 @@ fn a_real_failure_midway_rolls_back() {
     let ops = vec![Op::Create {
         path: d.join("taken"),
         bytes: b"new".to_vec(),
+        mode: None,
     }];
     let e = commit(&ops, None, &show).unwrap_err();
     assert_eq!(e.message, "Failed to apply patch: EEXIST: file exists");
@@ -179,10 +183,12 @@ fn mixed_ops(d: &Path) -> Vec<Op> {
         Op::Modify {
             path: d.join("a"),
             bytes: b"A2".to_vec(),
+            mode: None,
         },
         Op::Create {
             path: d.join("new/dir/n"),
             bytes: b"N".to_vec(),
+            mode: None,
         },
         Op::Delete { path: d.join("b") },
         Op::Move {
@@ -198,6 +204,7 @@ fn mixed_ops(d: &Path) -> Vec<Op> {
         Op::Modify {
             path: d.join("e"),
             bytes: b"E2".to_vec(),
+            mode: None,
         },
     ]
 }
@@ -451,11 +458,13 @@ fn many_ops(d: &Path) -> Vec<Op> {
             Op::Create {
                 path: d.join(format!("new/d{}/c{i:03}", i % 5)),
                 bytes: format!("created {i}\n").into_bytes(),
+                mode: None,
             }
         } else {
             Op::Modify {
                 path: d.join(&name),
                 bytes: format!("new {i}\n").into_bytes(),
+                mode: None,
             }
         });
     }

@@ -7,8 +7,9 @@
 //! fsynced. A crash leaves either the old or the new file, never a torn one; no temp file
 //! survives a call, whether it succeeds or fails.
 //!
-//! Writing *through* a symlink is refused ([`refuse_symlink`]): a rename would replace the
-//! link itself, which is never what the caller meant.
+//! Writing *through* a symlink is refused, and so is writing over a FIFO, socket or device
+//! ([`check_target`], the one rule every writer applies to its target): a rename would
+//! replace the link or the special file itself, which is never what the caller meant.
 //!
 //! Writers of one path serialise on an in-process lock ([`lock_paths`]), keyed by the
 //! canonical path, so two concurrent read-modify-write calls on one file both land.
@@ -181,12 +182,25 @@ pub fn symlink_error(abs: &Path) -> ToolError {
         .with("path", shown.as_ref())
 }
 
-/// Fails with [`symlink_error`] when `abs` itself is a symbolic link. Returns the target's
-/// metadata (not followed) when it exists. Other lstat errors are mapped with `input`.
-pub fn refuse_symlink(abs: &Path, input: &str) -> ToolResult<Option<fs::Metadata>> {
-    match fs::symlink_metadata(abs) {
+/// What a writer finds at its target, checked alike by every writer before it writes,
+/// replaces, moves or deletes it (`lstat`: a final symlink is never followed). Nothing there
+/// → `None`; a regular file or a directory → its metadata (each tool words its own refusal
+/// of a directory); a symlink → [`symlink_error`]; a FIFO, socket or device → `not_a_file`
+/// `Not a regular file: <input>` ([`ToolError::not_regular`]), since replacing one would
+/// silently turn it into a regular file and reading one could block. Other lstat errors
+/// are mapped with `input`.
+pub fn check_target(abs: &Path, input: &str) -> ToolResult<Option<fs::Metadata>> {
+    check_target_at(abs, abs, input)
+}
+
+/// [`check_target`] looking at `at` — the target reached through a verified directory
+/// handle ([`workspace::io_path`]), at the moment of the write — while errors name `abs`
+/// and `input`.
+pub fn check_target_at(at: &Path, abs: &Path, input: &str) -> ToolResult<Option<fs::Metadata>> {
+    match fs::symlink_metadata(at) {
         Ok(m) if m.file_type().is_symlink() => Err(symlink_error(abs)),
-        Ok(m) => Ok(Some(m)),
+        Ok(m) if m.is_file() || m.is_dir() => Ok(Some(m)),
+        Ok(_) => Err(ToolError::not_regular(input)),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(ToolError::fs(&e, input)),
     }
@@ -239,18 +253,20 @@ pub fn replace(abs: &Path, bytes: &[u8], mode: Option<u32>) -> io::Result<()> {
     Ok(())
 }
 
-/// The whole single-file write: refuses a symlink, carries the old mode over and replaces
-/// the file atomically. Returns whether the file was created. Errors carry `input`.
+/// The whole single-file write: refuses what [`check_target`] refuses, carries the old mode
+/// over and replaces the file atomically. Returns whether the file was created. Errors
+/// carry `input`.
 pub fn write_file(abs: &Path, bytes: &[u8], input: &str) -> ToolResult<bool> {
-    let meta = refuse_symlink(abs, input)?;
+    let meta = check_target(abs, input)?;
     let mode = meta.as_ref().map(crate::fsmeta::mode);
     replace(abs, bytes, mode).map_err(|e| ToolError::fs(&e, input))?;
     Ok(meta.is_none())
 }
 
 /// [`write_file`] pinned to the target's directory: the parent is opened and verified
-/// inside the root first ([`workspace::open_dir_confined`]), then the symlink check, the temp
-/// file, the rename and the directory fsync all go through that handle, so a parent swapped
+/// inside the root (and the target inside the write scope) first
+/// ([`workspace::open_dir_confined`], [`workspace::verify_write_scope`]), then the target
+/// check, the temp file, the rename and the directory fsync all go through that handle, so a parent swapped
 /// for a symlink to the outside mid-call cannot move the write out of the workspace.
 pub fn write_file_confined(
     config: &Config,
@@ -260,6 +276,7 @@ pub fn write_file_confined(
 ) -> ToolResult<bool> {
     let parent = abs.parent().unwrap_or(Path::new("/"));
     let dir = workspace::open_dir_confined(config, parent, input)?;
+    workspace::verify_write_scope(config, &dir, parent, abs.file_name(), input)?;
     write_file_in(&dir, abs, bytes, input)
 }
 
@@ -271,12 +288,9 @@ pub fn write_file_in(dir: &File, abs: &Path, bytes: &[u8], input: &str) -> ToolR
         return Err(ToolError::fs(&crate::error::os_error(libc::EISDIR), input));
     };
     let via = workspace::io_path(dir, parent).join(name);
-    let meta = match fs::symlink_metadata(&via) {
-        Ok(m) if m.file_type().is_symlink() => return Err(symlink_error(abs)),
-        Ok(m) => Some(m),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-        Err(e) => return Err(ToolError::fs(&e, input)),
-    };
+    // Checked again through the handle, at the moment of the write: what the caller saw by
+    // path may have been swapped since.
+    let meta = check_target_at(&via, abs, input)?;
     let mode = meta.as_ref().map(crate::fsmeta::mode);
     replace(&via, bytes, mode).map_err(|e| ToolError::fs(&e, input))?;
     Ok(meta.is_none())

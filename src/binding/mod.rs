@@ -33,9 +33,8 @@ impl NativeTools {
     /// Wraps an opened runtime, first rolling back commits a crash interrupted in its
     /// workspace (`atomic::journal::recover`, which never fails).
     fn open(runtime: Runtime) -> NativeTools {
-        let root = &runtime.config.workspace_root;
-        let warnings = crate::atomic::journal::recover(root);
-        crate::checkpoint::sweep(root);
+        let warnings = crate::atomic::journal::recover(&runtime.config.workspace_root);
+        crate::checkpoint::sweep(&runtime.config);
         NativeTools {
             runtime: Arc::new(runtime),
             startup_warnings: std::sync::Mutex::new(warnings),

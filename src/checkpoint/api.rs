@@ -22,7 +22,7 @@ pub fn list_json(store: &Store) -> Value {
 /// `[{ path, kind, from?, diff? }]`: every path changed since checkpoint `id` of `store`,
 /// with a unified diff in the `meta.diff` format when both sides are text.
 pub fn changes_json(store: &Store, config: &Config, id: &str) -> ToolResult<Value> {
-    let changes = store.changes(id)?;
+    let changes = store.changes(config, id)?;
     Ok(Value::Array(
         changes
             .into_iter()
@@ -51,8 +51,9 @@ pub fn changes_json(store: &Store, config: &Config, id: &str) -> ToolResult<Valu
 }
 
 /// Restores checkpoint `id` of `store` (all its paths, or `paths` — workspace-relative or
-/// absolute, resolved and confined like any tool path). `{ restored: [{path, kind}],
-/// conflicts: [{path, reason}] }`, where `kind` is the change that was undone.
+/// absolute, resolved and confined like any tool path), as a writer confined like the
+/// tools ([`super::Store::restore`]). `{ restored: [{path, kind}], conflicts: [{path,
+/// reason}] }`, where `kind` is the change that was undone.
 pub fn restore_json(
     store: &Store,
     config: &Config,
@@ -68,8 +69,7 @@ pub fn restore_json(
                 .collect::<ToolResult<Vec<_>>>()?,
         ),
     };
-    let journal = (!config.hooks.no_journal).then_some(config.workspace_root.as_path());
-    let report = store.restore(id, resolved.as_deref(), force, journal)?;
+    let report = store.restore(config, id, resolved.as_deref(), force)?;
     let restored: Vec<Value> = report
         .restored
         .iter()

@@ -17,6 +17,7 @@ use crate::config::Config;
 use crate::search::policy::Policy;
 use crate::search::walk::walk;
 use crate::warnings::Warnings;
+use crate::workspace::Guard;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
@@ -57,26 +58,35 @@ impl Store {
             return None;
         }
         let files = listing(config);
+        let guard = Guard::new(config);
         let mut st = self.lock();
         let mut out = Before::default();
         for (path, meta) in files {
             let snap = match st.seen.get(&path) {
                 Some((m, snap)) if *m == meta => snap.clone(),
-                _ => self.store_within_budget(&mut st, &path, &meta),
+                _ => self.store_within_budget(config, &guard, &mut st, &path, &meta),
             };
             out.files.insert(path, (meta, snap));
         }
         Some(out)
     }
 
-    fn store_within_budget(&self, st: &mut State, path: &Path, meta: &Meta) -> Snap {
+    fn store_within_budget(
+        &self,
+        config: &Config,
+        guard: &Guard,
+        st: &mut State,
+        path: &Path,
+        meta: &Meta,
+    ) -> Snap {
         if st.bytes.saturating_add(meta.len()) > self.budget {
             return Snap::Unreadable(
                 "its content did not fit checkpointBytes when the bash command started".into(),
             );
         }
         // A copy: the command may write these files in place.
-        match snapshot(path, &self.dir, Keep::Copy) {
+        let objects = || self.objects(config);
+        match snapshot(path, guard, Keep::Copy(&objects)) {
             Ok((snap, stored)) => {
                 if let (Snap::File { hash, .. }, Some(size)) = (&snap, stored) {
                     if st.blobs.insert(hash.clone(), size).is_none() {

@@ -28,12 +28,14 @@ pub use bash::Before as BashBefore;
 pub use restore::{Change, ChangeKind, Conflict, RestoreReport};
 pub use snap::Snap;
 
+use crate::config::Config;
 use crate::error::{Code, ToolError, ToolResult};
-use snap::{snapshot, Keep, Meta};
+use crate::workspace::Guard;
+use snap::{snapshot, Keep, Meta, Objects};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 /// The id of the implicit checkpoint taken before each mutating call when the `undo` tool
 /// is on; not listed by [`Store::list`].
@@ -74,6 +76,8 @@ pub struct Store {
     budget: u64,
     live: AtomicBool,
     state: Mutex<State>,
+    /// The objects directory, opened (through verified handles) at the first content kept.
+    objects: OnceLock<Objects>,
 }
 
 /// Two configurations are equal only when they share one store.
@@ -124,11 +128,24 @@ impl Store {
             budget,
             live: AtomicBool::new(false),
             state: Mutex::new(State::default()),
+            objects: OnceLock::new(),
         }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The objects directory, opened (and made inside the root) on first use.
+    fn objects(&self, config: &Config) -> std::io::Result<&Objects> {
+        if let Some(o) = self.objects.get() {
+            return Ok(o);
+        }
+        // Two first users may both open it: one handle is kept, the other dropped.
+        let _ = self.objects.set(Objects::open(config, &self.dir)?);
+        self.objects
+            .get()
+            .ok_or_else(|| std::io::Error::other("the checkpoint store did not open"))
     }
 
     /// Takes a checkpoint and returns its id. Refused when the budget is zero.
@@ -220,10 +237,19 @@ impl Store {
     /// Records the prior state of `paths` (absolute) for every live checkpoint that has not
     /// seen them yet. Call under the paths' locks, before the commit. Returns warn-sink lines
     /// for checkpoints the budget forced out. `moved` names a move's (source, destination).
-    pub fn before(&self, paths: &[PathBuf], moved: Option<(&Path, &Path)>) -> Vec<String> {
+    /// Contents are read confined like any tool's reads (`config`'s root): a path that leads
+    /// out of the workspace is recorded as unreadable, never copied in.
+    pub fn before(
+        &self,
+        config: &Config,
+        paths: &[PathBuf],
+        moved: Option<(&Path, &Path)>,
+    ) -> Vec<String> {
         if !self.live.load(Ordering::Acquire) {
             return Vec::new();
         }
+        let guard = Guard::new(config);
+        let objects = || self.objects(config);
         let mut st = self.lock();
         let mut snaps: HashMap<PathBuf, Snap> = HashMap::new();
         for path in paths {
@@ -234,11 +260,11 @@ impl Store {
             // in place later: copy it. Every other mutation replaces the file by a rename,
             // so a hard link to the old inode keeps its content for free.
             let keep = if moved.is_some_and(|(from, _)| from == path.as_path()) {
-                Keep::Copy
+                Keep::Copy(&objects)
             } else {
-                Keep::Link
+                Keep::Link(&objects)
             };
-            let snap = match snapshot(path, &self.dir, keep) {
+            let snap = match snapshot(path, &guard, keep) {
                 Ok((snap, stored)) => {
                     if let (Snap::File { hash, .. }, Some(size)) = (&snap, stored) {
                         if st.blobs.insert(hash.clone(), size).is_none() {
@@ -325,7 +351,9 @@ impl Store {
             if let Some(size) = st.blobs.remove(&h) {
                 st.bytes = st.bytes.saturating_sub(size);
             }
-            let _ = std::fs::remove_file(snap::blob_path(&self.dir, &h));
+            if let Some(objects) = self.objects.get() {
+                let _ = std::fs::remove_file(objects.at(&h));
+            }
         }
         if st.checkpoints.is_empty() {
             self.live.store(false, Ordering::Release);
@@ -344,9 +372,16 @@ impl Drop for Store {
     }
 }
 
-/// Removes the checkpoint stores of instances whose process is gone. Never fails.
-pub fn sweep(root: &Path) {
-    let Ok(entries) = std::fs::read_dir(root.join(CHECKPOINT_DIR)) else {
+/// Removes the checkpoint stores of instances whose process is gone. Never fails. The
+/// stores' directory is opened confined (a `.clarvis` swapped for a symlink to the outside
+/// is left alone) and every removal goes through its handle.
+pub fn sweep(config: &Config) {
+    let dir = config.workspace_root.join(CHECKPOINT_DIR);
+    let Ok(handle) = crate::workspace::open_dir_confined(config, &dir, CHECKPOINT_DIR) else {
+        return;
+    };
+    let via = crate::workspace::io_path(&handle, &dir);
+    let Ok(entries) = std::fs::read_dir(&via) else {
         return;
     };
     for e in entries.flatten() {
@@ -359,7 +394,7 @@ pub fn sweep(root: &Path) {
             continue;
         };
         if pid != std::process::id() && !crate::atomic::pid_alive(pid) {
-            let _ = std::fs::remove_dir_all(e.path());
+            let _ = std::fs::remove_dir_all(via.join(&name));
         }
     }
 }
@@ -367,3 +402,7 @@ pub fn sweep(root: &Path) {
 // Unix only: these tests build symlinks, FIFOs and permission bits.
 #[cfg(all(test, unix))]
 mod tests;
+
+#[cfg(all(test, unix))]
+#[path = "restore_tests.rs"]
+mod restore_tests;

@@ -1,16 +1,24 @@
 //! What changed since a checkpoint, and putting it back.
 //!
-//! A restore is planned under the paths' locks, then performed as one commit through the
-//! same journaled multi-file commit as `apply_patch` (`atomic::commit`): every restored file
-//! comes back, or none does, even across a crash (the next start-up rolls the journal
-//! back). Permission bits are put back after the commit; directories the agent created are
-//! removed afterwards when empty.
+//! A restore is a writer like any other. It is planned under the paths' locks; every path it
+//! is about to write, delete or re-create goes through the checks every writer makes —
+//! confinement and the write scope (`workspace::check_write`), and the target rule
+//! (`atomic::check_target`: no symlink, no FIFO, socket or device) — and then the whole
+//! restore is performed as one commit confined by descriptor (`atomic::commit::
+//! commit_confined`, as `apply_patch` does): each directory pinned through verified handles
+//! (parents it re-creates made inside them), every restored file comes back, or none does,
+//! even across a crash (the next start-up rolls the journal back). Permission bits travel
+//! with the staged files; directories the agent created are removed afterwards, when empty,
+//! through their pinned parents. Nothing is ever read from outside the workspace either: the
+//! current state of a path that leads out is "unreadable", never hashed or diffed.
 
-use super::snap::{read_blob, snapshot, Keep, Meta};
+use super::snap::{read_blob, read_now, snapshot, Keep, Meta};
 use super::{unknown, Snap, Store};
 use crate::atomic;
 use crate::atomic::commit::{self, Op};
+use crate::config::Config;
 use crate::error::{Code, ToolError, ToolResult};
+use crate::workspace::{self, Guard, Pins};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -106,12 +114,18 @@ impl Store {
         else {
             return Ok(Vec::new());
         };
-        read_blob(&self.dir, hash, *size, *stamp).map_err(|e| {
-            ToolError::new(
-                Code::IoError,
-                format!("Checkpoint content is unreadable: {e}"),
-            )
-        })
+        let objects = self
+            .objects
+            .get()
+            .ok_or_else(|| std::io::Error::other("the checkpoint store holds no content"));
+        objects
+            .and_then(|o| read_blob(o, hash, *size, *stamp))
+            .map_err(|e| {
+                ToolError::new(
+                    Code::IoError,
+                    format!("Checkpoint content is unreadable: {e}"),
+                )
+            })
     }
 
     /// The content hash of a snap's file (a linked object is read and hashed).
@@ -142,19 +156,23 @@ impl Store {
         }
     }
 
-    /// The state at `path` now (content hashed, not stored).
-    fn now_state(&self, path: &Path) -> ToolResult<Snap> {
-        snapshot(path, &self.dir, Keep::HashOnly)
+    /// The state at `path` now (content hashed, not stored; unreadable when it leads out of
+    /// the workspace).
+    fn now_state(&self, path: &Path, guard: &Guard) -> ToolResult<Snap> {
+        snapshot(path, guard, Keep::HashOnly)
             .map(|(s, _)| s)
             .map_err(|e| ToolError::fs(&e, &path.to_string_lossy()))
     }
 
-    /// Every path that differs from its state at checkpoint `id`, in path order.
-    pub fn changes(&self, id: &str) -> ToolResult<Vec<Change>> {
+    /// Every path that differs from its state at checkpoint `id`, in path order. Current
+    /// contents are read confined to `config`'s workspace: a path that now leads out of it
+    /// is listed without its text.
+    pub fn changes(&self, config: &Config, id: &str) -> ToolResult<Vec<Change>> {
         let (prior, moved) = self.prior_of(id)?;
+        let guard = Guard::new(config);
         let mut out = Vec::new();
         for (path, then) in prior {
-            let now = self.now_state(&path)?;
+            let now = self.now_state(&path, &guard)?;
             let kind = match (&then, &now) {
                 (a, b) if self.same(a, b) => continue,
                 (Snap::Absent, _) if moved.contains_key(&path) => ChangeKind::Moved,
@@ -167,7 +185,7 @@ impl Store {
                 _ => None,
             };
             let after = match &now {
-                Snap::File { .. } => std::fs::read(&path).ok().and_then(|b| text_of(&b)),
+                Snap::File { .. } => read_now(&path, &guard).and_then(|b| text_of(&b)),
                 _ => None,
             };
             out.push(Change {
@@ -185,15 +203,18 @@ impl Store {
     }
 
     /// Puts `paths` (all of the checkpoint's when `None`) back as they were at checkpoint
-    /// `id`. A path changed outside the tools since they last wrote it is a conflict and is
-    /// left alone unless `force`. A path whose kind changed (a file became a directory)
-    /// fails the whole restore before anything is touched.
+    /// `id`, as a writer confined by `config` (root, write scope; see the module doc). A
+    /// path changed outside the tools since they last wrote it is a conflict and is left
+    /// alone unless `force`. A path restore may not write (it leads out of the workspace or
+    /// the write scope, or is a symlink, FIFO, socket or device now — `force` or not), or
+    /// whose kind changed (a file became a directory), fails the whole restore before
+    /// anything is touched.
     pub fn restore(
         &self,
+        config: &Config,
         id: &str,
         paths: Option<&[PathBuf]>,
         force: bool,
-        journal_root: Option<&Path>,
     ) -> ToolResult<RestoreReport> {
         let (prior, _) = self.prior_of(id)?;
         let wanted: Vec<PathBuf> = match paths {
@@ -202,16 +223,16 @@ impl Store {
         };
         let _locks = atomic::lock_paths(&wanted);
         let ours = self.lock().ours.clone();
+        let guard = Guard::new(config);
         let mut report = RestoreReport::default();
         let mut ops = Vec::new();
-        let mut modes = Vec::new();
         let mut dirs = Vec::new();
         for path in &wanted {
             let Some(then) = prior.get(path) else {
                 continue;
             };
             let meta = Meta::of(path);
-            let now = self.now_state(path)?;
+            let now = self.now_state(path, &guard)?;
             if self.same(then, &now) {
                 continue;
             }
@@ -231,21 +252,27 @@ impl Store {
                 });
                 continue;
             }
+            // The checks of every writer, on every path this restore writes, deletes or
+            // re-creates: what `bash` planted since the checkpoint (a symlink for a parent
+            // directory or for the file, a FIFO) cannot lead the restore anywhere.
+            let shown = workspace::display(config, path);
+            workspace::check_write(config, path, &shown).map_err(refused)?;
+            atomic::check_target(path, &shown).map_err(refused)?;
             match (then, &now) {
                 (Snap::File { mode, .. }, Snap::File { .. }) => {
                     ops.push(Op::Modify {
                         path: path.clone(),
                         bytes: self.blob(then)?,
+                        mode: Some(*mode),
                     });
-                    modes.push((path.clone(), *mode));
                     report.restored.push((path.clone(), ChangeKind::Modified));
                 }
                 (Snap::File { mode, .. }, Snap::Absent) => {
                     ops.push(Op::Create {
                         path: path.clone(),
                         bytes: self.blob(then)?,
+                        mode: Some(*mode),
                     });
-                    modes.push((path.clone(), *mode));
                     report.restored.push((path.clone(), ChangeKind::Deleted));
                 }
                 (Snap::Absent, Snap::File { .. }) => {
@@ -264,25 +291,28 @@ impl Store {
                 }
             }
         }
+        // Deepest first, and only when empty: a directory holding anything else stays. Each
+        // is pinned before the commit, so its refusal too comes before anything is touched.
+        dirs.sort_by_key(|d| std::cmp::Reverse(d.components().count()));
+        let mut pins = Pins::default();
+        let dir_vias = dirs
+            .iter()
+            .map(|d| pins.pin(config, d, &workspace::display(config, d), false))
+            .collect::<ToolResult<Vec<PathBuf>>>()
+            .map_err(refused)?;
         if !ops.is_empty() {
+            let pinned = commit::pin_ops(config, &mut pins, ops).map_err(refused)?;
             let options = commit::Options {
-                journal_root: journal_root.map(Path::to_path_buf),
+                journal_root: (!config.hooks.no_journal).then(|| config.workspace_root.clone()),
                 ..commit::Options::default()
             };
-            commit::commit_with(&ops, &options, &|p| p.display().to_string()).map_err(|e| {
-                ToolError::new(
-                    e.code,
-                    format!("Restore failed; nothing was restored: {}", e.message),
-                )
+            commit::commit_pinned(config, &pins, &pinned, options).map_err(|e| {
+                let message = format!("Restore failed; nothing was restored: {}", e.message);
+                ToolError { message, ..e }
             })?;
         }
-        for (path, mode) in modes {
-            let _ = crate::fsmeta::set_path_mode(&path, mode);
-        }
-        // Deepest first, and only when empty: a directory holding anything else stays.
-        dirs.sort_by_key(|d| std::cmp::Reverse(d.components().count()));
-        for d in dirs {
-            if std::fs::remove_dir(&d).is_ok() {
+        for (d, via) in dirs.into_iter().zip(dir_vias) {
+            if std::fs::remove_dir(&via).is_ok() {
                 report.restored.push((d, ChangeKind::Created));
             }
         }
@@ -290,6 +320,12 @@ impl Store {
         self.after(&touched);
         Ok(report)
     }
+}
+
+/// A writer's refusal, as the refusal of the whole restore (code and fields kept).
+fn refused(e: ToolError) -> ToolError {
+    let message = format!("Restore refused; nothing was restored: {}", e.message);
+    ToolError { message, ..e }
 }
 
 fn kind_word(s: &Snap) -> &'static str {

@@ -1,12 +1,14 @@
 use super::*;
-use crate::config::DEFAULT_CHECKPOINT_BYTES;
+use crate::config::{Config, DEFAULT_CHECKPOINT_BYTES};
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 
-fn setup(budget: u64) -> (tempfile::TempDir, Store) {
+/// A workspace, a store on it and the configuration its checks confine to.
+fn setup(budget: u64) -> (tempfile::TempDir, Store, Config) {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::new(dir.path(), budget);
-    (dir, store)
+    let config = Config::with_root(dir.path());
+    (dir, store, config)
 }
 
 /// Replaces a file the way our writers do: a new inode renamed over the path.
@@ -17,24 +19,24 @@ fn replace(path: &Path, bytes: &[u8]) {
 }
 
 /// What a tool does: record, write, record what it left.
-fn write(store: &Store, path: &Path, bytes: &[u8]) {
-    store.before(&[path.to_path_buf()], None);
+fn write(c: &Config, store: &Store, path: &Path, bytes: &[u8]) {
+    store.before(c, &[path.to_path_buf()], None);
     replace(path, bytes);
     store.after(&[path.to_path_buf()]);
 }
 
 #[test]
 fn nothing_is_recorded_or_stored_without_a_checkpoint() {
-    let (dir, store) = setup(DEFAULT_CHECKPOINT_BYTES);
+    let (dir, store, cfg) = setup(DEFAULT_CHECKPOINT_BYTES);
     let a = dir.path().join("a.txt");
-    write(&store, &a, b"one");
+    write(&cfg, &store, &a, b"one");
     assert!(!dir.path().join(CHECKPOINT_DIR).exists());
     assert!(store.list().is_empty());
 }
 
 #[test]
 fn restore_brings_back_modified_created_and_deleted_files_with_modes() {
-    let (dir, store) = setup(DEFAULT_CHECKPOINT_BYTES);
+    let (dir, store, cfg) = setup(DEFAULT_CHECKPOINT_BYTES);
     let (a, b, c) = (
         dir.path().join("a"),
         dir.path().join("b"),
@@ -44,14 +46,19 @@ fn restore_brings_back_modified_created_and_deleted_files_with_modes() {
     fs::set_permissions(&a, fs::Permissions::from_mode(0o751)).unwrap();
     fs::write(&c, b"c0").unwrap();
     let id = store.checkpoint(Some("before".into())).unwrap();
-    write(&store, &a, b"a1");
+    write(&cfg, &store, &a, b"a1");
     fs::set_permissions(&a, fs::Permissions::from_mode(0o644)).unwrap();
     store.after(std::slice::from_ref(&a));
-    write(&store, &b, b"b1");
-    store.before(std::slice::from_ref(&c), None);
+    write(&cfg, &store, &b, b"b1");
+    store.before(&cfg, std::slice::from_ref(&c), None);
     fs::remove_file(&c).unwrap();
     store.after(std::slice::from_ref(&c));
-    let kinds: Vec<_> = store.changes(&id).unwrap().iter().map(|c| c.kind).collect();
+    let kinds: Vec<_> = store
+        .changes(&cfg, &id)
+        .unwrap()
+        .iter()
+        .map(|c| c.kind)
+        .collect();
     assert_eq!(
         kinds,
         [
@@ -60,7 +67,7 @@ fn restore_brings_back_modified_created_and_deleted_files_with_modes() {
             ChangeKind::Deleted
         ]
     );
-    let report = store.restore(&id, None, false, Some(dir.path())).unwrap();
+    let report = store.restore(&cfg, &id, None, false).unwrap();
     assert_eq!(report.restored.len(), 3);
     assert!(report.conflicts.is_empty());
     assert_eq!(fs::read(&a).unwrap(), b"a0");
@@ -71,60 +78,60 @@ fn restore_brings_back_modified_created_and_deleted_files_with_modes() {
     assert!(!b.exists());
     assert_eq!(fs::read(&c).unwrap(), b"c0");
     // Restoring twice changes nothing more.
-    let again = store.restore(&id, None, false, Some(dir.path())).unwrap();
+    let again = store.restore(&cfg, &id, None, false).unwrap();
     assert!(again.restored.is_empty() && again.conflicts.is_empty());
-    assert!(store.changes(&id).unwrap().is_empty());
+    assert!(store.changes(&cfg, &id).unwrap().is_empty());
 }
 
 #[test]
 fn the_first_touch_after_each_checkpoint_is_what_it_keeps() {
-    let (dir, store) = setup(DEFAULT_CHECKPOINT_BYTES);
+    let (dir, store, cfg) = setup(DEFAULT_CHECKPOINT_BYTES);
     let a = dir.path().join("a");
     fs::write(&a, b"v0").unwrap();
     let first = store.checkpoint(None).unwrap();
-    write(&store, &a, b"v1");
+    write(&cfg, &store, &a, b"v1");
     let second = store.checkpoint(None).unwrap();
-    write(&store, &a, b"v2");
-    write(&store, &a, b"v3");
-    store.restore(&second, None, false, None).unwrap();
+    write(&cfg, &store, &a, b"v2");
+    write(&cfg, &store, &a, b"v3");
+    store.restore(&cfg, &second, None, false).unwrap();
     assert_eq!(fs::read(&a).unwrap(), b"v1");
-    store.restore(&first, None, false, None).unwrap();
+    store.restore(&cfg, &first, None, false).unwrap();
     assert_eq!(fs::read(&a).unwrap(), b"v0");
 }
 
 #[test]
 fn an_outside_change_is_a_conflict_unless_forced() {
-    let (dir, store) = setup(DEFAULT_CHECKPOINT_BYTES);
+    let (dir, store, cfg) = setup(DEFAULT_CHECKPOINT_BYTES);
     let (a, b) = (dir.path().join("a"), dir.path().join("b"));
     fs::write(&a, b"a0").unwrap();
     fs::write(&b, b"b0").unwrap();
     let id = store.checkpoint(None).unwrap();
-    write(&store, &a, b"a1");
-    write(&store, &b, b"b1");
+    write(&cfg, &store, &a, b"a1");
+    write(&cfg, &store, &b, b"b1");
     // Someone else edits `a` in place after the tools did.
     fs::write(&a, b"a-by-hand").unwrap();
-    let report = store.restore(&id, None, false, None).unwrap();
+    let report = store.restore(&cfg, &id, None, false).unwrap();
     assert_eq!(report.conflicts.len(), 1);
     assert_eq!(report.conflicts[0].path, a);
     assert_eq!(fs::read(&a).unwrap(), b"a-by-hand");
     assert_eq!(fs::read(&b).unwrap(), b"b0");
-    let forced = store.restore(&id, None, true, None).unwrap();
+    let forced = store.restore(&cfg, &id, None, true).unwrap();
     assert_eq!(forced.restored.len(), 1);
     assert_eq!(fs::read(&a).unwrap(), b"a0");
 }
 
 #[test]
 fn a_changed_shape_fails_the_whole_restore_before_touching_anything() {
-    let (dir, store) = setup(DEFAULT_CHECKPOINT_BYTES);
+    let (dir, store, cfg) = setup(DEFAULT_CHECKPOINT_BYTES);
     let (a, b) = (dir.path().join("a"), dir.path().join("b"));
     fs::write(&a, b"a0").unwrap();
     fs::write(&b, b"b0").unwrap();
     let id = store.checkpoint(None).unwrap();
-    write(&store, &a, b"a1");
-    write(&store, &b, b"b1");
+    write(&cfg, &store, &a, b"a1");
+    write(&cfg, &store, &b, b"b1");
     fs::remove_file(&b).unwrap();
     fs::create_dir(&b).unwrap();
-    let err = store.restore(&id, None, true, None).unwrap_err();
+    let err = store.restore(&cfg, &id, None, true).unwrap_err();
     assert_eq!(err.code, Code::InvalidInput);
     assert!(
         err.message.contains("is a directory now"),
@@ -136,16 +143,19 @@ fn a_changed_shape_fails_the_whole_restore_before_touching_anything() {
 
 #[test]
 fn unknown_ids_zero_budget_and_drops() {
-    let (dir, store) = setup(DEFAULT_CHECKPOINT_BYTES);
-    assert_eq!(store.changes("cp_9").unwrap_err().code, Code::NotFound);
+    let (dir, store, cfg) = setup(DEFAULT_CHECKPOINT_BYTES);
     assert_eq!(
-        store.restore("nope", None, false, None).unwrap_err().code,
+        store.changes(&cfg, "cp_9").unwrap_err().code,
+        Code::NotFound
+    );
+    assert_eq!(
+        store.restore(&cfg, "nope", None, false).unwrap_err().code,
         Code::NotFound
     );
     let id = store.checkpoint(None).unwrap();
     let a = dir.path().join("a");
     fs::write(&a, b"x").unwrap();
-    write(&store, &a, b"y");
+    write(&cfg, &store, &a, b"y");
     store.drop_checkpoint(&id).unwrap();
     assert_eq!(store.drop_checkpoint(&id).unwrap_err().code, Code::NotFound);
     let objects = dir.path().join(CHECKPOINT_DIR);
@@ -155,20 +165,20 @@ fn unknown_ids_zero_budget_and_drops() {
         .map(|d| fs::read_dir(d.path().join("objects")).map_or(0, |r| r.count()))
         .sum();
     assert_eq!(stored, 0, "a dropped checkpoint frees its contents");
-    let (_d, zero) = setup(0);
+    let (_d, zero, _) = setup(0);
     assert_eq!(zero.checkpoint(None).unwrap_err().code, Code::InvalidInput);
 }
 
 #[test]
 fn the_budget_drops_the_oldest_checkpoint_and_says_so() {
-    let (dir, store) = setup(10);
+    let (dir, store, cfg) = setup(10);
     let (a, b) = (dir.path().join("a"), dir.path().join("b"));
     fs::write(&a, b"123456").unwrap();
     fs::write(&b, b"abcdef").unwrap();
     let old = store.checkpoint(None).unwrap();
-    store.before(std::slice::from_ref(&a), None);
+    store.before(&cfg, std::slice::from_ref(&a), None);
     let new = store.checkpoint(None).unwrap();
-    let lines = store.before(std::slice::from_ref(&b), None);
+    let lines = store.before(&cfg, std::slice::from_ref(&b), None);
     assert_eq!(lines.len(), 1, "{lines:?}");
     assert!(lines[0].contains(&old));
     let ids: Vec<_> = store.list().into_iter().map(|c| c.id).collect();
@@ -182,23 +192,23 @@ fn sweep_removes_stores_of_dead_processes_only() {
     fs::create_dir_all(base.join("999999999-x/objects")).unwrap();
     let mine = base.join(format!("{}-y", std::process::id()));
     fs::create_dir_all(&mine).unwrap();
-    sweep(dir.path());
+    sweep(&Config::with_root(dir.path()));
     assert!(!base.join("999999999-x").exists());
     assert!(mine.exists());
 }
 
 #[test]
 fn a_recorded_inode_written_in_place_is_reported_never_restored_from() {
-    let (dir, store) = setup(DEFAULT_CHECKPOINT_BYTES);
+    let (dir, store, cfg) = setup(DEFAULT_CHECKPOINT_BYTES);
     let a = dir.path().join("a");
     fs::write(&a, b"original").unwrap();
     let id = store.checkpoint(None).unwrap();
     // A writer that does not replace the file: the recorded (linked) inode itself changes.
-    store.before(std::slice::from_ref(&a), None);
+    store.before(&cfg, std::slice::from_ref(&a), None);
     std::thread::sleep(std::time::Duration::from_millis(5));
     fs::write(&a, b"in place!").unwrap();
     store.after(std::slice::from_ref(&a));
-    let err = store.restore(&id, None, false, None).unwrap_err();
+    let err = store.restore(&cfg, &id, None, false).unwrap_err();
     assert_eq!(err.code, Code::IoError);
     assert!(
         err.message.contains("changed after it was recorded"),

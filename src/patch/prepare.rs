@@ -159,20 +159,24 @@ pub fn stage(config: &Config, r: &Resolved) -> ToolResult<(Option<Op>, Change)> 
                 Some(Op::Create {
                     path: path.clone(),
                     bytes,
+                    mode: None,
                 }),
                 change,
             ))
         }
         (Some(path), None) => {
             let shown = show(path);
-            atomic::refuse_symlink(path, &shown)?;
+            let meta = atomic::check_target(path, &shown)?;
             if block.delete_whole {
-                let meta = fs::metadata(path).map_err(|e| ToolError::fs(&e, &shown))?;
+                let Some(meta) = meta else {
+                    return Err(ToolError::fs(&crate::error::os_error(libc::ENOENT), &shown));
+                };
                 if meta.is_dir() {
                     return Err(is_dir(&shown));
                 }
-                let removed = fs::read(path)
-                    .ok()
+                // Only to count the lines removed: read through a confined, non-blocking
+                // descriptor (a FIFO swapped in since the check must not hang the call).
+                let removed = read_regular(config, path, &shown)
                     .and_then(|b| EditableText::decode(&b, &shown, "Patching").ok())
                     .map_or(0, |t| t.terminators.len());
                 let change = Change::Deleted {
@@ -198,7 +202,7 @@ pub fn stage(config: &Config, r: &Resolved) -> ToolResult<(Option<Op>, Change)> 
         }
         (Some(from), Some(to)) if from != to => {
             let (from_shown, to_shown) = (show(from), show(to));
-            atomic::refuse_symlink(from, &from_shown)?;
+            atomic::check_target(from, &from_shown)?;
             let meta = fs::metadata(from).map_err(|e| ToolError::fs(&e, &from_shown))?;
             if meta.is_dir() {
                 return Err(is_dir(&from_shown));
@@ -239,13 +243,14 @@ pub fn stage(config: &Config, r: &Resolved) -> ToolResult<(Option<Op>, Change)> 
         }
         (Some(path), Some(_)) => {
             let shown = show(path);
-            atomic::refuse_symlink(path, &shown)?;
+            atomic::check_target(path, &shown)?;
             let original = text::load(config, path, &shown)?;
             let file = EditableText::decode(&original, &shown, "Patching")?;
             let bytes = patched(&file, block, &shown)?;
             let op = (bytes != original).then(|| Op::Modify {
                 path: path.clone(),
                 bytes,
+                mode: None,
             });
             Ok((
                 op,
@@ -258,6 +263,19 @@ pub fn stage(config: &Config, r: &Resolved) -> ToolResult<(Option<Op>, Change)> 
         }
         (None, None) => Err(super::missing_path()),
     }
+}
+
+/// The whole content of the regular file at `path`, read through a confined, non-blocking
+/// descriptor; `None` when it cannot be read or is not a regular file.
+fn read_regular(config: &Config, path: &Path, shown: &str) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let file = workspace::open_confined(config, path, shown).ok()?;
+    if !file.metadata().ok()?.is_file() {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    (&file).read_to_end(&mut bytes).ok()?;
+    Some(bytes)
 }
 
 fn load(config: &Config, path: &Path, shown: &str) -> ToolResult<EditableText> {
@@ -287,10 +305,12 @@ fn is_dir(shown: &str) -> ToolError {
     ToolError::new(Code::NotAFile, format!("Path is a directory: {shown}")).with("path", shown)
 }
 
-/// A create target must not exist, and no ancestor may be a file.
+/// A create target must not exist, and no ancestor may be a file. A FIFO, socket or device
+/// there is `not_a_file`, as for every writer.
 fn check_creatable(path: &Path, shown: &str) -> ToolResult<()> {
     match fs::symlink_metadata(path) {
         Ok(m) if m.is_dir() => Err(is_dir(shown)),
+        Ok(m) if !m.is_file() && !m.file_type().is_symlink() => Err(ToolError::not_regular(shown)),
         Ok(_) => Err(ToolError::invalid(format!(
             "Cannot create {shown}: a file already exists there. Use a modify hunk with context, or delete it first."
         ))),

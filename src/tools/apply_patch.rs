@@ -4,7 +4,6 @@
 
 use super::{object_schema, Annotations, Call, Handler, ToolDef};
 use crate::atomic::commit::{self, Op};
-use crate::config::Config;
 use crate::error::{ToolError, ToolResult};
 use crate::patch::prepare::{self, Change};
 use crate::patch::{self, FilePatch};
@@ -76,7 +75,7 @@ fn run(call: &Call) -> ToolResult<String> {
     let written: Vec<(String, Vec<u8>)> = ops
         .iter()
         .filter_map(|op| match op {
-            Op::Modify { path, bytes } | Op::Create { path, bytes } => Some((path, bytes)),
+            Op::Modify { path, bytes, .. } | Op::Create { path, bytes, .. } => Some((path, bytes)),
             Op::Move {
                 to,
                 bytes: Some(bytes),
@@ -93,15 +92,8 @@ fn run(call: &Call) -> ToolResult<String> {
             call.before_move(from, to);
         }
     }
-    // Pin every target's directory through verified handles, so no step of the commit can be
-    // redirected outside the root by a directory swapped for a symlink mid-call. The journal
-    // still records the workspace paths (a descriptor path means nothing after a crash).
-    let mut pins = workspace::Pins::default();
-    let pinned = ops
-        .into_iter()
-        .map(|op| pin(config, &mut pins, op))
-        .collect::<ToolResult<Vec<Op>>>()
-        .inspect_err(|_| pins.remove_created())?;
+    // Every target's directory pinned through verified handles, so no step of the commit
+    // can be redirected outside the root by a directory swapped for a symlink mid-call.
     let options = commit::Options {
         journal_root: (!config.hooks.no_journal).then(|| config.workspace_root.clone()),
         fail_after: config.hooks.fail_commit_after,
@@ -109,42 +101,13 @@ fn run(call: &Call) -> ToolResult<String> {
             .hooks
             .commit_pause_ms
             .map(std::time::Duration::from_millis),
-        journal_paths: Some(commit::PathMap::new(pins.unpinner())),
-        created_dirs: pins.created().to_vec(),
+        ..commit::Options::default()
     };
-    commit::commit_with(&pinned, &options, &|p| {
-        workspace::display(config, &pins.original(p))
-    })
-    .inspect_err(|_| pins.remove_created())?;
+    commit::commit_confined(config, &mut workspace::Pins::default(), ops, options)?;
     call.after_write(&paths);
     let mut out = summary(&changes);
     out.push_str(&crate::syntax::write_warnings(config, &written));
     Ok(out)
-}
-
-fn pin(config: &Config, pins: &mut workspace::Pins, op: Op) -> ToolResult<Op> {
-    let mut at = |path: PathBuf, create: bool| {
-        let shown = workspace::display(config, &path);
-        pins.pin(config, &path, &shown, create)
-    };
-    Ok(match op {
-        Op::Modify { path, bytes } => Op::Modify {
-            path: at(path, false)?,
-            bytes,
-        },
-        Op::Create { path, bytes } => Op::Create {
-            path: at(path, true)?,
-            bytes,
-        },
-        Op::Delete { path } => Op::Delete {
-            path: at(path, false)?,
-        },
-        Op::Move { from, to, bytes } => Op::Move {
-            from: at(from, false)?,
-            to: at(to, true)?,
-            bytes,
-        },
-    })
 }
 
 /// `Applied patch:` and one line per file.

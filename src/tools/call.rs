@@ -119,7 +119,7 @@ impl Call {
     /// Checkpoint hook, before a mutation commits (under its path locks): records the prior
     /// state of `paths` for every live checkpoint. Free when no checkpoint is live.
     pub fn before_write(&self, paths: &[std::path::PathBuf]) {
-        for line in self.runtime.checkpoints.before(paths, None) {
+        for line in self.runtime.checkpoints.before(&self.config, paths, None) {
             self.warnings.push(line);
         }
     }
@@ -128,7 +128,11 @@ impl Call {
     /// destination came from).
     pub fn before_move(&self, from: &std::path::Path, to: &std::path::Path) {
         let paths = [from.to_path_buf(), to.to_path_buf()];
-        for line in self.runtime.checkpoints.before(&paths, Some((from, to))) {
+        for line in self
+            .runtime
+            .checkpoints
+            .before(&self.config, &paths, Some((from, to)))
+        {
             self.warnings.push(line);
         }
     }

@@ -8,7 +8,7 @@ use crate::error::{Code, ToolError, ToolResult};
 use serde_json::Value;
 use std::io::Read;
 
-const DESCRIPTION: &str = "Copy one file inside the workspace, byte for byte (any size, binary included), with its permissions; missing parent directories of the destination are created. The copy appears atomically: readers see the old destination or the whole new file, never a partial one. Refuses to replace an existing file unless overwrite is true. Files only: to copy a directory use bash (cp -r). Use move to rename instead. Errors: not_found (no such source), not_a_file (the source is a directory, or the destination is one), invalid_input (same path, destination exists without overwrite, or a symlink at either end), path_escape (stay inside the workspace), io_error.";
+const DESCRIPTION: &str = "Copy one file inside the workspace, byte for byte (any size, binary included), with its permissions; missing parent directories of the destination are created. The copy appears atomically: readers see the old destination or the whole new file, never a partial one. Refuses to replace an existing file unless overwrite is true. Files only: to copy a directory use bash (cp -r). Use move to rename instead. Errors: not_found (no such source), not_a_file (the source is a directory, or the destination is one; or either is a FIFO, socket or device), invalid_input (same path, destination exists without overwrite, or a symlink at either end), path_escape (stay inside the workspace), io_error.";
 
 /// Bytes copied between two cancellation checks (and writeback starts).
 const CHUNK: u64 = 16 << 20;

@@ -23,6 +23,8 @@ pub struct Endpoints {
     pub src_meta: Metadata,
     /// Whether a file is replaced at the destination.
     pub overwrite: bool,
+    /// A move (the source is written too), not a copy.
+    moving: bool,
     _locks: atomic::PathGuard,
 }
 
@@ -31,7 +33,8 @@ impl Endpoints {
     ///
     /// 0. with `writeScope`, the destination (and a move's source) in scope → `path_escape`;
     /// 1. the same absolute path → `invalid_input`;
-    /// 2. a symlink at either end → `invalid_input` (absolute path);
+    /// 2. a symlink at either end → `invalid_input` (absolute path), then a FIFO, socket or
+    ///    device at either end → `not_a_file` `Not a regular file: <path>`;
     /// 3. a missing source → `not_found`, a directory → `not_a_file`;
     /// 4. a directory at the destination → `not_a_file`;
     /// 5. an existing destination without `overwrite` → `invalid_input`.
@@ -54,8 +57,19 @@ impl Endpoints {
             )));
         }
         let locks = atomic::lock_paths(&[src.clone(), dst.clone()]);
-        let src_meta = atomic::refuse_symlink(&src, &src_shown)?;
-        let dst_meta = atomic::refuse_symlink(&dst, &dst_shown)?;
+        let src_meta = atomic::check_target(&src, &src_shown);
+        let dst_meta = atomic::check_target(&dst, &dst_shown);
+        // A symlink at either end is refused first (LATER §4's order), then a FIFO, socket
+        // or device at either end (`not_a_file`, like any writer's target).
+        for e in [&src_meta, &dst_meta]
+            .into_iter()
+            .filter_map(|r| r.as_ref().err())
+        {
+            if e.code == Code::InvalidInput {
+                return Err(e.clone());
+            }
+        }
+        let (src_meta, dst_meta) = (src_meta?, dst_meta?);
         let Some(src_meta) = src_meta else {
             return Err(
                 ToolError::new(Code::NotFound, format!("No such file: {src_shown}"))
@@ -86,6 +100,7 @@ impl Endpoints {
         }
         Ok(Endpoints {
             overwrite: dst_meta.is_some(),
+            moving,
             src,
             dst,
             src_shown,
@@ -96,13 +111,26 @@ impl Endpoints {
     }
 
     /// Verified handles on the source's directory and the destination's (made, with any
-    /// missing ancestors, when absent), and the directories that were created.
+    /// missing ancestors, when absent), and the directories that were created. The ends a
+    /// call writes (the destination; a move's source) are checked against the write scope
+    /// by handle.
     pub fn dirs(&self, call: &Call) -> ToolResult<(File, File, Vec<PathBuf>)> {
         let src_dir = self.src.parent().unwrap_or(Path::new("/"));
         let dst_dir = self.dst.parent().unwrap_or(Path::new("/"));
-        let from = workspace::open_dir_confined(&call.config, src_dir, &self.src_shown)?;
-        let (to, created) =
-            workspace::open_dir_for_write(&call.config, dst_dir, &self.dst_shown, true)?;
+        let config = &call.config;
+        let from = workspace::open_dir_confined(config, src_dir, &self.src_shown)?;
+        if self.moving {
+            workspace::verify_write_scope(
+                config,
+                &from,
+                src_dir,
+                self.src.file_name(),
+                &self.src_shown,
+            )?;
+        }
+        let (to, created) = workspace::open_dir_for_write(config, dst_dir, &self.dst_shown, true)?;
+        workspace::verify_write_scope(config, &to, dst_dir, self.dst.file_name(), &self.dst_shown)
+            .inspect_err(|_| remove_created(&created))?;
         Ok((from, to, created))
     }
 

@@ -60,7 +60,7 @@ fn run(call: &Call) -> ToolResult<Output> {
         return Err(ToolError::aborted());
     }
     call.before_write(std::slice::from_ref(&abs));
-    let (_dir, created) =
+    let (dir, created) =
         workspace::open_dir_for_write(&call.config, &abs, &shown, true).map_err(|e| {
             if e.code == Code::NotAFile {
                 ToolError::new(Code::NotAFile, format!("Not a directory: {shown}"))
@@ -69,6 +69,9 @@ fn run(call: &Call) -> ToolResult<Output> {
                 e
             }
         })?;
+    // In the scope by the handle too; what a swapped ancestor led elsewhere is taken back.
+    workspace::verify_write_scope(&call.config, &dir, &abs, None, &shown)
+        .inspect_err(|_| super::endpoints::remove_created(&created))?;
     call.after_write(std::slice::from_ref(&abs));
     Ok(Output::text(if created.is_empty() {
         format!("Directory already exists: {shown}.")

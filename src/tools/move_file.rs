@@ -6,7 +6,7 @@ use crate::atomic;
 use crate::error::{ToolError, ToolResult};
 use serde_json::{json, Value};
 
-const DESCRIPTION: &str = "Move or rename one file inside the workspace: the file keeps its bytes, permissions and identity; missing parent directories of the destination are created. Refuses to replace an existing file unless overwrite is true. Files only: to move a directory use bash (mv). Use it instead of write_file + delete when renaming, so nothing is re-encoded; use copy to keep the source. Errors: not_found (no such source), not_a_file (the source is a directory, or the destination is one), invalid_input (source and destination are the same, the destination exists without overwrite, or a symlink at either end), path_escape (stay inside the workspace), io_error (e.g. the two paths are on different filesystems).";
+const DESCRIPTION: &str = "Move or rename one file inside the workspace: the file keeps its bytes, permissions and identity; missing parent directories of the destination are created. Refuses to replace an existing file unless overwrite is true. Files only: to move a directory use bash (mv). Use it instead of write_file + delete when renaming, so nothing is re-encoded; use copy to keep the source. Errors: not_found (no such source), not_a_file (the source is a directory, or the destination is one; or either is a FIFO, socket or device), invalid_input (source and destination are the same, the destination exists without overwrite, or a symlink at either end), path_escape (stay inside the workspace), io_error (e.g. the two paths are on different filesystems).";
 
 /// The `move` tool definition.
 pub fn def() -> ToolDef {

@@ -8,7 +8,7 @@ use base64::Engine;
 use serde_json::{json, Value};
 use std::io::Read;
 
-const DESCRIPTION: &str = "Look at an image file in the workspace (PNG, JPEG, GIF or WebP, recognised by its bytes, not its name): the result is the image itself, for you to see — a screenshot, a diagram, a rendered page. Use read_file for text files and file_stat to check a file's type or size first. Errors: not_found (check the path with list_dir or glob), not_a_file (a directory), too_large (the file is over the image size limit: raise MAX_IMAGE_BYTES or shrink the image), not_an_image (not one of the four formats: read_file it if it is text), path_escape (stay inside the workspace).";
+const DESCRIPTION: &str = "Look at an image file in the workspace (PNG, JPEG, GIF or WebP, recognised by its bytes, not its name): the result is the image itself, for you to see — a screenshot, a diagram, a rendered page. Use read_file for text files and file_stat to check a file's type or size first. Errors: not_found (check the path with list_dir or glob), not_a_file (a directory, FIFO, socket or device), too_large (the file is over the image size limit: raise MAX_IMAGE_BYTES or shrink the image), not_an_image (not one of the four formats: read_file it if it is text), path_escape (stay inside the workspace).";
 
 /// The `read_image` tool definition.
 pub fn def() -> ToolDef {
@@ -43,6 +43,10 @@ fn run(call: &Call) -> ToolResult<Output> {
             ToolError::new(Code::NotAFile, format!("Path is a directory: {input}"))
                 .with("path", input),
         );
+    }
+    // A FIFO, socket or device is no image file (and a device may never end).
+    if !meta.is_file() {
+        return Err(ToolError::not_regular(input));
     }
     let limit = call.config.max_image_bytes;
     if meta.len() > limit {

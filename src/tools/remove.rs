@@ -8,7 +8,7 @@ use crate::schema::str_arg;
 use crate::workspace;
 use serde_json::{json, Value};
 
-const DESCRIPTION: &str = "Delete one file. Files only: directories are refused (use bash for those), and a symlink is refused rather than followed. The deletion is atomic. Use it to remove a file the task made obsolete; to rename use move. Errors: not_found (nothing there: check with list_dir or glob), not_a_file (a directory), invalid_input (a symlink), path_escape (stay inside the workspace), io_error.";
+const DESCRIPTION: &str = "Delete one file. Files only: directories are refused (use bash for those), and a symlink is refused rather than followed. The deletion is atomic. Use it to remove a file the task made obsolete; to rename use move. Errors: not_found (nothing there: check with list_dir or glob), not_a_file (a directory, FIFO, socket or device), invalid_input (a symlink), path_escape (stay inside the workspace), io_error.";
 
 /// The `remove` tool definition.
 pub fn def() -> ToolDef {
@@ -38,7 +38,7 @@ fn run(call: &Call) -> ToolResult<Output> {
     let abs = workspace::resolve_write(&call.config, input)?;
     let shown = workspace::display(&call.config, &abs);
     let _lock = atomic::lock_paths(std::slice::from_ref(&abs));
-    let Some(meta) = atomic::refuse_symlink(&abs, &shown)? else {
+    let Some(meta) = atomic::check_target(&abs, &shown)? else {
         return Err(
             ToolError::new(Code::NotFound, format!("No such file: {shown}"))
                 .with("path", shown.as_str()),
@@ -57,6 +57,7 @@ fn run(call: &Call) -> ToolResult<Output> {
     // Through a verified handle on the parent, like every other writer.
     let parent = abs.parent().unwrap_or(std::path::Path::new("/"));
     let dir = workspace::open_dir_confined(&call.config, parent, &shown)?;
+    workspace::verify_write_scope(&call.config, &dir, parent, abs.file_name(), &shown)?;
     let target = super::endpoints::via(&dir, &abs);
     call.before_write(std::slice::from_ref(&abs));
     commit::commit(&[Op::Delete { path: target }], None, &|_| shown.clone())?;

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-const DESCRIPTION: &str = "Find and replace across files with a JavaScript regular expression. By default it is a DRY RUN: it reports how many replacements it would make in which files, with a unified diff per file, and changes nothing; call again with dry_run: false to apply — then every file changes or none does, and line endings, BOMs and permissions are kept. Scope it with `path` (a file, or a directory searched recursively, git-ignored files skipped) and/or `glob` (e.g. `**/*.ts`; a glob without `/` matches file names at any depth). `replacement` uses JavaScript syntax: $1..$99 for groups, $<name> for named groups, $& for the whole match, $$ for a literal $. ignore_case adds the i flag; multiline adds m and s (^/$ at line breaks, . matches newlines). Binary, non-UTF-8 and oversized files are skipped. Use it for renames and mechanical edits across many files; for one change in one file use edit_file, for structured multi-file edits apply_patch. Errors: invalid_input (no path or glob given, a bad regex — the message explains —, a pattern that matches the empty string, or a symlink among the files), not_found (no such path), path_escape (stay inside the workspace), io_error (nothing was changed).";
+const DESCRIPTION: &str = "Find and replace across files with a JavaScript regular expression. By default it is a DRY RUN: it reports how many replacements it would make in which files, with a unified diff per file, and changes nothing; call again with dry_run: false to apply — then every file changes or none does, and line endings, BOMs and permissions are kept. Scope it with `path` (a file, or a directory searched recursively, git-ignored files skipped) and/or `glob` (e.g. `**/*.ts`; a glob without `/` matches file names at any depth). `replacement` uses JavaScript syntax: $1..$99 for groups, $<name> for named groups, $& for the whole match, $$ for a literal $. ignore_case adds the i flag; multiline adds m and s (^/$ at line breaks, . matches newlines). Binary, non-UTF-8 and oversized files are skipped. Use it for renames and mechanical edits across many files; for one change in one file use edit_file, for structured multi-file edits apply_patch. Errors: invalid_input (no path or glob given, a bad regex — the message explains —, a pattern that matches the empty string, or a symlink among the files), not_found (no such path), not_a_file (the path is a FIFO, socket or device), path_escape (stay inside the workspace), io_error (nothing was changed).";
 
 /// The `replace` tool definition.
 pub fn def() -> ToolDef {
@@ -163,6 +163,11 @@ impl Search<'_> {
         let shown = if input.is_empty() { "." } else { input };
         let base = workspace::resolve(&call.config, input)?;
         let meta = std::fs::metadata(&base).map_err(|e| ToolError::fs(&e, shown))?;
+        // A FIFO, socket or device named as the scope is refused like any writer's target
+        // (found in a directory, such a file is skipped: the walk meets regular files only).
+        if !meta.is_dir() && !meta.is_file() {
+            return Err(ToolError::not_regular(shown));
+        }
         if !meta.is_dir() {
             let changed = readable_bytes(call, &base)
                 .and_then(|bytes| self.scan(&base, &bytes))
@@ -341,9 +346,8 @@ fn apply(
     let _locks = atomic::lock_paths(&paths);
     let mut ops = Vec::with_capacity(changed.len());
     let mut afters = Vec::with_capacity(changed.len());
-    let mut pins = workspace::Pins::default();
     for c in changed {
-        atomic::refuse_symlink(&c.abs, &c.shown)?;
+        atomic::check_target(&c.abs, &c.shown)?;
         let Some(file) = readable(call, &c.abs) else {
             return Err(ToolError::new(
                 Code::IoError,
@@ -361,10 +365,10 @@ fn apply(
             let pattern = str_arg(&call.args, "pattern").unwrap_or_default();
             return Err(too_complex(pattern, &c.shown));
         };
-        let path = pins.pin(config, &c.abs, &c.shown, false)?;
         ops.push(Op::Modify {
-            path,
+            path: c.abs.clone(),
             bytes: file.encode(&after),
+            mode: None,
         });
         afters.push(after);
     }
@@ -375,19 +379,17 @@ fn apply(
     let options = commit::Options {
         journal_root: (!config.hooks.no_journal).then(|| config.workspace_root.clone()),
         fail_after: config.hooks.fail_commit_after,
-        journal_paths: Some(commit::PathMap::new(pins.unpinner())),
         ..commit::Options::default()
     };
-    commit::commit_with(&ops, &options, &|p| {
-        workspace::display(config, &pins.original(p))
-    })
-    .map_err(|e| match e.code {
-        Code::IoError => ToolError::new(
-            Code::IoError,
-            format!("Failed to apply replacement: {}", e.message),
-        ),
-        _ => e,
-    })?;
+    commit::commit_confined(config, &mut workspace::Pins::default(), ops, options).map_err(
+        |e| match e.code {
+            Code::IoError => ToolError::new(
+                Code::IoError,
+                format!("Failed to apply replacement: {}", e.message),
+            ),
+            _ => e,
+        },
+    )?;
     call.after_write(&paths);
     Ok(afters)
 }

@@ -30,18 +30,15 @@ fn schema() -> Value {
 fn run(call: &Call) -> ToolResult<Output> {
     let config = &call.config;
     let store = &call.runtime.checkpoints;
-    let journal = (!config.hooks.no_journal).then_some(config.workspace_root.as_path());
-    let report = store
-        .restore(LAST_CALL, None, false, journal)
-        .map_err(|e| {
-            if e.code == crate::error::Code::NotFound {
-                ToolError::invalid(
-                    "Nothing to undo: no file-changing call has run since the last undo.",
-                )
-            } else {
-                e
-            }
-        })?;
+    let report = store.restore(config, LAST_CALL, None, false).map_err(|e| {
+        if e.code == crate::error::Code::NotFound {
+            ToolError::invalid(
+                "Nothing to undo: no file-changing call has run since the last undo.",
+            )
+        } else {
+            e
+        }
+    })?;
     let _ = store.drop_checkpoint(LAST_CALL);
     if report.restored.is_empty() && report.conflicts.is_empty() {
         return Ok(Output::text(

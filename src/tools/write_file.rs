@@ -11,7 +11,7 @@ use crate::{text, workspace};
 use serde_json::{json, Value};
 use std::path::Path;
 
-const DESCRIPTION: &str = "Create a new file, or replace an existing file's entire content, with exactly the given content (written verbatim as UTF-8; the write is atomic, so the file is never left half-written; an existing file keeps its permission bits). Missing parent directories are created. Use it for new files or complete rewrites. To change part of an existing file use edit_file (one replacement) or multi_edit (several) instead: they keep the rest of the file, its line endings and BOM untouched, and cost far fewer tokens. Errors: not_a_file (the path is a directory, or a parent component is a file: choose another path), invalid_input (the path is a symlink: write to its target instead), path_escape (stay inside the workspace), io_error (e.g. permission denied).";
+const DESCRIPTION: &str = "Create a new file, or replace an existing file's entire content, with exactly the given content (written verbatim as UTF-8; the write is atomic, so the file is never left half-written; an existing file keeps its permission bits). Missing parent directories are created. Use it for new files or complete rewrites. To change part of an existing file use edit_file (one replacement) or multi_edit (several) instead: they keep the rest of the file, its line endings and BOM untouched, and cost far fewer tokens. Errors: not_a_file (the path is a directory, a FIFO, socket or device, or a parent component is a file: choose another path), invalid_input (the path is a symlink: write to its target instead), path_escape (stay inside the workspace), io_error (e.g. permission denied).";
 
 /// The `write_file` tool definition.
 pub fn def() -> ToolDef {
@@ -61,7 +61,7 @@ fn run(call: &Call) -> ToolResult<Output> {
     let content = str_arg(&call.args, "content").unwrap_or_default();
     let abs = workspace::resolve_write(&call.config, input)?;
     let _lock = atomic::lock_paths(std::slice::from_ref(&abs));
-    let existing = atomic::refuse_symlink(&abs, input)?;
+    let existing = atomic::check_target(&abs, input)?;
     if existing.as_ref().is_some_and(|m| m.is_dir()) {
         return Err(
             ToolError::new(Code::NotAFile, format!("Path is a directory: {input}"))
@@ -82,18 +82,15 @@ fn run(call: &Call) -> ToolResult<Output> {
     let parent = abs.parent().unwrap_or(Path::new("/"));
     let (dir, created_dirs) =
         workspace::open_dir_for_write(&call.config, parent, input, existing.is_none())?;
+    workspace::verify_write_scope(&call.config, &dir, parent, abs.file_name(), input)
+        .inspect_err(|_| super::endpoints::remove_created(&created_dirs))?;
     let shown = workspace::display(&call.config, &abs);
     let (created, warning) =
         crate::syntax::write_warning_during(&call.config, &shown, content.as_bytes(), || {
             call.before_write(std::slice::from_ref(&abs));
             let created = atomic::write_file_in(&dir, &abs, content.as_bytes(), input)
-                .inspect_err(|_| {
-                    // Leave the tree as it was: remove the directories this call made,
-                    // deepest first.
-                    for d in created_dirs.iter().rev() {
-                        let _ = std::fs::remove_dir(d);
-                    }
-                })?;
+                // Leave the tree as it was: remove the directories this call made.
+                .inspect_err(|_| super::endpoints::remove_created(&created_dirs))?;
             call.after_write(std::slice::from_ref(&abs));
             ToolResult::Ok(created)
         });

@@ -8,7 +8,7 @@
 //! available (no `/proc`, another OS) the path is re-checked after the open: that narrows
 //! the window to the open itself but cannot close it.
 
-use super::{escape_error, realpath_prefix};
+use super::{escape_error, in_write_scope, realpath_prefix, scope_error};
 use crate::config::Config;
 use crate::error::{Code, ToolError, ToolResult};
 use std::fs::File;
@@ -26,6 +26,20 @@ fn read_options() -> OpenOptions {
         o.custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC);
     }
     o
+}
+
+/// Opens `abs` for reading without following a final symlink (`ELOOP` for one on Unix) and
+/// without blocking on a FIFO; the type is not checked (callers `fstat` the handle), nor is
+/// confinement (see [`Guard::allows`]). For reading state the tools do not hand to the model
+/// as such, like a checkpoint's record of a file.
+pub fn open_nofollow(abs: &Path) -> io::Result<File> {
+    let mut o = read_options();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC | libc::O_NOFOLLOW);
+    }
+    o.open(abs)
 }
 
 /// Options that open a directory as a handle: `O_PATH` on Linux, `O_DIRECTORY` on other
@@ -55,9 +69,23 @@ fn dir_options() -> OpenOptions {
 pub fn open_confined(config: &Config, abs: &Path, input: &str) -> ToolResult<File> {
     let file = read_options()
         .open(abs)
-        .map_err(|e| ToolError::fs(&e, input))?;
+        .map_err(|e| open_error(&e, abs, input))?;
     verify_open(config, &file, abs, input)?;
     Ok(file)
+}
+
+/// The error for a failed open of `abs`: a Unix socket (which cannot be opened at all:
+/// `ENXIO`) or a device without a driver is `not_a_file` `Not a regular file`, like any
+/// special file a tool meets; the rest is [`ToolError::fs`]'s errno mapping.
+fn open_error(e: &io::Error, abs: &Path, input: &str) -> ToolError {
+    #[cfg(unix)]
+    if matches!(crate::error::errno(e), Some(libc::ENXIO | libc::ENODEV))
+        && std::fs::metadata(abs).is_ok_and(|m| !m.is_file() && !m.is_dir())
+    {
+        return ToolError::not_regular(input);
+    }
+    let _ = abs;
+    ToolError::fs(e, input)
 }
 
 /// Opens the directory `abs` (a file gives `not_a_file` `Not a directory: <input>`) and
@@ -124,6 +152,37 @@ impl Guard {
             },
         };
         real == *root || real.starts_with(root)
+    }
+}
+
+/// The write-scope check by descriptor: the entry `name` of the open directory `dir` (opened
+/// from `dir_path`; the directory itself when `name` is `None`) must lie in a write-scope
+/// directory, else `path_escape` as [`super::check_write_scope`] words it. Writers call it on
+/// the handle their write goes through, so a directory swapped after the path check for a
+/// symlink into another part of the workspace cannot carry the write out of the scope. A
+/// no-op without `writeScope`.
+pub fn verify_write_scope(
+    config: &Config,
+    dir: &File,
+    dir_path: &Path,
+    name: Option<&std::ffi::OsStr>,
+    input: &str,
+) -> ToolResult<()> {
+    if config.write_scope.is_empty() {
+        return Ok(());
+    }
+    let base = match fd_real_path(dir) {
+        Some(real) => real,
+        None => realpath_prefix(dir_path).map_err(|e| ToolError::fs(&e, input))?,
+    };
+    let real = match name {
+        Some(name) => base.join(name),
+        None => base,
+    };
+    if in_write_scope(config, &real) {
+        Ok(())
+    } else {
+        Err(scope_error(config, input))
     }
 }
 
@@ -255,87 +314,6 @@ pub fn io_path(file: &File, abs: &Path) -> PathBuf {
     }
     let _ = file;
     abs.to_path_buf()
-}
-
-/// The directories of a multi-path write (apply_patch), pinned: each target's parent is opened
-/// (and made, when asked) through verified handles, and the target is rewritten to a path
-/// through that handle (`/proc/self/fd/<n>/<name>` on Linux), so every later path operation
-/// on it — temp file, rename, hard link, unlink, rollback — lands in the verified directory
-/// even if a component of the original path is swapped for a symlink meanwhile. The handles
-/// live as long as the `Pins`.
-#[derive(Debug, Default)]
-pub struct Pins {
-    dirs: Vec<(PathBuf, File)>,
-    created: Vec<PathBuf>,
-    names: Vec<(PathBuf, PathBuf)>,
-}
-
-impl Pins {
-    /// Pins `path`'s parent directory (creating it and missing ancestors inside the root
-    /// when `create` is set) and returns the path to use for `path` from now on. Errors
-    /// carry `input`.
-    pub fn pin(
-        &mut self,
-        config: &Config,
-        path: &Path,
-        input: &str,
-        create: bool,
-    ) -> ToolResult<PathBuf> {
-        let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
-            return Ok(path.to_path_buf());
-        };
-        let i = match self.dirs.iter().position(|(p, _)| p == parent) {
-            Some(i) => i,
-            None => {
-                let (handle, created) = open_dir_for_write(config, parent, input, create)?;
-                self.created.extend(created);
-                self.dirs.push((parent.to_path_buf(), handle));
-                self.dirs.len() - 1
-            }
-        };
-        let via = io_path(&self.dirs[i].1, parent).join(name);
-        self.names.push((via.clone(), path.to_path_buf()));
-        Ok(via)
-    }
-
-    /// The original path for a path [`Pins::pin`] returned (for messages).
-    pub fn original(&self, via: &Path) -> PathBuf {
-        self.names
-            .iter()
-            .find(|(v, _)| v == via)
-            .map_or_else(|| via.to_path_buf(), |(_, p)| p.clone())
-    }
-
-    /// A function mapping any path inside a pinned directory (the target, or a temp or backup
-    /// beside it) back to the workspace path, for records that must outlive the process.
-    pub fn unpinner(&self) -> impl Fn(&Path) -> PathBuf + Send + Sync + 'static {
-        let dirs: Vec<(PathBuf, PathBuf)> = self
-            .dirs
-            .iter()
-            .map(|(lexical, handle)| (io_path(handle, lexical), lexical.clone()))
-            .collect();
-        move |p: &Path| {
-            for (via, lexical) in &dirs {
-                if let Ok(rest) = p.strip_prefix(via) {
-                    return lexical.join(rest);
-                }
-            }
-            p.to_path_buf()
-        }
-    }
-
-    /// The directories pinning created (lexical paths, in creation order).
-    pub fn created(&self) -> &[PathBuf] {
-        &self.created
-    }
-
-    /// Removes the directories pinning created, deepest first, if they are still empty:
-    /// the rollback of a write that did not happen.
-    pub fn remove_created(&self) {
-        for dir in self.created.iter().rev() {
-            let _ = std::fs::remove_dir(dir);
-        }
-    }
 }
 
 #[cfg(all(test, unix))]

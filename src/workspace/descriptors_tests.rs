@@ -2,6 +2,7 @@
 //! symlinks, FIFOs and permission bits).
 
 use super::*;
+use crate::workspace::Pins;
 use std::os::unix::fs::symlink;
 
 fn setup() -> (tempfile::TempDir, tempfile::TempDir, Config) {

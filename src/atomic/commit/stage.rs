@@ -56,19 +56,22 @@ fn stage_chunk(ops: &[Op], plan: &mut Plan) -> io::Result<()> {
     let mut pending = Vec::with_capacity(ops.len());
     for op in ops {
         let (old_id, temp) = match op {
-            Op::Modify { path, bytes } => {
-                let old_id = file_id(path)?;
-                let mode = mode_of(path)?;
+            Op::Modify { path, bytes, mode } => {
+                let old_id = regular_id(path)?;
+                let mode = match mode {
+                    Some(m) => Some(*m),
+                    None => mode_of(path)?,
+                };
                 (Some(old_id), Some(new_temp(path, bytes, mode, plan)?))
             }
-            Op::Create { path, bytes } => (None, Some(new_temp(path, bytes, None, plan)?)),
-            Op::Delete { path } => (Some(file_id(path)?), None),
+            Op::Create { path, bytes, mode } => (None, Some(new_temp(path, bytes, *mode, plan)?)),
+            Op::Delete { path } => (Some(regular_id(path)?), None),
             Op::Move {
                 from,
                 to,
                 bytes: None,
             } => {
-                let id = file_id(from)?;
+                let id = regular_id(from)?;
                 plan.dirs.extend(ensure_parent_dirs(parent(to))?);
                 (Some(id), None)
             }
@@ -77,7 +80,7 @@ fn stage_chunk(ops: &[Op], plan: &mut Plan) -> io::Result<()> {
                 to,
                 bytes: Some(bytes),
             } => {
-                let old_id = file_id(from)?;
+                let old_id = regular_id(from)?;
                 let mode = mode_of(from)?;
                 (Some(old_id), Some(new_temp(to, bytes, mode, plan)?))
             }
@@ -191,6 +194,19 @@ fn finish_step(p: Pending<'_>, temp_id: Option<FileId>) -> io::Result<Step> {
             }
         }
     })
+}
+
+/// The identity of the file a step replaces, deletes or moves, which must be a regular file:
+/// callers refuse anything else up front ([`crate::atomic::check_target`]), and this
+/// refuses what was swapped in since (a symlink, FIFO, socket or device), before anything
+/// is touched.
+fn regular_id(path: &Path) -> io::Result<FileId> {
+    if !fs::symlink_metadata(path)?.is_file() {
+        return Err(io::Error::other(
+            "a file to change is no longer a regular file (a symlink, FIFO, socket or device took its place)",
+        ));
+    }
+    file_id(path)
 }
 
 fn mode_of(path: &Path) -> io::Result<Option<u32>> {
