@@ -13,7 +13,7 @@
 //! let options = serde_json::json!({"workspaceRoot": "."});
 //! let runtime = Arc::new(dispatch::open(&options, Probes::default()).unwrap());
 //! // Roll back patches a crash interrupted (createAgentTools does this for JS callers).
-//! for line in clarvis_agent_tools::atomic::journal::recover(&runtime.config.workspace_root) {
+//! for line in clarvis_agent_tools::atomic::journal::recover(&runtime.config) {
 //!     eprint!("{line}");
 //! }
 //! let args = dispatch::Args::Json(serde_json::json!({"path": "README.md"}));

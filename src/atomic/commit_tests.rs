@@ -1,5 +1,6 @@
 use super::*;
 use crate::atomic::undo::JPath;
+use crate::config::Config;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 
 fn leftovers(dir: &Path) -> Vec<String> {
@@ -273,7 +274,7 @@ fn a_crash_after_any_number_of_renames_is_rolled_back_at_start_up() {
         // The process is gone: nothing in memory survives, only the disk and the journal.
         drop(plan);
         assert_eq!(
-            journal::recover(d),
+            journal::recover(&Config::with_root(d)),
             Vec::<String>::new(),
             "crash after {crash_after}"
         );
@@ -281,7 +282,7 @@ fn a_crash_after_any_number_of_renames_is_rolled_back_at_start_up() {
         assert!(leftovers(d).is_empty(), "{crash_after}: {:?}", leftovers(d));
         assert!(!d.join(journal::JOURNAL_DIR).exists(), "journal retired");
         // Idempotent: a second start-up finds nothing to do and changes nothing.
-        assert!(journal::recover(d).is_empty());
+        assert!(journal::recover(&Config::with_root(d)).is_empty());
         assert_eq!(snapshot(d), before);
     }
 }
@@ -302,7 +303,7 @@ fn a_journaled_commit_leaves_no_journal_and_recovery_keeps_its_result() {
         !d.join(".clarvis").exists(),
         "the journal, its directory and the .clarvis it created are gone"
     );
-    assert!(journal::recover(d).is_empty());
+    assert!(journal::recover(&Config::with_root(d)).is_empty());
     assert_eq!(snapshot(d), after);
     assert!(leftovers(d).is_empty());
 }
@@ -342,7 +343,7 @@ fn recovery_leaves_live_commits_and_files_changed_since_alone() {
     let record = Record::new(plan.steps.clone(), &plan.dirs);
     let live = journal::write(d, &record).unwrap();
     perform(&plan.steps[0]).unwrap();
-    assert!(journal::recover(d).is_empty());
+    assert!(journal::recover(&Config::with_root(d)).is_empty());
     assert_eq!(fs::read(d.join("a")).unwrap(), b"A2");
     live.remove().unwrap();
     // A dead owner's journal whose target someone rewrote after the crash.
@@ -351,7 +352,7 @@ fn recovery_leaves_live_commits_and_files_changed_since_alone() {
     let _j = journal::write(d, &record).unwrap();
     fs::remove_file(d.join("a")).unwrap();
     fs::write(d.join("a"), "edited by the user").unwrap();
-    let warnings = journal::recover(d);
+    let warnings = journal::recover(&Config::with_root(d));
     assert_eq!(warnings.len(), 1, "{warnings:?}");
     assert!(warnings[0]
         .starts_with("clarvis-agent-tools: warning: rolling back the interrupted patch "));
@@ -386,7 +387,7 @@ fn a_journal_cut_short_is_dropped_without_touching_anything() {
         br#"{"version":1,"pid":2147483647,"start":null,"dirs":[],"steps":[{"op":"del"#,
     )
     .unwrap();
-    assert!(journal::recover(d).is_empty());
+    assert!(journal::recover(&Config::with_root(d)).is_empty());
     assert!(!cut.exists());
     assert_eq!(fs::read(d.join("x")).unwrap(), b"X");
 }
@@ -526,4 +527,58 @@ fn a_staging_failure_in_a_later_chunk_leaves_nothing_behind() {
     );
     assert!(leftovers(d).is_empty(), "{:?}", leftovers(d));
     assert!(!d.join(".clarvis").exists());
+}
+
+/// Recovery is a confined writer: a directory moved out of the workspace after the crash
+/// and linked back in its place is not rolled back through the link.
+#[test]
+fn recovery_never_follows_a_directory_moved_out_and_linked_back() {
+    let base = tempfile::tempdir().unwrap();
+    let d = &base.path().join("ws");
+    let outside = base.path().join("outside");
+    fs::create_dir_all(d.join("sub")).unwrap();
+    fs::create_dir_all(&outside).unwrap();
+    fs::write(d.join("sub/a"), "A").unwrap();
+    fs::write(d.join("top"), "T").unwrap();
+    let ops = vec![
+        Op::Modify {
+            path: d.join("sub/a"),
+            bytes: b"A2".to_vec(),
+            mode: None,
+        },
+        Op::Create {
+            path: d.join("sub/n"),
+            bytes: b"N".to_vec(),
+            mode: None,
+        },
+        Op::Modify {
+            path: d.join("top"),
+            bytes: b"T2".to_vec(),
+            mode: None,
+        },
+    ];
+    let mut plan = Plan::default();
+    stage(&ops, &mut plan).unwrap();
+    let mut record = Record::new(plan.steps.clone(), &plan.dirs);
+    record.pid = DEAD_PID;
+    let _journal = journal::write(d, &record).unwrap();
+    for step in &plan.steps {
+        perform(step).unwrap();
+    }
+    drop(plan);
+    fs::rename(d.join("sub"), outside.join("sub")).unwrap();
+    std::os::unix::fs::symlink(outside.join("sub"), d.join("sub")).unwrap();
+    let before = snapshot(&outside);
+    let warnings = journal::recover(&Config::with_root(d));
+    assert_eq!(snapshot(&outside), before, "the rollback reached outside");
+    assert_eq!(warnings.len(), 2, "{warnings:?}");
+    for w in &warnings {
+        assert!(
+            w.contains("its directory is missing or no longer inside the workspace; left as it is"),
+            "{w}"
+        );
+    }
+    // What still lies inside is rolled back.
+    assert_eq!(fs::read(d.join("top")).unwrap(), b"T");
+    assert!(!d.join(journal::JOURNAL_DIR).exists(), "journal retired");
 }

@@ -17,9 +17,16 @@
 //! fails: what it cannot restore becomes a warning line. A journal that cannot be parsed was
 //! cut short while being written — before any rename, since renames wait for its fsync — so
 //! it is simply removed.
+//!
+//! Recovery writes like any other writer: with confinement on, every path of a journal is
+//! reached through a verified handle on its directory (`workspace::Pins`), so a directory
+//! swapped for a symlink to the outside since the crash cannot carry the rollback there; a
+//! step whose directory no longer lies inside the root is left as it is, with a warning.
 
-use super::undo::{undo, JPath, Step};
+use super::undo::{undo, JPath, Step, Unrestored};
 use crate::atomic::{fsync_dir, parallel_map, pid_alive, unique_id};
+use crate::config::Config;
+use crate::workspace::Pins;
 use serde::{Deserialize, Serialize};
 use std::fs::{self, OpenOptions};
 use std::io::{self, Write};
@@ -243,9 +250,11 @@ fn lock(path: &Path) -> Option<fs::File> {
     same.then_some(file)
 }
 
-/// Rolls back every interrupted commit under `root` whose process is gone. Never fails;
-/// returns warn-sink lines (each ending in `\n`) for what it could not restore.
-pub fn recover(root: &Path) -> Vec<String> {
+/// Rolls back every interrupted commit in `config`'s workspace whose process is gone, as a
+/// writer confined to the root (see the module doc). Never fails; returns warn-sink lines
+/// (each ending in `\n`) for what it could not restore.
+pub fn recover(config: &Config) -> Vec<String> {
+    let root = config.workspace_root.as_path();
     let mut warnings = Vec::new();
     for path in journals(root) {
         let name = path
@@ -273,8 +282,13 @@ pub fn recover(root: &Path) -> Vec<String> {
         if owner_alive(&record) {
             continue;
         }
-        let dirs: Vec<PathBuf> = record.dirs.iter().map(|d| d.0.clone()).collect();
-        for failed in undo(&record.steps, &dirs) {
+        let mut pins = Pins::default();
+        let (steps, dirs, mut failed) = pinned(config, &record, &mut pins);
+        failed.extend(undo(&steps, &dirs).into_iter().map(|u| Unrestored {
+            path: pins.original(&u.path),
+            detail: pins.unpin_text(&u.detail),
+        }));
+        for failed in failed {
             warnings.push(format!(
                 "clarvis-agent-tools: warning: rolling back the interrupted patch {name}: could not restore {}: {}\n",
                 failed.path.display(),
@@ -290,4 +304,48 @@ pub fn recover(root: &Path) -> Vec<String> {
     // An emptied journal directory goes; `.clarvis` stays (it may hold spill files).
     tidy(root, false);
     warnings
+}
+
+/// `record`'s steps and directories with every path reached through `pins` (confinement on;
+/// as written otherwise), and the steps left out because a directory of theirs no longer
+/// lies inside the root. The write scope does not apply: a rollback puts back what was.
+fn pinned(
+    config: &Config,
+    record: &Record,
+    pins: &mut Pins,
+) -> (Vec<Step>, Vec<PathBuf>, Vec<Unrestored>) {
+    let raw_dirs = record.dirs.iter().map(|d| d.0.clone());
+    if !config.confine_to_workspace {
+        return (record.steps.clone(), raw_dirs.collect(), Vec::new());
+    }
+    let unscoped = Config {
+        write_scope: Vec::new(),
+        ..config.clone()
+    };
+    let pins = std::cell::RefCell::new(pins);
+    let via = |p: &Path| {
+        let shown = p.to_string_lossy();
+        pins.borrow_mut().pin(&unscoped, p, &shown, false).ok()
+    };
+    let mut failed = Vec::new();
+    let mut steps = Vec::new();
+    for step in &record.steps {
+        let outside = std::cell::Cell::new(None);
+        let mapped = step.map_paths(&|p| {
+            via(p).unwrap_or_else(|| {
+                outside.set(Some(p.to_path_buf()));
+                p.to_path_buf()
+            })
+        });
+        match outside.take() {
+            None => steps.push(mapped),
+            Some(p) => failed.push(Unrestored {
+                path: p,
+                detail: "its directory is missing or no longer inside the workspace; left as it is"
+                    .into(),
+            }),
+        }
+    }
+    let dirs = raw_dirs.filter_map(|d| via(&d)).collect();
+    (steps, dirs, failed)
 }

@@ -33,7 +33,7 @@ impl NativeTools {
     /// Wraps an opened runtime, first rolling back commits a crash interrupted in its
     /// workspace (`atomic::journal::recover`, which never fails).
     fn open(runtime: Runtime) -> NativeTools {
-        let warnings = crate::atomic::journal::recover(&runtime.config.workspace_root);
+        let warnings = crate::atomic::journal::recover(&runtime.config);
         crate::checkpoint::sweep(&runtime.config);
         NativeTools {
             runtime: Arc::new(runtime),

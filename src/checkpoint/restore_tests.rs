@@ -50,7 +50,8 @@ impl Fx {
     /// left.
     fn tool_write(&self, rel: &str, bytes: Option<&[u8]>) {
         let path = self.p(rel);
-        self.store.before(&self.cfg, std::slice::from_ref(&path), None);
+        self.store
+            .before(&self.cfg, std::slice::from_ref(&path), None);
         match bytes {
             Some(b) => crate::atomic::write_file(&path, b, rel)
                 .map(|_| ())

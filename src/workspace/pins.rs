@@ -77,6 +77,22 @@ impl Pins {
         }
     }
 
+    /// `text` with every pinned directory's handle path (`/proc/self/fd/<n>/…`) written as
+    /// the workspace path again, for messages that outlive the call.
+    pub fn unpin_text(&self, text: &str) -> String {
+        let mut out = text.to_string();
+        for (lexical, handle) in &self.dirs {
+            let via = io_path(handle, lexical);
+            if via != *lexical {
+                out = out.replace(
+                    &format!("{}/", via.display()),
+                    &format!("{}/", lexical.display()),
+                );
+            }
+        }
+        out
+    }
+
     /// The directories pinning created (lexical paths, in creation order).
     pub fn created(&self) -> &[PathBuf] {
         &self.created
