@@ -87,6 +87,20 @@ impl Fx {
     }
 }
 
+/// Restores `paths` of checkpoint `id` (all when `None`), which must be refused with `code`
+/// and the message `Restore refused; nothing was restored: …<needle>…`.
+fn refused(fx: &Fx, id: &str, paths: Option<&[PathBuf]>, force: bool, code: Code, needle: &str) {
+    let err = fx.store.restore(&fx.cfg, id, paths, force).unwrap_err();
+    assert_eq!(err.code, code, "{}", err.message);
+    assert!(
+        err.message
+            .starts_with("Restore refused; nothing was restored: ")
+            && err.message.contains(needle),
+        "{needle}: {}",
+        err.message
+    );
+}
+
 fn mkfifo(path: &Path) {
     use std::os::unix::ffi::OsStrExt;
     let c = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
@@ -126,21 +140,10 @@ fn a_parent_swapped_for_a_symlink_to_the_outside_is_refused_force_or_not() {
     assert!(changes.iter().all(|c| c.after.is_none()), "{changes:?}");
     let report = fx.store.restore(&fx.cfg, &id, None, false).unwrap();
     assert!(report.restored.is_empty(), "{report:?}");
-    let err = fx.store.restore(&fx.cfg, &id, None, true).unwrap_err();
-    assert_eq!(err.code, Code::PathEscape, "{}", err.message);
-    assert!(
-        err.message.starts_with(
-            "Restore refused; nothing was restored: Path escapes the workspace root: src/"
-        ),
-        "{}",
-        err.message
-    );
+    let escape = "Path escapes the workspace root: src/";
+    refused(&fx, &id, None, true, Code::PathEscape, escape);
     let one = [fx.p("src/a.txt")];
-    let err = fx
-        .store
-        .restore(&fx.cfg, &id, Some(&one), true)
-        .unwrap_err();
-    assert_eq!(err.code, Code::PathEscape);
+    refused(&fx, &id, Some(&one), true, Code::PathEscape, escape);
     assert_eq!(fx.outside(), before, "the outside changed");
     assert_eq!(fs::read(fx.p("src-moved/b.txt")).unwrap(), b"b1\n");
     assert_eq!(fs::read(fx.p("src-moved/a.txt")).unwrap(), b"mine\n");
@@ -162,14 +165,8 @@ fn a_parent_swapped_for_a_symlink_inside_the_root_but_out_of_scope_is_refused() 
     fs::write(fx.p("docs/a.txt"), "docs\n").unwrap();
     fs::rename(fx.p("src/sub"), fx.p("src/sub-moved")).unwrap();
     symlink(fx.p("docs"), fx.p("src/sub")).unwrap();
-    let err = fx.store.restore(&fx.cfg, &id, None, true).unwrap_err();
-    assert_eq!(err.code, Code::PathEscape);
-    assert!(
-        err.message
-            .contains("Path is outside the write scope: src/sub/a.txt"),
-        "{}",
-        err.message
-    );
+    let scope = "Path is outside the write scope: src/sub/a.txt";
+    refused(&fx, &id, None, true, Code::PathEscape, scope);
     assert_eq!(fs::read(fx.p("docs/a.txt")).unwrap(), b"docs\n");
 }
 
@@ -183,9 +180,7 @@ fn a_path_recorded_outside_the_write_scope_is_refused() {
     fx.store.before(&fx.cfg, std::slice::from_ref(&path), None);
     fs::write(&path, "x1\n").unwrap();
     fx.store.after(std::slice::from_ref(&path));
-    let err = fx.store.restore(&fx.cfg, &id, None, false).unwrap_err();
-    assert_eq!(err.code, Code::PathEscape);
-    assert!(err.message.contains("writeScope: src"), "{}", err.message);
+    refused(&fx, &id, None, false, Code::PathEscape, "writeScope: src");
     assert_eq!(fs::read(&path).unwrap(), b"x1\n");
 }
 
@@ -200,34 +195,20 @@ fn a_symlink_in_place_of_the_file_is_refused_and_not_followed() {
     let before = fx.outside();
     // A link out is an escape (as for write_file); a link elsewhere inside is refused as
     // a symlink. Neither is followed, for a file to put back or one to delete.
+    let (escape, link) = (
+        (Code::PathEscape, "Path escapes the workspace root"),
+        (Code::InvalidInput, "Refusing to write through a symlink"),
+    );
     let cases = [
-        ("src/a.txt", fx.out.join("a.txt"), Code::PathEscape),
-        ("src/n.txt", fx.out.join("new.txt"), Code::PathEscape),
-        ("src/a.txt", fx.p("src/inside.txt"), Code::InvalidInput),
-        ("src/n.txt", fx.p("src/inside.txt"), Code::InvalidInput),
+        ("src/a.txt", fx.out.join("a.txt"), escape),
+        ("src/n.txt", fx.out.join("new.txt"), escape),
+        ("src/a.txt", fx.p("src/inside.txt"), link),
+        ("src/n.txt", fx.p("src/inside.txt"), link),
     ];
-    for (rel, target, code) in cases {
+    for (rel, target, (code, needle)) in cases {
         let _ = fs::remove_file(fx.p(rel));
         symlink(&target, fx.p(rel)).unwrap();
-        let one = [fx.p(rel)];
-        let err = fx
-            .store
-            .restore(&fx.cfg, &id, Some(&one), true)
-            .unwrap_err();
-        assert_eq!(
-            err.code,
-            code,
-            "{rel} -> {}: {}",
-            target.display(),
-            err.message
-        );
-        if code == Code::InvalidInput {
-            assert!(
-                err.message.contains("Refusing to write through a symlink"),
-                "{}",
-                err.message
-            );
-        }
+        refused(&fx, &id, Some(&[fx.p(rel)]), true, code, needle);
         assert!(fs::symlink_metadata(fx.p(rel))
             .unwrap()
             .file_type()
@@ -265,12 +246,13 @@ fn a_parent_replaced_by_a_file_is_not_a_directory() {
     fx.tool_write("src/d/a.txt", None);
     fs::remove_dir(fx.p("src/d")).unwrap();
     fs::write(fx.p("src/d"), "a file now\n").unwrap();
-    let err = fx.store.restore(&fx.cfg, &id, None, true).unwrap_err();
-    assert_eq!(err.code, Code::NotAFile, "{}", err.message);
-    assert!(
-        err.message.ends_with("Not a directory: src/d/a.txt"),
-        "{}",
-        err.message
+    refused(
+        &fx,
+        &id,
+        None,
+        true,
+        Code::NotAFile,
+        "Not a directory: src/d/a.txt",
     );
     assert_eq!(fs::read(fx.p("src/d")).unwrap(), b"a file now\n");
 }
@@ -289,17 +271,8 @@ fn special_files_are_not_a_file_and_never_block() {
         for rel in [format!("src/had-{i}"), format!("src/made-{i}")] {
             fs::remove_file(fx.p(&rel)).unwrap();
             fs::rename(special, fx.p(&rel)).unwrap();
-            let one = [fx.p(&rel)];
-            let err = fx
-                .store
-                .restore(&fx.cfg, &id, Some(&one), true)
-                .unwrap_err();
-            assert_eq!(err.code, Code::NotAFile, "{rel}: {}", err.message);
-            assert!(
-                err.message.ends_with(&format!("Not a regular file: {rel}")),
-                "{}",
-                err.message
-            );
+            let needle = format!("Not a regular file: {rel}");
+            refused(&fx, &id, Some(&[fx.p(&rel)]), true, Code::NotAFile, &needle);
             let kind = fs::symlink_metadata(fx.p(&rel)).unwrap().file_type();
             assert!(!kind.is_file(), "{rel} was replaced");
             fs::rename(fx.p(&rel), special).unwrap();
@@ -361,29 +334,27 @@ fn restores_racing_a_parent_flipped_to_the_outside_never_escape() {
     }
     let before = fx.outside();
     let stop = std::sync::Arc::new(AtomicBool::new(false));
+    let flips = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
     let flipper = {
-        let (src, real, link, stop) = (
-            fx.p("src"),
-            fx.p("src-real"),
-            fx.p("src-link"),
-            stop.clone(),
-        );
+        let (src, real, link) = (fx.p("src"), fx.p("src-real"), fx.p("src-link"));
+        let (stop, flips) = (stop.clone(), flips.clone());
         symlink(&fx.out, &link).unwrap();
         std::thread::spawn(move || {
-            let mut flips = 0u64;
             while !stop.load(Ordering::Relaxed) {
                 let _ = fs::rename(&src, &real);
                 let _ = fs::rename(&link, &src);
                 let _ = fs::rename(&src, &link);
                 let _ = fs::rename(&real, &src);
-                flips += 1;
+                flips.fetch_add(1, Ordering::Relaxed);
             }
-            flips
         })
     };
-    let (mut rounds, mut ok) = (0, 0);
-    while rounds < 300 {
-        rounds += 1;
+    // The race starts once the flipper runs (not a matter of scheduling luck).
+    while flips.load(Ordering::Relaxed) == 0 {
+        std::thread::yield_now();
+    }
+    let mut restored = 0;
+    for _ in 0..100 {
         let id = fx.store.checkpoint(None).unwrap();
         for (i, n) in names.iter().enumerate() {
             // Best effort: a write during a flip may fail (nothing escapes either way).
@@ -400,16 +371,15 @@ fn restores_racing_a_parent_flipped_to_the_outside_never_escape() {
             }
             fx.store.after(std::slice::from_ref(&path));
         }
-        if fx.store.restore(&fx.cfg, &id, None, true).is_ok() {
-            ok += 1;
-        }
+        restored += usize::from(fx.store.restore(&fx.cfg, &id, None, true).is_ok());
         let _ = fx.store.drop_checkpoint(&id);
     }
     stop.store(true, Ordering::Relaxed);
-    let flips = flipper.join().unwrap();
-    assert_eq!(fx.outside(), before, "something outside changed");
-    assert!(
-        flips > 0 && rounds == 300,
-        "flips {flips}, rounds {rounds}, ok {ok}"
+    flipper.join().unwrap();
+    assert_eq!(
+        fx.outside(),
+        before,
+        "something outside changed ({} flips, {restored} of 100 restores done)",
+        flips.load(Ordering::Relaxed)
     );
 }
