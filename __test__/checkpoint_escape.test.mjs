@@ -108,7 +108,8 @@ test('undo and restore through a symlink that stays inside the workspace but lea
 })
 
 test('MCP checkpoint_restore refuses the same way, as an error result', async (t) => {
-  const { root, outside, tools, call, outsideSnap } = setup()
+  const allow = ['write_file', 'edit_file', 'remove', 'read_file', 'checkpoint_create', 'checkpoint_restore']
+  const { root, outside, tools, call, outsideSnap } = setup({ checkpointTools: true, toolPolicy: { allow } })
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
   await createMcpServer(tools, { checkpoints: true }).connect(serverSide)
   const client = new Client({ name: 'ckpt-escape', version: '1.0.0' })
