@@ -144,3 +144,76 @@ test('warnings: replace (apply only)', async () => {
   assert.ok(r.text.endsWith(WARN), r.text)
   assert.equal(r.text.split('warning:').length, 2)
 })
+
+// Issue 31: tree-sitter sees a file as read_file shows it — BOM stripped, UTF-16 decoded, every
+// line ending read as `\n` — so its lines and columns are read_file's, in every reader and
+// in every writer's warning.
+const SRC = '// ünïcode\nlet s = "é😀"; let x = (1;\nclass A {\n  m() {}\n}\n'
+const utf16 = (text, be) => {
+  const body = Buffer.from(text, 'utf16le')
+  return be ? Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(body).swap16()]) : Buffer.concat([Buffer.from([0xff, 0xfe]), body])
+}
+const bom = (text) => Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)])
+const ENCODED = {
+  'bom.ts': bom(SRC),
+  'le.ts': utf16(SRC),
+  'be.ts': utf16(SRC, true),
+  'le-crlf.ts': utf16(SRC.replace(/\n/g, '\r\n')),
+  'be-cr.ts': utf16(SRC.replace(/\n/g, '\r'), true),
+  'bom-crlf.ts': bom(SRC.replace(/\n/g, '\r\n')),
+  'cr.ts': SRC.replace(/\n/g, '\r'),
+}
+const AT = { kind: 'missing', line: 2, column: 26, near: ')' }
+const warnAt = (rel) => `\nwarning: typescript syntax error in ${rel} at line 2, column 26 (missing \`)\`); run check_syntax for details.`
+
+test('check_syntax parses a UTF-16 file after decoding (the original\'s test), LE and BE', async () => {
+  const { call } = latest({ 'u16.ts': utf16('const x = 1;\n'), 'u16be.ts': utf16('const x = 1;\n', true) })
+  for (const p of ['u16.ts', 'u16be.ts']) {
+    const r = await call('check_syntax', { path: p })
+    assert.equal(r.isError, false, r.text)
+    assert.equal(JSON.parse(r.text).ok, true, r.text)
+  }
+})
+
+test('check_syntax and outline: UTF-8 BOM, UTF-16 LE/BE, CRLF and CR give the plain file\'s report, at read_file\'s positions', async () => {
+  const { call, tools } = latest({ 'plain.ts': SRC, ...ENCODED })
+  const plain = await call('outline', { path: 'plain.ts' })
+  assert.match(plain.text, /^plain\.ts — typescript, 6 lines\n {2}class A \(3-5\)\n {4}m\(\) \{\} \(4-4\)\n/)
+  for (const p of ['plain.ts', ...Object.keys(ENCODED)]) {
+    const v = JSON.parse((await call('check_syntax', { path: p })).text)
+    assert.deepEqual(v.errors, [AT], p)
+    assert.equal((await call('outline', { path: p })).text, plain.text.replace('plain.ts', p), p)
+    assert.equal((await tools.outlineOf(p)).lines, 6, p)
+    assert.deepEqual((await tools.checkSyntax(p)).errors, [AT], p)
+    // The line and column name the text read_file shows there.
+    const row = (await call('read_file', { path: p, offset: 2, limit: 1 })).text.split('\n')[0].split('\t')[1]
+    assert.equal(row.slice(AT.column - 1), ';', p)
+  }
+  // Several files at once (outline's `paths`) read them the same way.
+  const many = await call('outline', { path: 'le.ts', paths: ['be.ts', 'cr.ts'] })
+  assert.equal(many.text, ['le.ts', 'be.ts', 'cr.ts'].map((p) => plain.text.replace('plain.ts', p)).join('\n\n'))
+})
+
+test('warnings: every writer reports the position in the file as read_file shows it (BOM, CRLF, CR)', async () => {
+  const ok = SRC.replace('(1;', '(1);')
+  const { call } = latest({
+    'e.ts': bom(ok.replace(/\n/g, '\r\n')),
+    'm.ts': ok.replace(/\n/g, '\r'),
+    'p.ts': bom(ok.replace(/\n/g, '\r\n')),
+    'r.ts': bom(ok),
+  })
+  let r = await call('write_file', { path: 'w.ts', content: '\uFEFF' + SRC.replace(/\n/g, '\r\n') })
+  assert.ok(r.text.endsWith(warnAt('w.ts')), r.text)
+  r = await call('write_file', { path: 'wcr.ts', content: SRC.replace(/\n/g, '\r') })
+  assert.ok(r.text.endsWith(warnAt('wcr.ts')), r.text)
+  r = await call('edit_file', { path: 'e.ts', old_string: '(1);', new_string: '(1;' })
+  assert.ok(r.text.endsWith(warnAt('e.ts')), r.text)
+  r = await call('multi_edit', { path: 'm.ts', edits: [{ old_string: '(1);', new_string: '(1;' }] })
+  assert.ok(r.text.endsWith(warnAt('m.ts')), r.text)
+  r = await call('apply_patch', { patch: '*** Begin Patch\n*** Update File: p.ts\n@@\n-let s = "é😀"; let x = (1);\n+let s = "é😀"; let x = (1;\n*** End Patch\n' })
+  assert.equal(r.isError, false, r.text)
+  assert.ok(r.text.endsWith(warnAt('p.ts')), r.text)
+  r = await call('replace', { pattern: '\\(1\\);', replacement: '(1;', path: 'r.ts', dry_run: false })
+  assert.equal(r.isError, false, r.text)
+  assert.ok(r.text.endsWith(warnAt('r.ts')), r.text)
+})

@@ -163,6 +163,22 @@ pub fn decode_lossy(bytes: &[u8]) -> Cow<'_, str> {
     }
 }
 
+/// The text a file's bytes read as — what `read_file` shows and what every other reader of
+/// text (the syntax tools and warnings, `diff`, `read_files`) must see, so that a line and a
+/// column mean the same thing in all of them: the BOM stripped, UTF-16 LE/BE transcoded,
+/// invalid UTF-8 as U+FFFD ([`decode_lossy`]), `\r\n` and lone `\r` as `\n`
+/// ([`normalize_eol`]). Borrows `bytes` when they already are that text (UTF-8 without a BOM
+/// or a CR).
+pub fn decode_text(bytes: &[u8]) -> Cow<'_, str> {
+    match decode_lossy(bytes) {
+        Cow::Borrowed(s) => normalize_eol(s),
+        Cow::Owned(s) => match normalize_eol(&s) {
+            Cow::Borrowed(_) => Cow::Owned(s),
+            Cow::Owned(n) => Cow::Owned(n),
+        },
+    }
+}
+
 /// `String::from_utf8_lossy`, but valid UTF-8 (nearly every file) is checked by
 /// `simdutf8` (SIMD, several times faster than `str::from_utf8`'s word-at-a-time loop, which
 /// was a tenth of a read_file call's worker time on a 77 KB file), and only invalid input
@@ -228,6 +244,16 @@ mod tests {
         assert_eq!(decode_lossy(&[0xFE, 0xFF, 0, b'h', 0, b'i']), "hi");
         assert_eq!(decode_lossy(&[b'a', 0xE9, b'b']), "a\u{FFFD}b");
         assert_eq!(normalize_eol("a\r\nb\rc\n"), "a\nb\nc\n");
+        // decode_text is both, once: a BOM, UTF-16 and every line ending.
+        assert_eq!(decode_text(b"\xEF\xBB\xBFa\r\nb\rc"), "a\nb\nc");
+        assert_eq!(
+            decode_text(&[0xFF, 0xFE, b'a', 0, b'\r', 0, b'\n', 0]),
+            "a\n"
+        );
+        assert_eq!(decode_text(&[0xFE, 0xFF, 0, b'a', 0, b'\r']), "a\n");
+        assert!(matches!(decode_text(b"plain\n"), Cow::Borrowed("plain\n")));
+        // Only the first BOM is the file's; a second is text.
+        assert_eq!(decode_text(b"\xEF\xBB\xBF\xEF\xBB\xBFx"), "\u{FEFF}x");
     }
 
     #[test]

@@ -57,22 +57,23 @@ struct Entry {
 /// Most recently used first.
 static CACHE: Mutex<VecDeque<Entry>> = Mutex::new(VecDeque::new());
 
-/// Parses `bytes` (the content of `key`) like [`parse::parse`], through the cache.
+/// Parses `text` (the content of `key`, already decoded as `read_file` decodes it:
+/// [`crate::text::decode_text`]) like [`parse::parse`], through the cache.
 pub fn parse(
     key: &Path,
     grammar: Grammar,
-    bytes: &[u8],
+    text: &str,
     budget: Duration,
     cancel: Option<&Cancel>,
     reuse: Reuse,
 ) -> Result<Parsed, ParseFailure> {
-    if bytes.len() > MAX_PARSE_BYTES {
+    if text.len() > MAX_PARSE_BYTES {
         return Err(ParseFailure::TooLarge);
     }
-    let text = parse::decode(bytes);
     match take(key, grammar) {
         Some(e) if e.text == text && (e.fresh || reuse == Reuse::Incremental) => {
             let tree = e.tree.clone();
+            let text = e.text.clone();
             put(e);
             Ok(Parsed {
                 text,
@@ -85,14 +86,14 @@ pub fn parse(
             mut tree,
             ..
         }) if reuse == Reuse::Incremental => {
-            tree.edit(&edit_between(&old, &text));
+            tree.edit(&edit_between(&old, text));
             drop(old);
-            let p = parse::parse_text(grammar, text, Some(&tree), budget, cancel)?;
+            let p = parse::parse_text(grammar, text.to_owned(), Some(&tree), budget, cancel)?;
             keep(key, &p, false);
             Ok(p)
         }
         _ => {
-            let p = parse::parse_text(grammar, text, None, budget, cancel)?;
+            let p = parse::parse_text(grammar, text.to_owned(), None, budget, cancel)?;
             if reuse != Reuse::Lookup {
                 keep(key, &p, true);
             }

@@ -13,7 +13,7 @@ fn first_issue_fresh(g: Grammar, text: &str) -> Option<issues::Issue> {
 }
 
 fn first_issue_cached(key: &Path, g: Grammar, text: &str) -> Option<issues::Issue> {
-    let p = cache::parse(key, g, text.as_bytes(), BUDGET, None, Reuse::Incremental).unwrap();
+    let p = cache::parse(key, g, text, BUDGET, None, Reuse::Incremental).unwrap();
     issues::collect(&p, 1).list.into_iter().next()
 }
 
@@ -87,7 +87,7 @@ fn random_edits(name: &str, start: &str, seed: u64) {
         );
         if step % 10 == 0 {
             let fresh = parse::parse(g, text.as_bytes(), BUDGET, None).unwrap();
-            let kept = cache::parse(&key, g, text.as_bytes(), BUDGET, None, Reuse::Exact).unwrap();
+            let kept = cache::parse(&key, g, &text, BUDGET, None, Reuse::Exact).unwrap();
             assert_eq!(
                 outline::render("f", &Facts::of(&kept, Purpose::Outline)),
                 outline::render("f", &Facts::of(&fresh, Purpose::Outline)),
@@ -149,7 +149,7 @@ fn a_kept_tree_is_never_used_for_other_content() {
         (issue.line, issue.column, issue.near.as_str()),
         (1, 13, ")")
     );
-    let p = cache::parse(&key, g, ok.as_bytes(), BUDGET, None, Reuse::Exact).unwrap();
+    let p = cache::parse(&key, g, ok, BUDGET, None, Reuse::Exact).unwrap();
     assert!(!p.tree.root_node().has_error());
     assert_eq!(p.text, ok);
 }

@@ -1,5 +1,5 @@
 //! What `outline` and `check_syntax` report about a source text is a function of its grammar
-//! and its bytes alone, so it is kept, process-wide, under a BLAKE3 hash of both: a file
+//! and its decoded text alone, so it is kept, process-wide, under a BLAKE3 hash of both: a file
 //! checked or outlined again with the same content costs a read and a hash (about 0.1 ms for
 //! a 287 KB file) instead of a parse (about 45 ms). Unlike the tree cache (eight trees, tens
 //! of megabytes), an entry here is the report's data — a few hundred bytes for a clean file —
@@ -70,8 +70,11 @@ impl Facts {
     }
 }
 
-/// The key of `bytes` parsed with `grammar` for `purpose`.
-pub fn key(purpose: Purpose, grammar: Grammar, bytes: &[u8]) -> Key {
+/// The key of `text` (decoded, as every parse sees it) parsed with `grammar` for `purpose`.
+/// Keyed by the decoded text rather than the file's bytes, so a warning (which has the
+/// editors' decoded text) and a check of the file on disk share an entry.
+pub fn key(purpose: Purpose, grammar: Grammar, text: &str) -> Key {
+    let bytes = text.as_bytes();
     let mut h = blake3::Hasher::new();
     h.update(&[purpose as u8]);
     h.update(grammar.name().as_bytes());
@@ -228,14 +231,17 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let config = Config::with_root(dir.path());
         let bad = "def memo_warning(:\n    pass\n";
-        let parsed = write_warning(&config, "w.py", bad.as_bytes());
+        let parsed = write_warning(&config, "w.py", crate::syntax::Written::Text(bad));
         assert!(
             parsed.contains("syntax error in w.py at line 1"),
             "{parsed}"
         );
         std::fs::write(dir.path().join("w.py"), bad).unwrap();
         load_facts(&config, "w.py", Purpose::Check, None).unwrap();
-        assert!(get(&key(Purpose::Check, Grammar::Python, bad.as_bytes())).is_some());
-        assert_eq!(write_warning(&config, "w.py", bad.as_bytes()), parsed);
+        assert!(get(&key(Purpose::Check, Grammar::Python, bad)).is_some());
+        assert_eq!(
+            write_warning(&config, "w.py", crate::syntax::Written::Text(bad)),
+            parsed
+        );
     }
 }

@@ -3,6 +3,11 @@
 //!
 //! The tools `outline` and `check_syntax` and the writers' warnings all go through
 //! [`load_facts`] / [`parse`], so the limits and error messages live in one place.
+//!
+//! Tree-sitter never sees a file's raw bytes: every text reaches it decoded as `read_file`
+//! decodes it ([`text::decode_text`]: a UTF-8 BOM stripped, UTF-16 LE/BE transcoded,
+//! `\r\n` and lone `\r` read as `\n`), so the lines and columns it reports are those of
+//! the text `read_file` shows, and a UTF-16 file parses as the source it is.
 
 mod alloc;
 pub mod cache;
@@ -88,8 +93,9 @@ pub fn failure_error(f: ParseFailure, display: &str) -> ToolError {
 }
 
 /// Resolves, loads (the text tools' checks: `not_found`, `not_a_file`, `too_large`,
-/// `is_binary`) and parses `input` within the tool budget, or finds what it reports in the
-/// [`memo`]. Returns the display path too.
+/// `is_binary`), decodes ([`text::decode_text`]) and parses `input` within the tool budget,
+/// or finds what it reports in the [`memo`]. The parse limit applies to the decoded text's
+/// UTF-8 length, as the original measures it. Returns the display path too.
 pub fn load_facts(
     config: &Config,
     input: &str,
@@ -99,18 +105,19 @@ pub fn load_facts(
     let abs = workspace::resolve(config, input)?;
     let grammar = grammar_or_error(input, purpose)?;
     let bytes = text::load(config, &abs, input)?;
+    let source = text::decode_text(&bytes);
     let display = workspace::display(config, &abs);
-    if bytes.len() > MAX_PARSE_BYTES {
+    if source.len() > MAX_PARSE_BYTES {
         return Err(failure_error(ParseFailure::TooLarge, &display));
     }
-    let key = memo::key(purpose, grammar, &bytes);
+    let key = memo::key(purpose, grammar, &source);
     if let Some(facts) = memo::get(&key) {
         return Ok((display, facts));
     }
     let parsed = cache::parse(
         &abs,
         grammar,
-        &bytes,
+        &source,
         parse::TOOL_BUDGET,
         cancel,
         match purpose {
@@ -177,26 +184,78 @@ pub fn library_call(config: &Config, path: &str, purpose: Purpose) -> ToolResult
     })
 }
 
+/// What a writer left in a file, for its warning: either form is parsed as the text
+/// `read_file` would show of that file, so the warning's line and column point into it.
+#[derive(Debug, Clone, Copy)]
+pub enum Written<'a> {
+    /// The bytes on disk (write_file's content, apply_patch's encoded files): decoded with
+    /// [`text::decode_text`] before the parse.
+    Bytes(&'a [u8]),
+    /// The text already decoded as `read_file` decodes the file (the editors' LF-normalised
+    /// text without its BOM): parsed as it is, never decoded twice (a second BOM in it is
+    /// text, as it is to read_file).
+    Text(&'a str),
+}
+
+impl<'a> Written<'a> {
+    /// The text a parse of this file sees.
+    fn text(self) -> std::borrow::Cow<'a, str> {
+        match self {
+            Written::Bytes(b) => text::decode_text(b),
+            Written::Text(t) => std::borrow::Cow::Borrowed(t),
+        }
+    }
+
+    /// The size the warning's limit is checked against before any decoding.
+    fn len(self) -> usize {
+        match self {
+            Written::Bytes(b) => b.len(),
+            Written::Text(t) => t.len(),
+        }
+    }
+
+    /// An owned copy, for a helper thread.
+    fn to_owned(self) -> Owned {
+        match self {
+            Written::Bytes(b) => Owned::Bytes(b.to_vec()),
+            Written::Text(t) => Owned::Text(t.to_owned()),
+        }
+    }
+}
+
+/// A [`Written`] a helper thread owns.
+enum Owned {
+    Bytes(Vec<u8>),
+    Text(String),
+}
+
+impl Owned {
+    fn written(&self) -> Written<'_> {
+        match self {
+            Owned::Bytes(b) => Written::Bytes(b),
+            Owned::Text(t) => Written::Text(t),
+        }
+    }
+}
+
 /// The LATER.md §2.6 warning lines for what a write left on disk: at most
 /// [`WARN_MAX_FILES`] grammar-mapped files (others take no slot), each checked for its first
 /// issue. Files over [`WARN_MAX_BYTES`] and parses over [`WARN_BUDGET`] are skipped; every
 /// failure is swallowed. `""` when nothing is wrong or tree-sitter is turned off. A file
-/// without a grammar costs one extension lookup: no read, no parse.
-pub fn write_warnings(config: &Config, files: &[(String, Vec<u8>)]) -> String {
-    warnings(
-        config,
-        files
-            .iter()
-            .map(|(rel, bytes)| (rel.as_str(), bytes.as_slice())),
-    )
+/// without a grammar costs one extension lookup: no decoding, no parse.
+pub fn write_warnings<'a>(
+    config: &Config,
+    files: impl IntoIterator<Item = (&'a str, Written<'a>)>,
+) -> String {
+    warnings(config, files.into_iter())
 }
 
-/// [`write_warnings`] for one file, without copying its bytes (the single-file writers).
-pub fn write_warning(config: &Config, rel: &str, bytes: &[u8]) -> String {
-    warnings(config, std::iter::once((rel, bytes)))
+/// [`write_warnings`] for one file, without copying it (the single-file writers).
+pub fn write_warning(config: &Config, rel: &str, written: Written<'_>) -> String {
+    warnings(config, std::iter::once((rel, written)))
 }
 
-/// Runs `write` (a single-file writer's save) and computes [`write_warning`] for `bytes`
+/// Runs `write` (a single-file writer's save) and computes [`write_warning`] for `written`
 /// meanwhile, on one of the long-lived helper threads ([`crate::pool`]): the parse overlaps
 /// the write's fsyncs instead of following them. A write that gets no warning (no grammar,
 /// too big, warnings off) runs alone: no copy, no parse. When the write is done and no helper
@@ -209,32 +268,34 @@ pub fn write_warning(config: &Config, rel: &str, bytes: &[u8]) -> String {
 pub fn write_warning_during<T>(
     config: &Arc<Config>,
     rel: &str,
-    bytes: &[u8],
+    written: Written<'_>,
     write: impl FnOnce() -> T,
 ) -> (T, String) {
-    let eligible = warnings_on(config) && bytes.len() <= WARN_MAX_BYTES;
+    // Decoding never makes a text longer than its UTF-8 bytes (a BOM and CRs go), so a
+    // file over the limit before it is over it after: no copy is made for it.
+    let eligible = warnings_on(config) && written.len() <= WARN_MAX_BYTES;
     if !eligible || grammar_for(rel).is_none() {
         return (write(), String::new());
     }
-    type Job = (Arc<Config>, String, Vec<u8>);
+    type Job = (Arc<Config>, String, Owned);
     let job: Arc<Mutex<Option<Job>>> = Arc::new(Mutex::new(Some((
         Arc::clone(config),
         rel.to_string(),
-        bytes.to_vec(),
+        written.to_owned(),
     ))));
     let (tx, rx) = std::sync::mpsc::sync_channel::<String>(1);
     // Not queued (no helpers), the job simply stays for the caller.
     let theirs = Arc::clone(&job);
     crate::pool::submit(Box::new(move || {
         let taken = theirs.lock().unwrap_or_else(PoisonError::into_inner).take();
-        if let Some((config, rel, bytes)) = taken {
-            let _ = tx.send(write_warning(&config, &rel, &bytes));
+        if let Some((config, rel, owned)) = taken {
+            let _ = tx.send(write_warning(&config, &rel, owned.written()));
         }
     }));
     let done = write();
     let mine = job.lock().unwrap_or_else(PoisonError::into_inner).take();
     let warning = match mine {
-        Some(_) => write_warning(config, rel, bytes),
+        Some(_) => write_warning(config, rel, written),
         // A helper has it: its answer, or nothing if it panicked.
         None => rx.recv().unwrap_or_default(),
     };
@@ -247,27 +308,28 @@ fn warnings_on(config: &Config) -> bool {
     config.tree_sitter_available && config.compat != Compat::V01
 }
 
-fn warnings<'a>(config: &Config, files: impl Iterator<Item = (&'a str, &'a [u8])>) -> String {
+fn warnings<'a>(config: &Config, files: impl Iterator<Item = (&'a str, Written<'a>)>) -> String {
     if !warnings_on(config) {
         return String::new();
     }
     let mut out = String::new();
     let eligible = files
-        .filter_map(|(rel, bytes)| grammar_for(rel).map(|g| (rel, bytes, g)))
+        .filter_map(|(rel, written)| grammar_for(rel).map(|g| (rel, written, g)))
         .take(WARN_MAX_FILES);
-    for (rel, bytes, grammar) in eligible {
-        if bytes.len() > WARN_MAX_BYTES {
+    for (rel, written, grammar) in eligible {
+        if written.len() > WARN_MAX_BYTES {
             continue;
         }
+        let source = written.text();
         // A text checked before (a write that restores earlier content) is answered by the
         // memo. Only full parses fill it: an incremental tree may shape an error region
         // differently, which is fine for this one line but not for check_syntax's report.
-        let found = match memo::get(&memo::key(Purpose::Check, grammar, bytes)) {
+        let found = match memo::get(&memo::key(Purpose::Check, grammar, &source)) {
             Some(facts) => facts.issues.list.first().cloned(),
             None => {
                 let key = config.workspace_root.join(rel);
                 let reuse = cache::Reuse::Incremental;
-                let Ok(parsed) = cache::parse(&key, grammar, bytes, WARN_BUDGET, None, reuse)
+                let Ok(parsed) = cache::parse(&key, grammar, &source, WARN_BUDGET, None, reuse)
                 else {
                     continue;
                 };
@@ -295,5 +357,7 @@ fn warnings<'a>(config: &Config, files: impl Iterator<Item = (&'a str, &'a [u8])
 
 #[cfg(test)]
 mod cache_tests;
+#[cfg(test)]
+mod encoding_tests;
 #[cfg(test)]
 mod tests;

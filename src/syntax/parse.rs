@@ -25,10 +25,10 @@ pub enum ParseFailure {
     Runtime,
 }
 
-/// A parsed source: the text as parsed (invalid UTF-8 shown as U+FFFD, as Node decodes it)
-/// and its tree.
+/// A parsed source: the text as parsed (a file's bytes decoded as `read_file` decodes them,
+/// [`crate::text::decode_text`]) and its tree.
 pub struct Parsed {
-    /// The decoded source.
+    /// The decoded source: every position the tree reports is in this text.
     pub text: String,
     /// The syntax tree.
     pub tree: Tree,
@@ -36,29 +36,24 @@ pub struct Parsed {
     pub grammar: Grammar,
 }
 
-/// Parses `bytes` with `grammar`, giving up after `budget` or when `cancel` fires.
+/// Parses a file's `bytes` with `grammar`, giving up after `budget` or when `cancel` fires.
+/// The bytes are decoded as `read_file` decodes them ([`crate::text::decode_text`]: BOM,
+/// UTF-16, line endings), and the limit applies to the decoded text's UTF-8 length, as the
+/// original measures it.
 pub fn parse(
     grammar: Grammar,
     bytes: &[u8],
     budget: Duration,
     cancel: Option<&Cancel>,
 ) -> Result<Parsed, ParseFailure> {
-    if bytes.len() > MAX_PARSE_BYTES {
+    let text = crate::text::decode_text(bytes);
+    if text.len() > MAX_PARSE_BYTES {
         return Err(ParseFailure::TooLarge);
     }
-    parse_text(grammar, decode(bytes), None, budget, cancel)
+    parse_text(grammar, text.into_owned(), None, budget, cancel)
 }
 
-/// The text a parse sees: invalid UTF-8 as U+FFFD, as Node decodes it.
-pub fn decode(bytes: &[u8]) -> String {
-    // `from_utf8` validates valid text faster than the lossy decoder's chunk iterator.
-    match std::str::from_utf8(bytes) {
-        Ok(text) => text.to_owned(),
-        Err(_) => String::from_utf8_lossy(bytes).into_owned(),
-    }
-}
-
-/// Parses decoded `text`; with `old` (already `edit`ed to match `text`) incrementally,
+/// Parses decoded `text` (never a file's raw bytes: see [`parse`]); with `old` (already `edit`ed to match `text`) incrementally,
 /// reusing its unchanged subtrees.
 pub fn parse_text(
     grammar: Grammar,

@@ -195,19 +195,23 @@ fn write_warnings_first_issue_only() {
         ("c.go".to_string(), b"package m\nfunc f() { @@ }\n".to_vec()),
         ("ok.rs".to_string(), b"fn main() {}\n".to_vec()),
     ];
-    let w = write_warnings(&config, &files);
+    let w = write_warnings(&config, as_bytes(&files));
     assert_eq!(
         w,
         "\nwarning: typescript syntax error in a.ts at line 1, column 11 (missing `)`); run check_syntax for details.\nwarning: python syntax error in b.py at line 1, column 7 (missing `)`); run check_syntax for details.\nwarning: go syntax error in c.go at line 2, column 12 (near `func f() { @@ }`); run check_syntax for details."
     );
     let mut off = config.clone();
     off.tree_sitter_available = false;
-    assert_eq!(write_warnings(&off, &files), "");
+    assert_eq!(write_warnings(&off, as_bytes(&files)), "");
     let big = vec![(
         "big.ts".to_string(),
         format!("let x = (1;{}", " ".repeat(WARN_MAX_BYTES)).into_bytes(),
     )];
-    assert_eq!(write_warnings(&config, &big), "");
+    assert_eq!(write_warnings(&config, as_bytes(&big)), "");
+}
+
+fn as_bytes(files: &[(String, Vec<u8>)]) -> impl Iterator<Item = (&str, Written<'_>)> {
+    files.iter().map(|(r, b)| (r.as_str(), Written::Bytes(b)))
 }
 
 #[test]
@@ -215,14 +219,15 @@ fn the_warning_is_computed_beside_the_write() {
     let config = Arc::new(crate::config::Config::with_root(
         std::env::current_dir().unwrap(),
     ));
-    let (value, w) = write_warning_during(&config, "beside.ts", b"let x = (1;\n", || 7);
+    let (value, w) =
+        write_warning_during(&config, "beside.ts", Written::Bytes(b"let x = (1;\n"), || 7);
     assert_eq!(value, 7);
     assert_eq!(
         w,
         "\nwarning: typescript syntax error in beside.ts at line 1, column 11 (missing `)`); run check_syntax for details."
     );
     let mut ran = false;
-    let (_, w) = write_warning_during(&config, "notes.txt", b"((((", || ran = true);
+    let (_, w) = write_warning_during(&config, "notes.txt", Written::Bytes(b"(((("), || ran = true);
     assert!(ran);
     assert_eq!(w, "");
     // Many at once, more than there are helpers: every write gets its own file's warning,
@@ -233,7 +238,7 @@ fn the_warning_is_computed_beside_the_write() {
             s.spawn(move || {
                 let rel = format!("many{i}.py");
                 let src = format!("def f{i}(:\n    pass\n");
-                let (_, w) = write_warning_during(config, &rel, src.as_bytes(), || ());
+                let (_, w) = write_warning_during(config, &rel, Written::Text(&src), || ());
                 assert!(
                     w.contains(&format!("python syntax error in {rel} at line 1")),
                     "{w}"

@@ -106,7 +106,12 @@ fn run(call: &Call) -> ToolResult<String> {
     commit::commit_confined(config, &mut workspace::Pins::default(), ops, options)?;
     call.after_write(&paths);
     let mut out = summary(&changes);
-    out.push_str(&crate::syntax::write_warnings(config, &written));
+    out.push_str(&crate::syntax::write_warnings(
+        config,
+        written
+            .iter()
+            .map(|(rel, bytes)| (rel.as_str(), crate::syntax::Written::Bytes(bytes))),
+    ));
     Ok(out)
 }
 

@@ -37,7 +37,7 @@ fn schema() -> Value {
 fn operand(call: &Call, input: &str) -> ToolResult<(String, String)> {
     let abs = workspace::resolve(&call.config, input)?;
     let bytes = text::load(&call.config, &abs, input)?;
-    let content = text::normalize_eol(&text::decode_lossy(&bytes)).into_owned();
+    let content = text::decode_text(&bytes).into_owned();
     Ok((workspace::display(&call.config, &abs), content))
 }
 

@@ -11,6 +11,7 @@ use crate::edit;
 use crate::eol::EditableText;
 use crate::error::{ToolError, ToolResult};
 use crate::schema::{bool_arg, str_arg};
+use crate::syntax::Written;
 use crate::{text, workspace};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -96,10 +97,12 @@ fn run(call: &Call) -> ToolResult<Output> {
     let opened = open(call, input)?;
     let done = edit::apply(&opened.file.text, old, new, replace_all)?;
     let shown = workspace::display(&call.config, &opened.abs);
-    let (saved, warning) =
-        crate::syntax::write_warning_during(&call.config, &shown, done.text.as_bytes(), || {
-            save(call, &opened.abs, input, &opened.file, &done.text)
-        });
+    let (saved, warning) = crate::syntax::write_warning_during(
+        &call.config,
+        &shown,
+        Written::Text(&done.text),
+        || save(call, &opened.abs, input, &opened.file, &done.text),
+    );
     saved?;
     let mut msg = edit::report::edit_file_success(&shown, &done);
     msg.push_str(&warning);

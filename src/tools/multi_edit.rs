@@ -9,6 +9,7 @@ use super::{object_schema, Annotations, Call, Handler, Output, ToolDef};
 use crate::edit;
 use crate::error::{ToolError, ToolResult};
 use crate::schema::str_arg;
+use crate::syntax::Written;
 use crate::workspace;
 use serde_json::{json, Value};
 
@@ -96,7 +97,7 @@ fn run(call: &Call) -> ToolResult<Output> {
     }
     let shown = workspace::display(&call.config, &opened.abs);
     let (saved, warning) =
-        crate::syntax::write_warning_during(&call.config, &shown, text.as_bytes(), || {
+        crate::syntax::write_warning_during(&call.config, &shown, Written::Text(&text), || {
             save(call, &opened.abs, input, &opened.file, &text)
         });
     saved?;

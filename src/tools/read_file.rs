@@ -43,8 +43,7 @@ fn run(call: &Call) -> ToolResult<String> {
     let input = str_arg(&call.args, "path").unwrap_or_default();
     let abs = workspace::resolve(&call.config, input)?;
     let bytes = text::load(&call.config, &abs, input)?;
-    let decoded = text::decode_lossy(&bytes);
-    let content = text::normalize_eol(&decoded);
+    let content = text::decode_text(&bytes);
     let offset = int_arg(&call.args, "offset").unwrap_or(1);
     // 0 means "the default" (0.5; 0.1's schema refuses 0).
     let limit = match int_arg(&call.args, "limit") {

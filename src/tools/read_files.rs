@@ -182,15 +182,15 @@ fn read_one(config: &Config, root: Option<&BaseDir>, raw: &str) -> ToolResult<Ve
 /// without a BOM or a CR, the common case).
 fn decoded(bytes: Vec<u8>) -> String {
     let plain = matches!(
-        text::normalize_eol(&text::decode_lossy(&bytes)),
+        text::decode_text(&bytes),
         std::borrow::Cow::Borrowed(s) if s.as_ptr() == bytes.as_ptr() && s.len() == bytes.len()
     );
     if plain {
-        // SAFETY: `decode_lossy` borrowed all of `bytes` as a `str`: it checked that they
+        // SAFETY: `decode_text` borrowed all of `bytes` as a `str`: it checked that they
         // are valid UTF-8.
         return unsafe { String::from_utf8_unchecked(bytes) };
     }
-    text::normalize_eol(&text::decode_lossy(&bytes)).into_owned()
+    text::decode_text(&bytes).into_owned()
 }
 
 /// The line shown for a path that failed with an [`INLINE`] error.

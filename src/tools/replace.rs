@@ -318,13 +318,11 @@ fn run(call: &Call) -> ToolResult<Output> {
         text.push_str(&format!("\n  M {} ({} {noun})", c.shown, c.count));
     }
     // LATER §2.6: the applied files' syntax warnings (only source files are copied).
-    let written: Vec<(String, Vec<u8>)> = changed
+    let written = changed
         .iter()
-        .zip(afters)
-        .filter(|(c, _)| crate::syntax::grammar_for(&c.shown).is_some())
-        .map(|(c, after)| (c.shown.clone(), after.into_bytes()))
-        .collect();
-    text.push_str(&crate::syntax::write_warnings(&call.config, &written));
+        .zip(&afters)
+        .map(|(c, after)| (c.shown.as_str(), crate::syntax::Written::Text(after)));
+    text.push_str(&crate::syntax::write_warnings(&call.config, written));
     Ok(Output::text(text).with_meta("diff", Value::String(patches.join("\n"))))
 }
 

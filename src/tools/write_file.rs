@@ -7,6 +7,7 @@ use super::{object_schema, Annotations, Call, Handler, Output, ToolDef};
 use crate::atomic;
 use crate::error::{Code, ToolError, ToolResult};
 use crate::schema::str_arg;
+use crate::syntax::Written;
 use crate::{text, workspace};
 use serde_json::{json, Value};
 use std::path::Path;
@@ -85,15 +86,19 @@ fn run(call: &Call) -> ToolResult<Output> {
     workspace::verify_write_scope(&call.config, &dir, parent, abs.file_name(), input)
         .inspect_err(|_| super::endpoints::remove_created(&created_dirs))?;
     let shown = workspace::display(&call.config, &abs);
-    let (created, warning) =
-        crate::syntax::write_warning_during(&call.config, &shown, content.as_bytes(), || {
+    let (created, warning) = crate::syntax::write_warning_during(
+        &call.config,
+        &shown,
+        Written::Bytes(content.as_bytes()),
+        || {
             call.before_write(std::slice::from_ref(&abs));
             let created = atomic::write_file_in(&dir, &abs, content.as_bytes(), input)
                 // Leave the tree as it was: remove the directories this call made.
                 .inspect_err(|_| super::endpoints::remove_created(&created_dirs))?;
             call.after_write(std::slice::from_ref(&abs));
             ToolResult::Ok(created)
-        });
+        },
+    );
     let created = created?;
     let mut msg = format!(
         "Wrote {} bytes to {} ({}).",
