@@ -27,6 +27,7 @@ pub mod cancel;
 pub mod checkpoint;
 pub mod config;
 pub mod custom;
+pub mod diffops;
 pub mod dispatch;
 pub mod edit;
 pub mod eol;

@@ -9,24 +9,12 @@
 //! refused and were wrong, and fails on any wrong edit. The quick variant over the fixtures
 //! runs in the normal suite.
 
-use clarvis_agent_tools::edit::apply;
+#[path = "support/drift_inline.rs"]
+mod drift_inline;
+
+use drift_inline::{Outcome, Rng};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-
-/// A small deterministic generator: the soak must be replayable from its seed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
 
 /// How the model's strings drifted from the file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -260,7 +248,14 @@ struct Tally {
     wrong: usize,
 }
 
-fn soak(dirs: &str, cases: usize, seed: u64) -> (BTreeMap<Drift, Tally>, Vec<String>) {
+/// The tallies by category (the drift, or for the in-line class the drift and the change),
+/// and every wrong edit described.
+type Soaked = (BTreeMap<String, Tally>, Vec<String>);
+
+/// `cases` edits of the classic categories, then `inline` of the in-line whitespace class
+/// ([`drift_inline`]), from the files under `dirs`. The classic cases come first and draw
+/// from the generator as they always did, so a seed gives the same classic cases as before.
+fn soak(dirs: &str, cases: usize, inline: usize, seed: u64) -> Soaked {
     let files = corpus(dirs);
     assert!(!files.is_empty(), "no corpus files");
     let texts: Vec<(PathBuf, String)> = files
@@ -269,89 +264,135 @@ fn soak(dirs: &str, cases: usize, seed: u64) -> (BTreeMap<Drift, Tally>, Vec<Str
         .filter(|(_, t)| !t.contains('\r'))
         .collect();
     let mut rng = Rng(seed | 1);
-    let mut tally: BTreeMap<Drift, Tally> = BTreeMap::new();
-    let mut wrong = Vec::new();
+    let mut out = Soaked::default();
+    let classic = |text: &str, rng: &mut Rng| {
+        let d = DRIFTS[rng.below(DRIFTS.len())];
+        let (file, old, new, intended) = case(text, d, rng)?;
+        Some(drift_inline::Case {
+            label: format!("{d:?}"),
+            file: file.into_bytes(),
+            old,
+            new,
+            intended: vec![intended.into_bytes()],
+        })
+    };
+    run_class(&texts, &mut rng, cases, classic, &mut out);
+    run_class(&texts, &mut rng, inline, drift_inline::case, &mut out);
+    out
+}
+
+/// Generates and judges `n` cases with `make`, adding them to `out`.
+fn run_class(
+    texts: &[(PathBuf, String)],
+    rng: &mut Rng,
+    n: usize,
+    mut make: impl FnMut(&str, &mut Rng) -> Option<drift_inline::Case>,
+    out: &mut Soaked,
+) {
+    let (tally, wrong) = out;
     let mut done = 0;
     let mut tries = 0;
-    while done < cases && tries < cases * 50 {
+    while done < n && tries < n * 50 {
         tries += 1;
         let (path, text) = &texts[rng.below(texts.len())];
-        let d = DRIFTS[rng.below(DRIFTS.len())];
-        let Some((file, old, new, intended)) = case(text, d, &mut rng) else {
+        let Some(c) = make(text, rng) else {
             continue;
         };
         done += 1;
-        let t = tally.entry(d).or_default();
-        match apply(&file, &old, &new, false) {
-            Ok(a) if a.text == intended => t.landed += 1,
-            Ok(a) => {
-                t.wrong += 1;
-                let at = a
-                    .text
-                    .bytes()
-                    .zip(intended.bytes())
-                    .take_while(|(x, y)| x == y)
-                    .count();
-                let cut = |s: &str| {
-                    let mut lo = at.saturating_sub(30);
-                    while !s.is_char_boundary(lo) {
-                        lo -= 1;
-                    }
-                    let mut hi = (at + 50).min(s.len());
-                    while !s.is_char_boundary(hi) {
-                        hi += 1;
-                    }
-                    format!("{:?}", &s[lo..hi])
-                };
-                if let Ok(dir) = std::env::var("DRIFT_DUMP") {
-                    let dir = Path::new(&dir).join(wrong.len().to_string());
-                    let _ = std::fs::create_dir_all(&dir);
-                    for (name, body) in [
-                        ("file", &file),
-                        ("old", &old),
-                        ("new", &new),
-                        ("intended", &intended),
-                        ("written", &a.text),
-                    ] {
-                        let _ = std::fs::write(dir.join(name), body);
-                    }
+        let t = tally.entry(c.label.clone()).or_default();
+        match drift_inline::run(&c) {
+            Outcome::Landed => t.landed += 1,
+            Outcome::Refused(why) => {
+                t.refused += 1;
+                let show = std::env::var("DRIFT_SHOW_REFUSED").ok();
+                if show.is_some_and(|p| !p.is_empty() && c.label.starts_with(&p)) {
+                    eprintln!(
+                        "REFUSED {}\n  old: {:?}\n  new: {:?}\n  {why}",
+                        c.label, c.old, c.new
+                    );
                 }
-                wrong.push(format!(
-                    "{} {d:?}\n  old: {old:?}\n  new: {new:?}\n  written:  {}\n  intended: {}",
-                    path.display(),
-                    cut(&a.text),
-                    cut(&intended)
-                ));
             }
-            Err(_) => t.refused += 1,
+            Outcome::Wrong(written) => {
+                t.wrong += 1;
+                wrong.push(describe(path, &c, &written, wrong.len()));
+            }
         }
     }
-    (tally, wrong)
 }
 
-fn report(tally: &BTreeMap<Drift, Tally>) -> String {
+/// A wrong edit, around its first wrong byte (and, with `DRIFT_DUMP=dir`, in full there).
+fn describe(path: &Path, c: &drift_inline::Case, written: &[u8], nth: usize) -> String {
+    let intended = &c.intended[0];
+    let at = written
+        .iter()
+        .zip(intended)
+        .take_while(|(x, y)| x == y)
+        .count();
+    let cut = |s: &[u8]| {
+        let lo = at.saturating_sub(30);
+        let hi = (at + 50).min(s.len());
+        format!("{:?}", String::from_utf8_lossy(&s[lo.min(hi)..hi]))
+    };
+    if let Ok(dir) = std::env::var("DRIFT_DUMP") {
+        let dir = Path::new(&dir).join(nth.to_string());
+        let _ = std::fs::create_dir_all(&dir);
+        for (name, body) in [
+            ("file", &c.file[..]),
+            ("old", c.old.as_bytes()),
+            ("new", c.new.as_bytes()),
+            ("intended", intended),
+            ("written", written),
+        ] {
+            let _ = std::fs::write(dir.join(name), body);
+        }
+    }
+    format!(
+        "{} {}\n  old: {:?}\n  new: {:?}\n  written:  {}\n  intended: {}",
+        path.display(),
+        c.label,
+        c.old,
+        c.new,
+        cut(written),
+        cut(intended)
+    )
+}
+
+fn report(tally: &BTreeMap<String, Tally>) -> String {
     tally
         .iter()
         .map(|(d, t)| {
             format!(
-                "{d:?}: {} landed, {} refused, {} wrong\n",
+                "{d}: {} landed, {} refused, {} wrong\n",
                 t.landed, t.refused, t.wrong
             )
         })
         .collect()
 }
 
+/// Landed and judged counts of the categories whose name starts with `prefix`.
+fn landed_of(tally: &BTreeMap<String, Tally>, prefix: &str) -> (usize, usize) {
+    tally
+        .iter()
+        .filter(|(d, _)| d.starts_with(prefix))
+        .fold((0, 0), |(l, n), (_, t)| {
+            (l + t.landed, n + t.landed + t.refused + t.wrong)
+        })
+}
+
 #[test]
 #[ignore]
 fn drifted_edits_from_real_trees() {
     let cases = std::env::var("DRIFT_CASES").map_or(20_000, |s| s.parse().unwrap());
+    let inline = std::env::var("DRIFT_INLINE_CASES").map_or(cases / 2, |s| s.parse().unwrap());
     let seed = std::env::var("DRIFT_SEED").map_or(0x5eed_d71f, |s| s.parse().unwrap());
     let dirs = std::env::var("DRIFT_CORPUS").unwrap_or_else(|_| {
         let root = env!("CARGO_MANIFEST_DIR");
         format!("{root}/tests/fixtures/drift:{root}/bench/corpus")
     });
-    let (tally, wrong) = soak(&dirs, cases, seed);
+    let (tally, wrong) = soak(&dirs, cases, inline, seed);
     eprint!("{}", report(&tally));
+    let (landed, all) = landed_of(&tally, "Inline");
+    eprintln!("in-line whitespace class: {landed} of {all} landed");
     for w in wrong.iter().take(30) {
         eprintln!("WRONG {w}");
     }
@@ -362,8 +403,8 @@ fn drifted_edits_from_real_trees() {
 #[test]
 fn drifted_edits_on_the_fixtures() {
     let dirs = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/drift");
-    let (tally, wrong) = soak(dirs, 3000, 7);
+    let (tally, wrong) = soak(dirs, 3000, 3000, 7);
     assert!(wrong.is_empty(), "{}\n{}", report(&tally), wrong.join("\n"));
-    let landed: usize = tally.values().map(|t| t.landed).sum();
-    assert!(landed > 1000, "{}", report(&tally));
+    let (landed, all) = landed_of(&tally, "");
+    assert!(landed > 2000 && all == 6000, "{}", report(&tally));
 }

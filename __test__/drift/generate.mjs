@@ -6,8 +6,11 @@ import { findSources, pythonCompiles } from './sources.mjs'
 
 export const CATEGORIES = [
   'indent-shift', 'tabs-spaces', 'trailing-ws', 'crlf', 'line-prefix',
-  'smart-quotes', 'blank-lines', 'partial-line', 'escapes', 'ambiguity',
+  'smart-quotes', 'blank-lines', 'partial-line', 'escapes', 'ambiguity', 'inline-ws',
 ]
+
+/** The `inline-ws` variants (issue 31): a change inside one line under whitespace drift. */
+const INLINE = ['trailing-append', 'trailing-prepend', 'trailing-replace', 'shift-append', 'inner-append', 'crlf-append']
 
 const KEYWORDS = new Set(('def class return if else elif for while in not and or import from as with try except ' +
   'finally raise pass break continue lambda yield global nonlocal assert del is None True False async await ' +
@@ -153,6 +156,7 @@ function buildCase(fi, src, category, rng, k) {
   if (category === 'escapes' && escapeVariant === 'backslashes') preds.escapes = (b) => b.some((l) => l.includes('\\'))
   if (category === 'blank-lines' && k % 2 === 0) preds['blank-lines'] = (b) => b.slice(1, -1).some(blank)
   if (category === 'ambiguity') return buildTrap(fi, src, rng, k)
+  if (category === 'inline-ws') return buildInline(fi, src, rng, k)
   const picked = pickBlock(fi, rng, preds[category] || (() => true))
   if (!picked) return null
   const { s, L, block } = picked
@@ -266,6 +270,74 @@ function buildCase(fi, src, category, rng, k) {
   if (category === 'partial-line' && fi.text.split(old).length !== 2) return null
   if (category !== 'partial-line' && category !== 'crlf' && fileText.includes(old)) return null
   return { lang, category, variant, file: src.path, line: s + 1, fileText, old, new: neu, expected, expect }
+}
+
+/**
+ * A change inside one line — a comment appended or prepended, an identifier renamed — while
+ * the model's strings drifted: trailing whitespace the file lacks on some lines (the appended
+ * text written after it, so the model's pad becomes its separator: `x;␠` → `x;␠/* note *\/␠`
+ * must give `x;␠/* note *\/`), indentation shifted, an alignment run inside the line collapsed
+ * to one space, or all that in a CRLF file. The drift is undone only where it drifted.
+ */
+function buildInline(fi, src, rng, k) {
+  const variant = INLINE[k % INLINE.length]
+  const run = /\S( {2,}|\t)\S/
+  const inner = (b) => b.slice(1, -1).some((l) => !blank(l) && run.test(l.trim()))
+  const picked = pickBlock(fi, rng, variant === 'inner-append' ? inner : () => true)
+  if (!picked) return null
+  const { s, L, block } = picked
+  const candidates = block.map((l, i) => i).filter((i) => i > 0 && i < L - 1 && !blank(block[i]) &&
+    (variant !== 'inner-append' || run.test(block[i].trim())))
+  if (!candidates.length) return null
+  const j = pick(rng, candidates)
+  const comment = src.lang === 'python' ? '# note' : '/* note */'
+  const line = block[j]
+  let changed
+  if (variant.endsWith('append')) changed = line + ' ' + comment
+  else if (variant === 'trailing-prepend') changed = indentOf(line) + (src.lang === 'python' ? 'note = 0; ' : '/* note */ ') + line.slice(indentOf(line).length)
+  else {
+    const toks = [...line.matchAll(/[A-Za-z_][A-Za-z0-9_]{2,}/g)].filter((m) => !KEYWORDS.has(m[0]))
+    if (!toks.length) return null
+    const tok = toks[toks.length - 1]
+    changed = line.slice(0, tok.index) + tok[0] + 'V2' + line.slice(tok.index + tok[0].length)
+  }
+  const newBlock = block.map((l, i) => (i === j ? changed : l))
+  let oldL = block.slice()
+  let newL = newBlock.slice()
+  let expectedBlock = newBlock
+  let fileText = fi.text
+  if (variant.startsWith('trailing') || variant === 'crlf-append') {
+    // Pad some lines and always the changed one; the model's new line keeps its pad at the
+    // end, and an appended comment goes after the pad, which is then the model's separator.
+    const pad = pick(rng, [' ', '  ', '\t'])
+    const padded = block.map((l, i) => !blank(l) && (i === j || rng() < 0.5))
+    oldL = block.map((l, i) => (padded[i] ? l + pad : l))
+    newL = newBlock.map((l, i) => (padded[i] ? l + pad : l))
+    if (variant.endsWith('append')) {
+      newL[j] = line + pad + comment + pad
+      expectedBlock = block.map((l, i) => (i === j ? line + pad + comment : l))
+    }
+  } else if (variant === 'shift-append') {
+    const min = Math.min(...block.filter((l) => !blank(l)).map((l) => indentOf(l).length))
+    const dedent = min > 0 && rng() < 0.5
+    const f = (l) => (blank(l) ? l : dedent ? l.slice(min) : '  ' + l)
+    oldL = block.map(f)
+    newL = newBlock.map(f)
+  } else if (variant === 'inner-append') {
+    const collapse = (l) => indentOf(l) + l.slice(indentOf(l).length).replace(/( {2,}|\t)(?=\S)/g, ' ')
+    oldL = block.map(collapse)
+    newL = newBlock.map(collapse)
+  }
+  let expected = [...fi.lines.slice(0, s), ...expectedBlock, ...fi.lines.slice(s + L)].join('\n')
+  if (variant === 'crlf-append') {
+    fileText = fi.text.replace(/\n/g, '\r\n')
+    expected = expected.replace(/\n/g, '\r\n')
+  }
+  const tail = rng() < 0.33 ? '\n' : ''
+  const old = oldL.join('\n') + tail
+  const neu = newL.join('\n') + tail
+  if (fileText.replace(/\r\n/g, '\n').includes(old)) return null
+  return { lang: src.lang, category: 'inline-ws', variant, file: src.path, line: s + 1, fileText, old, new: neu, expected, expect: 'edit' }
 }
 
 /** An ambiguity trap: a block that occurs twice (same relative indentation), drifted. */

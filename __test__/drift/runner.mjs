@@ -23,6 +23,7 @@ const USEFUL = {
   'partial-line': /line \d|lines \d/,
   'escapes': /escape/i,
   'ambiguity': /./,
+  'inline-ws': /whitespace|indent/i,
 }
 
 /** Lines with leading/trailing whitespace and terminators ignored: "right region, wrong indentation". */

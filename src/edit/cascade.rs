@@ -351,7 +351,18 @@ fn apart(a: &Region, b: &Region) -> bool {
 /// elsewhere. When a more tolerant tier (3, 5, 6 or 7) sees old_string at a second place,
 /// which one the model meant is not decided, and the edit is reported as ambiguous instead
 /// of landing on a guess.
+///
+/// A place is a place whatever old_string's final line break does to the proportion rule: a
+/// one-line old_string ending in `\n` is out of proportion with every single line (its span
+/// counts two), which is why tier 4 decides it, but a line tier 3, 5 or 6 sees elsewhere is
+/// still a line the model may have meant (`size_t ext_len);\n` found inside a longer line
+/// by tier 4, and whole, aligned `size_t   ext_len);`, by tier 3).
 fn elsewhere(text: &str, lines: &Lines, needle: &Needle, one: Region, tier: Tier) -> Vec<Region> {
+    let needle = &Needle {
+        text: needle.text,
+        lines: needle.lines.clone(),
+        ends_with_newline: false,
+    };
     let contract = matches!(
         tier,
         Tier::Indent | Tier::Trimmed | Tier::Collapsed | Tier::Substring

@@ -76,7 +76,13 @@ fn kinship(base: &str, new: &str) -> Kinship {
             Kinship::Rewritten
         };
     }
-    let kept: usize = similar::capture_diff_slices(similar::Algorithm::Myers, &a, &b)
+    // Kept whole, in one piece (text prepended or appended): the same line, modified, however
+    // the diff happens to align its characters (`///` in `/* note */ ///` pairs its slashes
+    // with the comment's).
+    if b.windows(a.len()).any(|w| w == a.as_slice()) {
+        return Kinship::Modified { mostly: true };
+    }
+    let kept: usize = crate::diffops::myers(&a, &b, None)
         .iter()
         .filter_map(|op| match *op {
             similar::DiffOp::Equal { len, .. } if len >= 3 => Some(len),
@@ -167,6 +173,13 @@ impl<'a> Context<'a> {
             return Ok(mi.to_string());
         }
         let foreign = |k: char| mi.chars().any(|c| c != k);
+        // A line that replaces one of old_string's one for one at its indentation keeps the
+        // file's indentation of that line: observed, whatever drifted elsewhere.
+        if let Some((n, f)) = partner.filter(|(n, f)| !is_blank(n) && !is_blank(f)) {
+            if indent_split(n).0 == mi {
+                return Ok(indent_split(f).0.to_string());
+            }
+        }
         if !self.indents_differ && self.interior_drift && !mi.is_empty() {
             return Err("whitespace inside the matched lines differs between old_string and the file, so the indentation of a new line is not decided".to_string());
         }
@@ -180,11 +193,6 @@ impl<'a> Context<'a> {
                 )),
                 _ => Ok(mi.to_string()),
             };
-        }
-        if let Some((n, f)) = partner.filter(|(n, f)| !is_blank(n) && !is_blank(f)) {
-            if indent_split(n).0 == mi {
-                return Ok(indent_split(f).0.to_string());
-            }
         }
         // In a file that indents with both tabs and spaces, an old_string indentation seen
         // once does not decide a new line's: `····` may be the file's own four spaces or

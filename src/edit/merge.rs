@@ -10,7 +10,7 @@
 //! wins, unless the file's side there is a whitespace difference: then the right bytes cannot
 //! be decided and the merge is refused.
 
-use similar::{capture_diff_slices, Algorithm, DiffOp};
+use similar::DiffOp;
 
 /// A change of the base: characters `start..end` replaced by `text`.
 #[derive(Debug, Clone)]
@@ -22,7 +22,7 @@ struct Hunk {
 }
 
 fn hunks(base: &[char], other: &[char], theirs: bool) -> Vec<Hunk> {
-    capture_diff_slices(Algorithm::Myers, base, other)
+    crate::diffops::myers(base, other, None)
         .into_iter()
         .filter(|op| !matches!(op, DiffOp::Equal { .. }))
         .map(|op| Hunk {
@@ -43,6 +43,41 @@ fn overlaps(a: &Hunk, b: &Hunk) -> bool {
         || (a.start == a.end && b.start == b.end && a.start == b.start)
         || inside(a, b)
         || inside(b, a)
+}
+
+/// The positions an insertion could take with the same result: text inserted next to equal
+/// characters slides over them (`/* ` + `in */ /* ` + `!x` is also `/*` + ` in */ /*` +
+/// ` !x`), and the diff picked one of them arbitrarily. A change of the base is its own range.
+fn span(base: &[char], h: &Hunk) -> (usize, usize) {
+    if h.start != h.end || h.text.is_empty() {
+        return (h.start, h.end);
+    }
+    let (mut lo, mut text) = (h.start, h.text.clone());
+    while lo > 0 && text.last() == Some(&base[lo - 1]) {
+        text.rotate_right(1);
+        lo -= 1;
+    }
+    let (mut hi, mut text) = (h.start, h.text.clone());
+    while hi < base.len() && text.first() == Some(&base[hi]) {
+        text.rotate_left(1);
+        hi += 1;
+    }
+    (lo, hi)
+}
+
+/// Whether the drift `ours` and the model's change `theirs` could be ordered either way: an
+/// insertion that slides onto or across the other's characters. Replayed at the diff's
+/// arbitrary choice, the file's drifted characters would land inside the model's new text
+/// (`/*\tin */` for the model's `/* in */`, the file's tab having been after the old `/*`).
+fn ambiguous(base: &[char], ours: &Hunk, theirs: &Hunk) -> bool {
+    let ((o_lo, o_hi), (t_lo, t_hi)) = (span(base, ours), span(base, theirs));
+    match (ours.start == ours.end, theirs.start == theirs.end) {
+        (true, true) => o_lo <= t_hi && t_lo <= o_hi,
+        // Two or more places inside (or at the edges of) the other's range.
+        (false, true) => t_hi.min(ours.end) > t_lo.max(ours.start),
+        (true, false) => o_lo.max(theirs.start + 1) < o_hi.min(theirs.end - 1) + 1,
+        (false, false) => false,
+    }
 }
 
 fn is_ws(c: &[char]) -> bool {
@@ -66,6 +101,22 @@ pub fn merge3_with(base: &str, ours: &str, theirs: &str, end_changed_ok: bool) -
     if base == theirs {
         return Some(ours.to_string());
     }
+    // Trailing whitespace old_string has and the file's line lacks drifted at the line's *end*,
+    // not at a column: where new_string's line ends is where it must go. Diffed in place it
+    // would be replayed as "delete these characters" at its old column, and an edit appending
+    // after it (`x;␠` → `x;␠/* note */␠`) would lose the model's own space between `x;` and
+    // the comment (`x;/* note */`). So it is taken off the base, and off theirs when the model
+    // kept it there, and the rest merges as a line without it.
+    let body = |s: &'_ str| s.trim_end_matches([' ', '\t']).len();
+    let (base_end, theirs_end) = (&base[body(base)..], &theirs[body(theirs)..]);
+    if !base_end.is_empty() && body(ours) == ours.len() {
+        let theirs = if theirs_end == base_end {
+            &theirs[..body(theirs)]
+        } else {
+            theirs
+        };
+        return merge3_with(&base[..body(base)], ours, theirs, end_changed_ok);
+    }
     let b: Vec<char> = base.chars().collect();
     let o: Vec<char> = ours.chars().collect();
     let t: Vec<char> = theirs.chars().collect();
@@ -79,6 +130,12 @@ pub fn merge3_with(base: &str, ours: &str, theirs: &str, end_changed_ok: bool) -
         .any(|h| h.start == end && h.end == end && is_ws(&h.text));
     let changes = hunks(&b, &t, true);
     if trailing && !end_changed_ok && changes.iter().any(|h| h.end == end) {
+        return None;
+    }
+    if all
+        .iter()
+        .any(|o| changes.iter().any(|t| ambiguous(&b, o, t)))
+    {
         return None;
     }
     all.extend(changes);
@@ -145,6 +202,41 @@ mod tests {
         );
         assert_eq!(
             merge3("int x;    // c", "int x;\t// c", "long x;    // c").as_deref(),
+            Some("long x;\t// c")
+        );
+    }
+
+    #[test]
+    fn trailing_whitespace_old_string_added_goes_only_from_the_new_lines_end() {
+        // Appending after the drifted space: the model's space before its comment stays.
+        for pad in [" ", "  ", "\t", " \t"] {
+            let base = format!("x;{pad}");
+            let appended = format!("x;{pad}/* note */{pad}");
+            assert_eq!(
+                merge3(&base, "x;", &appended).as_deref(),
+                Some(format!("x;{pad}/* note */").as_str()),
+                "{pad:?}"
+            );
+            // Prepending and replacing inside the line, the pad kept or dropped by the model.
+            let prepended = format!("/* note */ x;{pad}");
+            assert_eq!(
+                merge3(&base, "x;", &prepended).as_deref(),
+                Some("/* note */ x;")
+            );
+            assert_eq!(
+                merge3(
+                    &format!("let a = 1;{pad}"),
+                    "let a = 1;",
+                    "let a = 2; // two"
+                )
+                .as_deref(),
+                Some("let a = 2; // two")
+            );
+        }
+        // The drift stays the file's where the model's change is elsewhere: inner
+        // whitespace the file has (a tab) survives, the end gets none.
+        assert_eq!(
+            merge3("int x;    // c ", "int x;\t// c", "long x;    // c ").as_deref(),
             Some("long x;\t// c")
         );
     }

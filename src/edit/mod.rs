@@ -203,4 +203,6 @@ pub fn placed(
 #[cfg(test)]
 mod drift_tests;
 #[cfg(test)]
+mod inline_tests;
+#[cfg(test)]
 mod tests;

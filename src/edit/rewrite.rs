@@ -22,7 +22,7 @@ use super::placement::{core_lines, sliding, votes};
 use super::reindent::Plan;
 use super::typographic;
 use super::Lines;
-use similar::{Algorithm, DiffOp};
+use similar::DiffOp;
 use std::time::{Duration, Instant};
 
 /// The text that replaces a region, and what was adjusted on the way.
@@ -138,12 +138,7 @@ pub fn rewrite(
         return Ok(verbatim());
     }
     let deadline = Instant::now() + Duration::from_millis(200);
-    let ops = similar::capture_diff_slices_deadline(
-        Algorithm::Myers,
-        &needle,
-        &new_lines,
-        Some(deadline),
-    );
+    let ops = crate::diffops::myers(&needle, &new_lines, Some(deadline));
     if let Some(why) = sliding(&ops, &needle, &new_lines, &map, file) {
         return Err(why);
     }

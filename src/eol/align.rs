@@ -7,7 +7,7 @@
 //! still share a line. The gaps of a typical edit share nothing, so the whole alignment is
 //! a few hash-map passes.
 
-use similar::{Algorithm, DiffOp};
+use similar::DiffOp;
 use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
@@ -104,7 +104,7 @@ fn gap(old: &[&str], new: &[&str], deadline: Instant, mut equal: impl FnMut(usiz
     if !nm.iter().any(|l| set.contains(l)) {
         return;
     }
-    for op in similar::capture_diff_slices_deadline(Algorithm::Myers, om, nm, Some(deadline)) {
+    for op in crate::diffops::myers(om, nm, Some(deadline)) {
         if let DiffOp::Equal {
             old_index,
             new_index,
