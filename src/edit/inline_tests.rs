@@ -9,6 +9,12 @@ fn ok(text: &str, old: &str, new: &str) -> String {
         .text
 }
 
+/// Asserts that the edit is refused with `code`.
+fn refused(text: &str, old: &str, new: &str, code: Code) {
+    let e = apply(text, old, new, false).unwrap_err();
+    assert_eq!(e.code, code, "{}", e.message);
+}
+
 #[test]
 fn appending_after_trailing_whitespace_the_file_lacks_keeps_the_models_separator() {
     // The drifted-edit suite's three wrong edits: `x;␠` → `x;␠/* note */␠` wrote
@@ -84,14 +90,12 @@ fn inner_alignment_runs_stay_where_they_are() {
     // An insertion next to a drifted run could go on either side of it: refused, never
     // guessed (the file's tab would have landed inside the model's new comment).
     let text = "#endif /*\t!_WIN32 */\n";
-    let e = apply(
+    refused(
         text,
         "#endif /* !_WIN32 */",
         "#endif /* in */ /* !_WIN32 */",
-        false,
-    )
-    .unwrap_err();
-    assert_eq!(e.code, Code::NoMatch, "{}", e.message);
+        Code::NoMatch,
+    );
     // A line the model replaces one for one keeps the file's indentation even where the
     // region's inner whitespace drifted.
     let text = "\tif x:\n\t\ty  = 1\n";
@@ -122,22 +126,18 @@ fn a_one_line_old_string_seen_inside_one_line_and_whole_at_another_is_ambiguous(
     // differently in the file, is the second (tier 3 sees it once the line break old_string
     // ends with no longer puts it out of proportion). Which one was meant is not decided.
     let text = "int f(char *ext, size_t ext_len);\n    size_t   ext_len);\n";
-    let e = apply(
+    refused(
         text,
         "    size_t ext_len);\n",
         "    size_t /* in */ ext_len);\n",
-        false,
-    )
-    .unwrap_err();
-    assert_eq!(e.code, Code::AmbiguousMatch, "{}", e.message);
+        Code::AmbiguousMatch,
+    );
     // Typographic quotes at the second place (tier 5) count as well.
     let text = "x = {\"a\": 1}  # plain\n    x = {\u{201C}a\u{201D}: 1}\n";
-    let e = apply(
+    refused(
         text,
         "    x = {\"a\": 1}\n\n",
         "    y = {\"a\": 1}\n\n",
-        false,
-    )
-    .unwrap_err();
-    assert_eq!(e.code, Code::AmbiguousMatch, "{}", e.message);
+        Code::AmbiguousMatch,
+    );
 }
