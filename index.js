@@ -374,11 +374,16 @@ function hostExchange(run, signal, timeoutMs, stage) {
 // validated arguments, `'aborted'`, or a result to return. Fail-closed: whatever the host's
 // callbacks throw or return, this resolves (a throw is the call's error envelope).
 async function guarded(handle, hooks, name, validated, signal) {
+  let stop
   try {
-    return await guardStep(handle, hooks, name, validated, signal)
+    stop = await guardStep(handle, hooks, name, validated, signal)
   } catch (e) {
-    return { isError: true, text: serializeError(e) }
+    stop = { isError: true, text: serializeError(e) }
   }
+  // A denial's reason or a thrown error can quote the arguments: with redactSecrets it is
+  // masked like every other text the model sees.
+  if (stop && typeof stop === 'object') stop.text = handle.redactText(stop.text)
+  return stop
 }
 
 async function guardStep(handle, hooks, name, validated, signal) {

@@ -24,10 +24,15 @@ test('read tools, grep and bash see masks instead of secrets', async () => {
   assert.ok(!r.text.includes('hunter2') && !r.text.includes('s3cr3t') && !r.text.includes(GH), r.text)
   assert.match(r.text, /DB_USER=app/)
   assert.match(r.text, /DB_PASSWORD=\[REDACTED:password\]/)
-  assert.match(r.text, /API_TOKEN=\[REDACTED:secret\]/)
+  // A quoted value keeps its quotes: only the secret is masked.
+  assert.match(r.text, /API_TOKEN="\[REDACTED:secret\]"/)
   assert.match(r.text, /GITHUB=\[REDACTED:github_token\]/)
   assert.equal(r.content[0].text, r.text)
-  assert.equal((await call('read_file', { path: 'id_rsa' })).text, '     1\t[REDACTED:private_key]')
+  // Each body line is masked on its own: line numbers, BEGIN and END stay.
+  assert.equal(
+    (await call('read_file', { path: 'id_rsa' })).text,
+    '     1\t-----BEGIN OPENSSH PRIVATE KEY-----\n     2\t[REDACTED:private_key]\n     3\t[REDACTED:private_key]\n     4\t-----END OPENSSH PRIVATE KEY-----',
+  )
   const g = await call('grep', { pattern: 'AKIA', output_mode: 'content' })
   assert.equal(g.text, "src/a.js:1:const k = '[REDACTED:aws_access_key]'")
   const b = await call('bash', { command: 'cat .env' })

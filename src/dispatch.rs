@@ -9,8 +9,8 @@ use crate::config::{Compat, Config};
 use crate::custom::CustomTool;
 use crate::error::{Code, ToolError};
 use crate::output;
-use crate::process::live::OutputSink;
-use crate::redact::Redactor;
+use crate::process::live::{OutputSink, Stream};
+use crate::redact::Scope;
 use crate::runtime::Runtime;
 use crate::schema;
 use crate::tools::{self, Call, Handler, Output, Part};
@@ -52,16 +52,19 @@ impl Outcome {
         }
     }
 
-    /// A success: each text part redacted (with `redactSecrets`), then bounded to `max` bytes
-    /// unless the tool bounds itself. Redacting first means a cut never leaves half a secret.
-    fn success(out: Output, bounded: bool, runtime: &Runtime, warnings: Vec<String>) -> Outcome {
+    /// A success: each text part redacted (with `redactSecrets`: `scope` knows the sources
+    /// the call showed slices of), then bounded to `max` bytes unless the tool bounds itself.
+    /// Redacting first means a cut never leaves half a secret.
+    fn success(
+        out: Output,
+        bounded: bool,
+        runtime: &Runtime,
+        warnings: Vec<String>,
+        scope: &Scope,
+    ) -> Outcome {
         let max = runtime.config.max_output_bytes;
-        let redact = |t: String| match &runtime.redactor {
-            Some(r) => r.redact(t),
-            None => t,
-        };
         let bound = |t: String| {
-            let t = redact(t);
+            let t = scope.text(t);
             if bounded {
                 t
             } else {
@@ -69,8 +72,8 @@ impl Outcome {
             }
         };
         let mut meta = out.meta.filter(|m| !m.is_empty());
-        if let (Some(r), Some(m)) = (&runtime.redactor, meta.as_mut()) {
-            m.values_mut().for_each(|v| r.redact_value(v));
+        if let Some(m) = meta.as_mut().filter(|_| scope.is_on()) {
+            m.values_mut().for_each(|v| scope.value(v));
         }
         let mut content = out.content;
         if content.len() == 1 {
@@ -202,41 +205,64 @@ pub async fn dispatch_live(
     cancel: Cancel,
     on_output: Option<OutputSink>,
 ) -> Outcome {
-    // Live chunks reach the host (and, through the adapters, the model) too: each is redacted
-    // on its own, so a secret split across two chunks can slip through (the result, redacted
-    // whole, does not).
-    let on_output = match (runtime.redactor.is_some(), on_output) {
-        (true, Some(sink)) => {
-            let rt = Arc::clone(&runtime);
+    let scope = Scope::new(runtime.redactor.as_ref());
+    // Live chunks reach the host (and, through the adapters, the model) too: masked per
+    // stream, a line held until it is complete and the key-block state carried across chunks
+    // (`redact::Live`), with what the call learned of its sources; what is still held goes
+    // out, masked, before the result.
+    let live = (scope.is_on() && on_output.is_some())
+        .then(|| Arc::new(crate::redact::Live::new(scope.clone())));
+    let feed = match (&live, on_output.clone()) {
+        (Some(live), Some(sink)) => {
+            let live = Arc::clone(live);
             Some(OutputSink::new(move |stream, text| {
-                let text = match &rt.redactor {
-                    Some(r) => r.redact(text),
-                    None => text,
-                };
-                sink.send(stream, text)
+                let out = live.push(stream_index(stream), &text);
+                if !out.is_empty() {
+                    sink.send(stream, out);
+                }
             }))
         }
         (_, sink) => sink,
     };
-    let out = run(name, args, Arc::clone(&runtime), cancel, on_output).await;
-    redact_error(out, runtime.redactor.as_ref())
+    let out = run(name, args, runtime, cancel, feed, &scope).await;
+    if let (Some(live), Some(sink)) = (&live, &on_output) {
+        for stream in [Stream::Stdout, Stream::Stderr] {
+            let rest = live.finish(stream_index(stream));
+            if !rest.is_empty() {
+                sink.send(stream, rest);
+            }
+        }
+    }
+    redact_error(out, &scope)
 }
 
-/// With `redactSecrets`, an error envelope is redacted too (messages can quote file text or
-/// arguments). Successes were redacted part by part before bounding.
-fn redact_error(mut out: Outcome, redactor: Option<&Redactor>) -> Outcome {
-    if let (true, Some(r)) = (out.is_error, redactor) {
-        out.text = r.redact(std::mem::take(&mut out.text));
+/// The index of a stream in [`crate::redact::Live`].
+fn stream_index(stream: Stream) -> usize {
+    match stream {
+        Stream::Stdout => 0,
+        Stream::Stderr => 1,
+    }
+}
+
+/// With `redactSecrets`, an error envelope is redacted too (messages and hints can quote
+/// file text or arguments), string by string. Successes were redacted part by part before
+/// bounding.
+fn redact_error(mut out: Outcome, scope: &Scope) -> Outcome {
+    if out.is_error {
+        out.text = scope.text(std::mem::take(&mut out.text));
     }
     out
 }
 
 /// The envelope of a failed validation, for the JS guard path (redacted like any error).
 pub fn error_envelope(err: &ToolError, runtime: &Runtime) -> String {
-    match &runtime.redactor {
-        Some(r) => r.redact(err.envelope()),
-        None => err.envelope(),
-    }
+    Scope::new(runtime.redactor.as_ref()).text(err.envelope())
+}
+
+/// A text the JS layer made itself on a call's way (a guard's denial, a thrown error's
+/// envelope), as it may go to the model: masked like every other text with `redactSecrets`.
+pub fn redact_text(text: String, runtime: &Runtime) -> String {
+    Scope::new(runtime.redactor.as_ref()).text(text)
 }
 
 async fn run(
@@ -245,8 +271,9 @@ async fn run(
     runtime: Arc<Runtime>,
     cancel: Cancel,
     on_output: Option<OutputSink>,
+    scope: &Scope,
 ) -> Outcome {
-    let (def, call) = match prepare(name, args, runtime, cancel, on_output) {
+    let (def, call) = match prepare(name, args, runtime, cancel, on_output, scope) {
         Prepared::Run(def, call) => (def, call),
         Prepared::Done(out) => return out,
     };
@@ -273,7 +300,7 @@ async fn run(
             .map_err(|join| join_failure(join, name))
         }
     };
-    finish(def, joined, &warnings, &runtime)
+    finish(def, joined, &warnings, &runtime, scope)
 }
 
 /// Whether [`dispatch_inline`] may run this call: a tool whose handler is short blocking
@@ -297,12 +324,19 @@ pub fn runs_inline(name: &str, config: &Config) -> bool {
 /// The pipeline of [`dispatch`] on the calling thread, for a tool [`runs_inline`] accepts.
 /// Same outcome as `dispatch`, panics included; an async tool answers an internal error.
 pub fn dispatch_inline(name: &str, args: Args, runtime: Arc<Runtime>, cancel: Cancel) -> Outcome {
-    let out = run_inline(name, args, Arc::clone(&runtime), cancel);
-    redact_error(out, runtime.redactor.as_ref())
+    let scope = Scope::new(runtime.redactor.as_ref());
+    let out = run_inline(name, args, runtime, cancel, &scope);
+    redact_error(out, &scope)
 }
 
-fn run_inline(name: &str, args: Args, runtime: Arc<Runtime>, cancel: Cancel) -> Outcome {
-    let (def, call) = match prepare(name, args, runtime, cancel, None) {
+fn run_inline(
+    name: &str,
+    args: Args,
+    runtime: Arc<Runtime>,
+    cancel: Cancel,
+    scope: &Scope,
+) -> Outcome {
+    let (def, call) = match prepare(name, args, runtime, cancel, None, scope) {
         Prepared::Run(def, call) => (def, call),
         Prepared::Done(out) => return out,
     };
@@ -314,7 +348,7 @@ fn run_inline(name: &str, args: Args, runtime: Arc<Runtime>, cancel: Cancel) -> 
     let joined =
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_blocking(def, f, &call)))
             .map_err(|payload| panic_detail(payload, name));
-    finish(def, joined, &call.warnings, &call.runtime)
+    finish(def, joined, &call.warnings, &call.runtime, scope)
 }
 
 /// What the steps before the handler leave.
@@ -332,6 +366,7 @@ fn prepare(
     runtime: Arc<Runtime>,
     cancel: Cancel,
     on_output: Option<OutputSink>,
+    scope: &Scope,
 ) -> Prepared {
     // 1–2. Look up in the active surface; validate a copy, filling defaults.
     let (def, args) = match validate(name, args, &runtime) {
@@ -361,6 +396,8 @@ fn prepare(
     }
     let mut call = Call::new(args, runtime, cancel);
     call.on_output = on_output;
+    // The handler teaches the call's scope its sources; dispatch masks with what it learned.
+    call.redaction = scope.clone();
     Prepared::Run(def, call)
 }
 
@@ -403,11 +440,12 @@ fn finish(
     joined: Result<crate::error::ToolResult<Output>, String>,
     warnings: &Warnings,
     runtime: &Runtime,
+    scope: &Scope,
 ) -> Outcome {
     let mut lines = warnings.take();
     match joined {
-        // 4. Bound, unless the tool bounds itself. 5. Serialize.
-        Ok(Ok(out)) => Outcome::success(out, def.bounded, runtime, lines),
+        // 4. Redact and bound, unless the tool bounds itself. 5. Serialize.
+        Ok(Ok(out)) => Outcome::success(out, def.bounded, runtime, lines, scope),
         Ok(Err(e)) if e.code == Code::Internal => {
             lines.push(format!(
                 "clarvis-agent-tools: internal error: {}\n",

@@ -15,6 +15,9 @@
 
 use regress::{Match, Regex};
 
+/// One replacement: the match's range in the input and its replacement's in the output.
+pub type Replaced = (std::ops::Range<usize>, std::ops::Range<usize>);
+
 /// Backtracking steps every search may take, whatever its input's length.
 pub const BASE_STEPS: u64 = 1_000_000;
 /// Further backtracking steps per byte of input.
@@ -75,6 +78,18 @@ impl JsRegex {
         bounded(text.len(), stop, || self.re.find(text).is_some())
     }
 
+    /// The ranges of every non-empty match, left to right (`text.matchAll(/re/g)`), within
+    /// the budget.
+    pub fn find_all(&self, text: &str) -> Result<Vec<std::ops::Range<usize>>, Cut> {
+        bounded(text.len(), &|| false, || {
+            self.re
+                .find_iter(text)
+                .map(|m| m.range())
+                .filter(|r| !r.is_empty())
+                .collect()
+        })
+    }
+
     /// `text.replace(/re/g, replacement)`: the new text and the number of matches (an empty
     /// match advances by one character), within the budget.
     pub fn replace_all(&self, text: &str, replacement: &str) -> Result<(String, usize), Cut> {
@@ -88,13 +103,40 @@ impl JsRegex {
         replacement: &str,
         stop: &dyn Fn() -> bool,
     ) -> Result<(String, usize), Cut> {
+        self.replace_all_recording(text, replacement, stop, None)
+    }
+
+    /// [`JsRegex::replace_all_until`], also recording each match: its range in `text` and the
+    /// range its replacement takes in the result (how a result position maps back).
+    pub fn replace_all_mapped(
+        &self,
+        text: &str,
+        replacement: &str,
+        stop: &dyn Fn() -> bool,
+    ) -> Result<(String, usize, Vec<Replaced>), Cut> {
+        let mut edits = Vec::new();
+        let (out, n) = self.replace_all_recording(text, replacement, stop, Some(&mut edits))?;
+        Ok((out, n, edits))
+    }
+
+    fn replace_all_recording(
+        &self,
+        text: &str,
+        replacement: &str,
+        stop: &dyn Fn() -> bool,
+        mut edits: Option<&mut Vec<Replaced>>,
+    ) -> Result<(String, usize), Cut> {
         bounded(text.len(), stop, || {
             let mut out = String::with_capacity(text.len());
             let mut last = 0;
             let mut count = 0;
             for m in self.re.find_iter(text) {
                 out.push_str(&text[last..m.start()]);
+                let at = out.len();
                 self.expand(&m, text, replacement, &mut out);
+                if let Some(e) = edits.as_deref_mut() {
+                    e.push((m.range(), at..out.len()));
+                }
                 last = m.end();
                 count += 1;
             }

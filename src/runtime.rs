@@ -27,7 +27,8 @@ pub struct Runtime {
     /// The workspace's search index (`searchIndex`; off, building or ready).
     pub index: Arc<SearchIndex>,
     /// `redactSecrets`: masks credentials in what goes back to the model (`None`: off).
-    pub redactor: Option<Redactor>,
+    /// Shared: each call's [`crate::redact::Scope`] and live masking hold it.
+    pub redactor: Option<Arc<Redactor>>,
     /// `customTools`: the host's tools (their handlers stay in JavaScript).
     pub custom_tools: Vec<CustomTool>,
 }
@@ -58,7 +59,7 @@ impl Runtime {
 
     /// With a redactor (`None`: redaction off).
     pub fn with_redactor(mut self, redactor: Option<Redactor>) -> Runtime {
-        self.redactor = redactor;
+        self.redactor = redactor.map(Arc::new);
         self
     }
 

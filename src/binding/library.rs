@@ -85,8 +85,12 @@ impl NativeTools {
     #[napi]
     pub async fn changes(&self, id: String) -> String {
         let rt = std::sync::Arc::clone(&self.runtime);
-        blocking(move || crate::checkpoint::api::changes_json(&rt.checkpoints, &rt.config, &id))
-            .await
+        // The host's own call: shown to the host, not masked (the MCP server and the adapters
+        // hand the model the `checkpoint_changes` tool, which dispatch masks).
+        blocking(move || {
+            crate::checkpoint::api::changes_json(&rt.checkpoints, &rt.config, &id, &|_| {})
+        })
+        .await
     }
 
     /// `outlineOf(path)`: the structured outline of one file as JSON, or `{"error"}`.
@@ -123,5 +127,15 @@ impl NativeTools {
     async fn syntax_call(&self, path: String, purpose: crate::syntax::Purpose) -> String {
         let config = std::sync::Arc::clone(&self.runtime.config);
         blocking(move || crate::syntax::library_call(&config, &path, purpose)).await
+    }
+}
+
+#[napi]
+impl NativeTools {
+    /// `text` as it may go to the model (with `redactSecrets`, masked; else unchanged): for
+    /// the texts the JS layer makes itself (a guard's denial, a thrown error's envelope).
+    #[napi]
+    pub fn redact_text(&self, text: String) -> String {
+        crate::dispatch::redact_text(text, &self.runtime)
     }
 }

@@ -20,8 +20,15 @@ pub fn list_json(store: &Store) -> Value {
 }
 
 /// `[{ path, kind, from?, diff? }]`: every path changed since checkpoint `id` of `store`,
-/// with a unified diff in the `meta.diff` format when both sides are text.
-pub fn changes_json(store: &Store, config: &Config, id: &str) -> ToolResult<Value> {
+/// with a unified diff in the `meta.diff` format when both sides are text. Each side a diff
+/// is cut from goes to `source` first (the `checkpoint_changes` tool hands it to its
+/// redaction, which judges a hunk's secrets on the whole file).
+pub fn changes_json(
+    store: &Store,
+    config: &Config,
+    id: &str,
+    source: &dyn Fn(&str),
+) -> ToolResult<Value> {
     let changes = store.changes(config, id)?;
     Ok(Value::Array(
         changes
@@ -40,6 +47,8 @@ pub fn changes_json(store: &Store, config: &Config, id: &str) -> ToolResult<Valu
                     ChangeKind::Deleted => c.before.is_some(),
                 };
                 if text_sides {
+                    source(before);
+                    source(after);
                     if let Some(d) = crate::textdiff::file_patch(&rel, before, after) {
                         o["diff"] = Value::from(d);
                     }

@@ -4,6 +4,7 @@
 
 use super::{redact_error, Outcome};
 use crate::error::{Code, ToolError};
+use crate::redact::Scope;
 use crate::runtime::Runtime;
 use crate::tools::{Output, Part};
 use serde_json::Value;
@@ -82,8 +83,9 @@ pub fn finish_custom(name: &str, result: &Value) -> Result<Output, ToolError> {
 /// [`finish_custom`] as the call's [`Outcome`]: bounded like a built-in tool, internal
 /// details moved to the warnings.
 pub fn custom_outcome(name: &str, result: &Value, runtime: &Runtime) -> Outcome {
+    let scope = Scope::new(runtime.redactor.as_ref());
     let out = match finish_custom(name, result) {
-        Ok(out) => Outcome::success(out, false, runtime, vec![]),
+        Ok(out) => Outcome::success(out, false, runtime, vec![], &scope),
         Err(e) if e.code == Code::Internal => Outcome::error(
             &ToolError::new(Code::Internal, "internal error"),
             vec![format!(
@@ -93,7 +95,7 @@ pub fn custom_outcome(name: &str, result: &Value, runtime: &Runtime) -> Outcome 
         ),
         Err(e) => Outcome::error(&e, vec![]),
     };
-    redact_error(out, runtime.redactor.as_ref())
+    redact_error(out, &scope)
 }
 
 #[cfg(test)]

@@ -131,6 +131,11 @@ impl<M: Matcher> Scanner<M> {
         ok && self.may_match() && prepare(&mut self.buf)
     }
 
+    /// The loaded file's text (invalid UTF-8 shown as U+FFFD, as rows are).
+    pub fn text(&self) -> std::borrow::Cow<'_, str> {
+        String::from_utf8_lossy(&self.buf)
+    }
+
     /// The [`Scanner::require_literal`] test of the raw buffer.
     fn may_match(&self) -> bool {
         use crate::text::{detect_bom, Encoding};

@@ -97,6 +97,9 @@ async fn execute(call: &Call) -> ToolResult<String> {
         kill_grace: Duration::from_millis(config.kill_grace_ms.unwrap_or(0)),
         on_output: call.on_output.clone(),
     };
+    // What it prints is judged on the files it names (a slice of a key, a value without
+    // its key).
+    super::sources::learn_command(call, command, cwd_input);
     let recorded = call.bash_checkpoint_before().await;
     let outcome = process::run(request, &call.cancel, |p| workspace::display(config, p))
         .await

@@ -25,6 +25,9 @@ pub struct Call {
     pub warnings: Warnings,
     /// Where a running command's output goes live (`callTool`'s `onOutput`), if anywhere.
     pub on_output: Option<crate::process::live::OutputSink>,
+    /// The call's redaction (`redactSecrets`): a tool that shows a slice of a text hands the
+    /// text to it ([`crate::redact::Scope::learn`]), so secrets are judged on their source.
+    pub redaction: crate::redact::Scope,
 }
 
 /// One part of a result's content, as the original's `ContentPart`.
@@ -104,11 +107,13 @@ impl From<&str> for Output {
 }
 
 impl Call {
-    /// A call of `args` on `runtime`'s tools object, with fresh warnings and no live output.
+    /// A call of `args` on `runtime`'s tools object, with fresh warnings, no live output and
+    /// its own redaction scope (nothing learned yet).
     pub fn new(args: Map<String, Value>, runtime: Arc<Runtime>, cancel: Cancel) -> Call {
         Call {
             args,
             config: Arc::clone(&runtime.config),
+            redaction: crate::redact::Scope::new(runtime.redactor.as_ref()),
             runtime,
             cancel,
             warnings: Warnings::default(),

@@ -30,7 +30,8 @@ fn schema() -> Value {
 
 fn run(call: &Call) -> ToolResult<Output> {
     let id = str_arg(&call.args, "id").unwrap_or_default();
+    let learn = |source: &str| call.redaction.learn(source);
     let changes =
-        crate::checkpoint::api::changes_json(&call.runtime.checkpoints, &call.config, id)?;
+        crate::checkpoint::api::changes_json(&call.runtime.checkpoints, &call.config, id, &learn)?;
     Ok(Output::text(changes.to_string()))
 }

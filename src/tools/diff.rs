@@ -38,6 +38,7 @@ fn operand(call: &Call, input: &str) -> ToolResult<(String, String)> {
     let abs = workspace::resolve(&call.config, input)?;
     let bytes = text::load(&call.config, &abs, input)?;
     let content = text::decode_text(&bytes).into_owned();
+    call.redaction.learn(&content);
     Ok((workspace::display(&call.config, &abs), content))
 }
 

@@ -63,6 +63,8 @@ pub(crate) fn open(call: &Call, input: &str) -> ToolResult<Opened> {
     let lock = atomic::lock_paths(std::slice::from_ref(&abs));
     let bytes = text::load(&call.config, &abs, input)?;
     let file = EditableText::decode(&bytes, input, "Editing")?;
+    // Hints and `meta.diff` quote the file: its secrets are judged on all of it.
+    call.redaction.learn(&file.text);
     Ok(Opened {
         abs,
         file,
@@ -124,7 +126,10 @@ pub(crate) fn with_diff(
         return out;
     }
     match crate::textdiff::file_patch(shown, before, after) {
-        Some(d) => out.with_meta("diff", Value::String(d)),
+        Some(d) => {
+            call.redaction.learn(after);
+            out.with_meta("diff", Value::String(d))
+        }
         None => out,
     }
 }

@@ -189,6 +189,10 @@ fn search<M: Matcher + Sync>(job: &Job<'_>, matcher: &M) -> ToolResult<String> {
             call.warnings
                 .push(format!("warning: grep stopped searching {s} early: {e}"));
         }
+        if sink.units > 0 && content && call.redaction.is_on() {
+            // Rows are slices of the file: its secrets are judged on all of it.
+            call.redaction.learn(&scanner.text());
+        }
         if sink.units > 0 {
             collector.add(FileHit {
                 path: shown.unwrap_or_else(|| display(config, abs)),

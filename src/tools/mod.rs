@@ -43,6 +43,7 @@ pub mod read_files;
 pub mod read_image;
 pub mod remove;
 pub mod replace;
+mod sources;
 pub mod tree;
 pub mod undo;
 pub mod write_file;

@@ -66,6 +66,12 @@ fn run(call: &Call) -> ToolResult<Output> {
         call.config.max_output_bytes,
         filter.as_ref(),
     );
+    if call.redaction.is_on() {
+        // A page of the log is a slice of it: a key's body is judged with the lines around.
+        let source = monitor::around(root, &s.id, p.start, p.next_offset, 16 << 10);
+        call.redaction.learn(&source);
+        super::sources::learn_command(call, &s.command, &s.cwd);
+    }
     Ok(Output::text(answer(&p)))
 }
 
@@ -109,6 +115,7 @@ mod tests {
             next_offset: 5,
             exit_code: None,
             dropped: 0,
+            start: 0,
         };
         let plain = answer(&p);
         assert_eq!(

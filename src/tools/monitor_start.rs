@@ -79,6 +79,9 @@ async fn execute(call: &Call) -> ToolResult<Output> {
         );
     }
     drop(workspace::open_dir_confined(config, &cwd, shown)?);
+    // Its output (the head returned here, pages of the log later) is judged on the files the
+    // command names.
+    super::sources::learn_command(call, &command, cwd_in);
     let ready_src = str_arg(&call.args, "ready_when");
     let ready = match ready_src {
         Some(p) => Some(JsRegex::new(p, "").map_err(|e| {

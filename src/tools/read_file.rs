@@ -3,6 +3,7 @@
 use super::{object_schema, read_annotations, Call, Handler, ToolDef};
 use crate::error::{ToolError, ToolResult};
 use crate::output::utf8_prefix;
+use crate::redact::Scope;
 use crate::schema::{int_arg, str_arg};
 use crate::text::{self, utf16_len};
 use crate::workspace;
@@ -50,7 +51,8 @@ fn run(call: &Call) -> ToolResult<String> {
         None | Some(0) => 2000,
         Some(n) => n.max(1) as u64,
     };
-    render(&content, offset, limit, call.config.max_output_bytes, input)
+    let max = call.config.max_output_bytes;
+    render_in(&content, offset, limit, max, input, &call.redaction)
 }
 
 /// Formats `content` (line endings already `\n`) as numbered rows, per the contract.
@@ -60,6 +62,18 @@ pub fn render(
     limit: u64,
     max_bytes: u64,
     input: &str,
+) -> ToolResult<String> {
+    render_in(content, offset, limit, max_bytes, input, &Scope::off())
+}
+
+/// [`render`], handing the lines shown (and the text around them) to the call's redaction.
+fn render_in(
+    content: &str,
+    offset: i64,
+    limit: u64,
+    max_bytes: u64,
+    input: &str,
+    redaction: &Scope,
 ) -> ToolResult<String> {
     if content.is_empty() {
         return Ok("(empty file)".into());
@@ -87,6 +101,12 @@ pub fn render(
         total.saturating_sub(n).saturating_add(1).max(1)
     };
     let end = start.saturating_add(limit - 1).min(total); // inclusive
+    if redaction.is_on() {
+        // The rows are slices of `content`: their span is where the secrets are judged.
+        let at = |line: &str| line.as_ptr() as usize - content.as_ptr() as usize;
+        let (first, last) = (lines[(start - 1) as usize], lines[(end - 1) as usize]);
+        redaction.learn_around(content, at(first)..at(last) + last.len());
+    }
     let max = usize::try_from(max_bytes).unwrap_or(usize::MAX);
     // Sized once for the common whole-file read: the text plus an 8-byte prefix per row.
     let rows = (end - start + 1) as usize;

@@ -363,7 +363,12 @@ fn run(call: &Call) -> ToolResult<Output> {
             Err(e) => Err(e),
         };
         let len = match text {
-            Ok((text, lines)) => section(&mut out, raw, &text, lines, budget),
+            Ok((text, lines)) => {
+                let len = section(&mut out, raw, &text, lines, budget);
+                // A section shows the file's start, in at most `len` bytes of it.
+                call.redaction.learn_around(&text, 0..len.min(text.len()));
+                len
+            }
             Err(e) if INLINE.contains(&e.code) => failed(&mut out, raw, &e),
             Err(e) => return Err(e),
         };

@@ -134,9 +134,11 @@ impl Search<'_> {
             }
         }
         let file = EditableText::from_str_with_bom(s, enc == text::Encoding::Utf8Bom);
-        let Ok((after, count)) = self
-            .re
-            .replace_all_until(&file.text, self.replacement, &stop)
+        // With redaction the replacements are recorded: a secret the pattern rewrote in part
+        // (`[a-z]` → `Y` over a token) still shows its rest on the patch's `+` side.
+        let Ok((after, count, edits)) =
+            self.re
+                .replace_all_mapped(&file.text, self.replacement, &stop)
         else {
             self.note_cut(abs);
             return None;
@@ -146,6 +148,10 @@ impl Search<'_> {
         }
         let shown = workspace::display(&self.call.config, abs);
         let patch = textdiff::two_files_patch(&shown, &shown, &file.text, &after);
+        // The patch quotes both sides: their secrets are judged on the whole files.
+        self.call
+            .redaction
+            .learn_rewritten(&file.text, &after, &edits);
         Some(Changed {
             abs: abs.to_path_buf(),
             key: abs.to_string_lossy().into_owned(),

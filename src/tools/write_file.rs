@@ -54,7 +54,10 @@ fn prior_text(call: &Call, abs: &Path, input: &str) -> Option<String> {
         _ => return None,
     };
     let decoded = std::str::from_utf8(body).ok()?;
-    Some(text::normalize_eol(decoded).into_owned())
+    let prior = text::normalize_eol(decoded).into_owned();
+    // `meta.diff` quotes the replaced file.
+    call.redaction.learn(&prior);
+    Some(prior)
 }
 
 fn run(call: &Call) -> ToolResult<Output> {

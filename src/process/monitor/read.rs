@@ -163,6 +163,8 @@ pub struct Polled {
     pub exit_code: Option<i64>,
     /// Bytes between the requested offset and the oldest byte the rolling log still holds.
     pub dropped: u64,
+    /// The logical offset the page starts at.
+    pub start: u64,
 }
 
 /// Reads from `offset` (clamped to the log) at most `max` bytes. When nothing more is
@@ -231,7 +233,18 @@ pub fn poll(root: &Path, s: &Sidecar, offset: u64, max: u64, filter: Option<&JsR
             exit_status(root, &s.id).flatten()
         },
         dropped: lost,
+        start,
     }
+}
+
+/// The log's text (invalid UTF-8 as U+FFFD) from `margin` bytes before logical offset
+/// `from` to `margin` bytes after `to`: the source a page of it is judged on when
+/// redacting (a key block whose BEGIN line an earlier poll showed).
+pub fn around(root: &Path, id: &str, from: u64, to: u64, margin: u64) -> String {
+    let start = from.saturating_sub(margin);
+    let len = to.saturating_sub(start).saturating_add(margin);
+    let r = read_range(root, id, start, len);
+    String::from_utf8_lossy(&r.bytes).into_owned()
 }
 
 #[cfg(test)]
