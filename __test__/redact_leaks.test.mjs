@@ -17,19 +17,10 @@ import { runAnthropicToolUses } from '../anthropic.mjs'
 import { scratch } from './helpers.mjs'
 import { scriptedModel, toolResultsIn } from './scripted-model.mjs'
 import { mcpClient } from './in-process-mcp.mjs'
+import { mulberry32 } from './drift/generate.mjs'
 
-// mulberry32: the same secrets every run, so a failure is reproducible.
-function rng(seed) {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-const r = rng(31)
+// The drift suite's seeded PRNG: the same secrets every run, so a failure is reproducible.
+const r = mulberry32(31)
 const pick = (alphabet, n) => Array.from({ length: n }, () => alphabet[Math.floor(r() * alphabet.length)]).join('')
 const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
