@@ -90,6 +90,14 @@ export interface AgentToolsOptions {
   searchIndex?: 'auto' | 'on' | 'off'
   /** The file count from which `searchIndex: "auto"` builds the index (>= 1). Default 20000. */
   searchIndexThreshold?: number
+  /**
+   * `"refuse"`: `write_file` over an existing file, and an `apply_patch` that deletes a file or
+   * removes every line of it, fail with `stale_write` unless the file's bytes are what these
+   * tools last showed the model whole (a `read_file` of every line, a `read_files` section not
+   * cut, or their own last write), compared by content hash — a touched but unchanged file
+   * passes. `meta.staleWrite` is `{ path, reason: "not_read" | "changed" }`. Default `"allow"`.
+   */
+  staleWrites?: 'refuse' | 'allow'
 }
 
 /** What {@link AgentTools.searchIndexStatus} returns. */
@@ -185,6 +193,8 @@ export interface ServerConfig {
   readonly searchIndex?: 'on' | 'off'
   /** The index threshold, when not 20000. */
   readonly searchIndexThreshold?: number
+  /** `"refuse"` when stale whole-file writes are refused (absent: `"allow"`). */
+  readonly staleWrites?: 'refuse'
 }
 
 /**
@@ -355,6 +365,8 @@ export type ErrorCode =
   | 'denied'
   | 'monitor_not_found'
   | 'too_many_monitors'
+  /** `staleWrites: "refuse"`: the file changed since the model last read it whole (or never was). */
+  | 'stale_write'
   | 'internal'
 
 /** One piece of a running command's output, as `onOutput` receives it. */

@@ -47,7 +47,7 @@ impl Outcome {
             is_error: true,
             text: err.envelope(),
             parts: None,
-            meta: None,
+            meta: err.meta.as_deref().filter(|m| !m.is_empty()).cloned(),
             warnings,
         }
     }
@@ -227,6 +227,9 @@ pub async fn dispatch_live(
 fn redact_error(mut out: Outcome, redactor: Option<&Redactor>) -> Outcome {
     if let (true, Some(r)) = (out.is_error, redactor) {
         out.text = r.redact(std::mem::take(&mut out.text));
+        if let Some(m) = out.meta.as_mut() {
+            m.values_mut().for_each(|v| r.redact_value(v));
+        }
     }
     out
 }

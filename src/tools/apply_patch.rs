@@ -64,6 +64,9 @@ fn run(call: &Call) -> ToolResult<String> {
     let mut changes: Vec<Change> = Vec::new();
     for r in &resolved {
         let (op, change) = prepare::stage(config, r)?;
+        if config.refuse_stale_writes {
+            refuse_stale(call, r, &op, &change)?;
+        }
         ops.extend(op);
         changes.push(change);
     }
@@ -113,6 +116,26 @@ fn run(call: &Call) -> ToolResult<String> {
             .map(|(rel, bytes)| (rel.as_str(), crate::syntax::Written::Bytes(bytes))),
     ));
     Ok(out)
+}
+
+/// `staleWrites: "refuse"`: a block that deletes an existing file or removes every line of
+/// it is refused unless the file holds what the model last saw of it whole.
+fn refuse_stale(
+    call: &Call,
+    r: &prepare::Resolved,
+    op: &Option<Op>,
+    change: &Change,
+) -> ToolResult<()> {
+    let target = match op {
+        Some(Op::Delete { path }) | Some(Op::Modify { path, .. }) => path,
+        _ => return Ok(()),
+    };
+    let old_lines = prepare::old_lines(&call.config, r);
+    if !prepare::replaces_whole(op, change, old_lines) {
+        return Ok(());
+    }
+    let shown = workspace::display(&call.config, target);
+    call.refuse_stale(target, &shown, &shown)
 }
 
 /// `Applied patch:` and one line per file.

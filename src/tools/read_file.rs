@@ -50,7 +50,9 @@ fn run(call: &Call) -> ToolResult<String> {
         None | Some(0) => 2000,
         Some(n) => n.max(1) as u64,
     };
-    render(&content, offset, limit, call.config.max_output_bytes, input)
+    let (out, lines) = render_lines(&content, offset, limit, call.config.max_output_bytes, input)?;
+    call.shown(&abs, &bytes, lines.0, lines.1, lines.2);
+    Ok(out)
 }
 
 /// Formats `content` (line endings already `\n`) as numbered rows, per the contract.
@@ -61,8 +63,20 @@ pub fn render(
     max_bytes: u64,
     input: &str,
 ) -> ToolResult<String> {
+    render_lines(content, offset, limit, max_bytes, input).map(|(out, _)| out)
+}
+
+/// [`render`], and which lines it showed: `(first, last, total)` (`(0, 0, 0)` for an empty
+/// file).
+pub fn render_lines(
+    content: &str,
+    offset: i64,
+    limit: u64,
+    max_bytes: u64,
+    input: &str,
+) -> ToolResult<(String, (u64, u64, u64))> {
     if content.is_empty() {
-        return Ok("(empty file)".into());
+        return Ok(("(empty file)".into(), (0, 0, 0)));
     }
     let lines = split_lines(content);
     let total = lines.len() as u64;
@@ -118,7 +132,7 @@ pub fn render(
             last + 1
         ));
     }
-    Ok(out)
+    Ok((out, (start, last, total)))
 }
 
 /// The lines of `content` without their `\n`; a final empty line (after a trailing `\n`)

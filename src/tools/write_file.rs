@@ -72,6 +72,9 @@ fn run(call: &Call) -> ToolResult<Output> {
     if call.cancel.is_cancelled() {
         return Err(ToolError::aborted());
     }
+    if existing.as_ref().is_some_and(|m| m.is_file()) {
+        call.refuse_stale(&abs, &workspace::display(&call.config, &abs), input)?;
+    }
     // The parent is opened (and made, when missing) through verified directory handles, and
     // the write goes through that handle: a parent swapped for a symlink mid-call cannot move
     // the file, or a new directory, out of the workspace.
