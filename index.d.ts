@@ -143,6 +143,12 @@ export interface CustomToolDefinition {
    * `internal` (the detail goes to the warn sink).
    */
   handler: (args: Record<string, unknown>, context: { signal: AbortSignal; workspaceRoot: string }) => CustomToolResult | Promise<CustomToolResult>
+  /**
+   * The call's title for `describeCall`, the guard context and elicit (`Deploy to staging`).
+   * Redacted and cut to 80 characters like the built-ins'; the tool's name when absent, when
+   * it throws or returns no string.
+   */
+  title?: (args: Record<string, unknown>) => string
 }
 
 /** The resolved, frozen configuration. */
@@ -396,6 +402,14 @@ export interface AgentTools {
   listTools(): ToolInfo[]
   /** Runs a tool. Never rejects for a tool-level problem. */
   callTool(name: string, args?: Record<string, unknown>, options?: AbortSignal | CallOptions): Promise<DispatchResult>
+  /**
+   * A short human title for a call, for progress lists and approval prompts:
+   * `Read src/a.ts (lines 1–200)`, `Edit src/a.ts`, `Patch 3 files`, `Run npm test`,
+   * `Search "TODO" in src/`. From the arguments as given (never an error; missing values read
+   * as plain words), secrets redacted, one line, at most 80 characters. A custom tool's comes
+   * from its `title(args)`; an unknown name is returned as it is.
+   */
+  describeCall(name: string, args?: Record<string, unknown>): string
   /** Takes a checkpoint of what these tools change from now on; returns its id. Throws ToolError when checkpointBytes is 0. */
   checkpoint(label?: string): string
   /** The live checkpoints, oldest first. */
@@ -536,6 +550,8 @@ export interface GuardContext {
   config: ServerConfig
   paths: PathFact[]
   bash?: BashFacts
+  /** The call's title, as `describeCall` gives it (redacted, at most 80 characters). */
+  title: string
 }
 /** What elicit is asked. */
 export interface ElicitRequest {
@@ -543,6 +559,8 @@ export interface ElicitRequest {
   args: Record<string, unknown>
   reason?: string
   bash?: BashFacts
+  /** The call's title, for the approval prompt (`Run npm test`, `Write src/a.ts`). */
+  title: string
 }
 export type Guard = (ctx: GuardContext) => GuardDecision | Promise<GuardDecision>
 export type Elicit = (req: ElicitRequest) => boolean | Promise<boolean>

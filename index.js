@@ -88,6 +88,9 @@ const hooksOf = new WeakMap()
 // (name, description, schema, annotations, readOnly) crossed into Rust with the options.
 const customOf = new WeakMap()
 
+// The `title(args)` functions of the host's customTools per handle: name → title.
+const customTitlesOf = new WeakMap()
+
 // The config a host sees carries everything that decides the surface and a call's behaviour
 // (the native side's fields, then the hooks and the custom tools), so a copy handed to
 // `dispatch` (`{ ...tools.config }`) behaves as the config itself.
@@ -104,6 +107,7 @@ function freezeConfig(handle, opts) {
   const custom = customHandlers(opts)
   if (custom) {
     customOf.set(handle, custom)
+    customTitlesOf.set(handle, customTitles(opts))
     fields.customTools = Object.freeze([...opts.customTools])
   }
   const config = Object.freeze(fields)
@@ -189,6 +193,41 @@ function customHandlers(opts) {
   return handlers
 }
 
+// The custom tools' optional `title(args) => string`, by name (checked like the handler).
+function customTitles(opts) {
+  const titles = new Map()
+  opts.customTools.forEach((t, i) => {
+    if (t.title === undefined || t.title === null) return
+    if (typeof t.title !== 'function') {
+      throw new StartupError(`customTools[${i}].title must be a function (args) => string`)
+    }
+    titles.set(t.name, t.title)
+  })
+  return titles
+}
+
+// A call's title (`describeCall`): a built-in's from the native side; a custom tool's from
+// its `title(args)` (its name when it has none, throws or returns no string), made safe the
+// same way (redacted, one line, at most 80 characters). Never throws.
+function titleOf(handle, name, args) {
+  name = String(name)
+  const own = customTitlesOf.get(handle)?.get(name)
+  if (own || customOf.get(handle)?.has(name)) {
+    let raw = name
+    if (own) {
+      try {
+        const t = own(args && typeof args === 'object' ? args : {})
+        if (typeof t === 'string' && t.trim() !== '') raw = t
+      } catch {
+        // The host's title failing must not fail the call or the prompt: the name stands in.
+      }
+    }
+    return handle.finishTitle(raw)
+  }
+  const enc = encodeArgs(args === undefined ? {} : args)
+  return handle.describeCall(name, enc.error ? '{}' : enc.json)
+}
+
 function startup(fn) {
   try {
     return fn()
@@ -258,7 +297,10 @@ function handleFor(config) {
   const hooks = hostHooks(config)
   if (hooks) hooksOf.set(handle, hooks)
   const custom = customHandlers(config)
-  if (custom) customOf.set(handle, custom)
+  if (custom) {
+    customOf.set(handle, custom)
+    customTitlesOf.set(handle, customTitles(config))
+  }
   publicConfigOf.set(handle, config)
   if (Object.isFrozen(config)) handles.set(config, handle)
   return handle
@@ -266,14 +308,16 @@ function handleFor(config) {
 
 // What a guard sees for a call on `handle`, with `config` as the host's config.
 function contextFor(handle, tool, args, config) {
-  return guardLib.buildGuardContext(tool, args, config, {
+  const ctx = guardLib.buildGuardContext(tool, args, config, {
     fact: (raw, base, shell) => JSON.parse(handle.pathFact(String(raw), String(base), Boolean(shell))),
     patchPaths: (text) => JSON.parse(native.patchPathsJson(text)),
     checkpointPaths: (id) => JSON.parse(handle.checkpointPathsJson(id)),
   })
+  ctx.title = titleOf(handle, tool, args)
+  return ctx
 }
 
-/** What a host's guard sees for a call (LATER §2.4): `{ tool, args, config, paths, bash }`. */
+/** What a host's guard sees for a call (LATER §2.4): `{ tool, args, config, paths, bash, title }`. */
 function buildGuardContext(tool, args, config) {
   return contextFor(handleFor(config), tool, args, config)
 }
@@ -396,7 +440,7 @@ async function guardStep(handle, hooks, name, validated, signal) {
     if (verdict === 'ask') {
       if (!hooks.elicit) return { isError: true, text: deniedText(reason) }
       stage.now = 'elicit'
-      const answer = await hooks.elicit({ tool: name, args: validated, reason, bash: ctx.bash })
+      const answer = await hooks.elicit({ tool: name, args: validated, reason, bash: ctx.bash, title: ctx.title })
       return answer === true ? null : { isError: true, text: deniedText(reason) }
     }
     return { isError: true, text: deniedText(`guard returned an invalid decision: ${describe(decision)}`) }
@@ -726,6 +770,8 @@ function agentToolsFor(config) {
     config,
     listTools: () => listTools(config),
     callTool: (name, args = {}, options) => run(handle, name, args, options),
+    /** A short human title for a call (`Read src/a.ts (lines 1–200)`), for progress lists and approval prompts. */
+    describeCall: (name, args = {}) => titleOf(handle, name, args),
     /** Takes a checkpoint of everything these tools change from now on; returns its id. */
     checkpoint: (label) => checkpointResult(handle.checkpoint(label === undefined ? undefined : String(label))).id,
     /** The live checkpoints, oldest first. */

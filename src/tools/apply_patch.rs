@@ -2,6 +2,7 @@
 //! atomically. The tool only composes [`crate::patch`]: parse, resolve and lock the paths,
 //! check and stage every block in order, then commit all file operations together.
 
+use super::title;
 use super::{object_schema, Annotations, Call, Handler, ToolDef};
 use crate::atomic::commit::{self, Op};
 use crate::error::{ToolError, ToolResult};
@@ -9,7 +10,7 @@ use crate::patch::prepare::{self, Change};
 use crate::patch::{self, FilePatch};
 use crate::schema::str_arg;
 use crate::{atomic, workspace};
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 use std::path::PathBuf;
 
 const DESCRIPTION: &str = "Apply a patch to one or more files in a single atomic step: every file changes or none does. Use it for coordinated edits across files, for creating, deleting or renaming files, and for many hunks in one file. For one small replacement in one file, edit_file is simpler; to replace a whole file, use write_file.
@@ -172,4 +173,26 @@ pub fn summary(changes: &[Change]) -> String {
         });
     }
     out
+}
+
+/// The call's title (`describeCall`): what a progress list or an approval prompt shows.
+pub fn title(args: &Map<String, Value>) -> String {
+    let Some(text) = title::text(args, "patch") else {
+        return "Apply a patch".into();
+    };
+    let mut names: Vec<String> = Vec::new();
+    if let Ok(blocks) = patch::parse_patch(text) {
+        for b in &blocks {
+            if let Some(n) = b.new_path.as_ref().or(b.old_path.as_ref()) {
+                if !names.contains(n) {
+                    names.push(n.clone());
+                }
+            }
+        }
+    }
+    match names.as_slice() {
+        [] => "Apply a patch".into(),
+        [one] => format!("Patch {}", title::short_path(one)),
+        many => format!("Patch {}", title::count(many.len(), "file")),
+    }
 }

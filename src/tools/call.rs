@@ -191,14 +191,12 @@ impl Call {
                 "{shown} has changed since you last read it (someone else edited it): read it again with read_file before replacing or deleting it, so those changes are not lost."
             ),
         };
-        Err(
-            ToolError::new(crate::error::Code::StaleWrite, message)
-                .with("path", input)
-                .with_meta(
-                    "staleWrite",
-                    serde_json::json!({ "path": shown, "reason": why.as_str() }),
-                ),
-        )
+        Err(ToolError::new(crate::error::Code::StaleWrite, message)
+            .with("path", input)
+            .with_meta(
+                "staleWrite",
+                serde_json::json!({ "path": shown, "reason": why.as_str() }),
+            ))
     }
 
     /// Before a `bash` command, with `checkpointBash` and a live checkpoint: the workspace's

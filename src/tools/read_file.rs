@@ -1,12 +1,13 @@
 //! `read_file`: a text file with line numbers, paging and tail reads; bounds its own output.
 
+use super::title;
 use super::{object_schema, read_annotations, Call, Handler, ToolDef};
 use crate::error::{ToolError, ToolResult};
 use crate::output::utf8_prefix;
 use crate::schema::{int_arg, str_arg};
 use crate::text::{self, utf16_len};
 use crate::workspace;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 /// Lines longer than this many UTF-16 units are cut.
 pub const MAX_LINE_UNITS: usize = 2000;
@@ -211,6 +212,21 @@ fn push_number(out: &mut String, n: u64) {
     // `out` valid UTF-8. (`str::from_utf8` on each 7-byte prefix was 5 % of a 2,000-line
     // read's worker time.)
     unsafe { out.as_mut_vec() }.extend_from_slice(&buf[from..]);
+}
+
+/// The call's title (`describeCall`): what a progress list or an approval prompt shows.
+pub fn title(args: &Map<String, Value>) -> String {
+    let path = title::path(args, "path", "a file");
+    let range = match (title::int(args, "offset"), title::int(args, "limit")) {
+        (Some(o), _) if o < 0 => format!(" (last {} lines)", o.unsigned_abs()),
+        (Some(o), Some(l)) if o >= 1 && l >= 1 => {
+            format!(" (lines {o}–{})", o.saturating_add(l - 1))
+        }
+        (None, Some(l)) if l >= 1 => format!(" (lines 1–{l})"),
+        (Some(o), None) if o > 1 => format!(" (from line {o})"),
+        _ => String::new(),
+    };
+    format!("Read {path}{range}")
 }
 
 #[cfg(test)]

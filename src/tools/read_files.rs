@@ -2,13 +2,14 @@
 //! output budget; a file that fails is reported inline and the batch goes on.
 
 use super::read_file::{push_row, MAX_LINE_UNITS};
+use super::title;
 use super::{object_schema, read_annotations, Call, Handler, Output, ToolDef};
 use crate::cancel::Cancel;
 use crate::config::Config;
 use crate::error::{Code, ToolError, ToolResult};
 use crate::search::at::BaseDir;
 use crate::{text, workspace};
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
@@ -58,13 +59,7 @@ const INLINE: [Code; 5] = [
 /// Appends one file's section to `out`: its header and numbered lines (`lines` of them, as
 /// [`line_count`] counts), cut to `budget` bytes (at least one line is always shown).
 /// Returns the section's length and whether every line was shown.
-fn section(
-    out: &mut String,
-    raw: &str,
-    content: &str,
-    lines: usize,
-    budget: i64,
-) -> (usize, bool) {
+fn section(out: &mut String, raw: &str, content: &str, lines: usize, budget: i64) -> (usize, bool) {
     let begin = out.len();
     out.push_str("==> ");
     out.push_str(raw);
@@ -381,7 +376,8 @@ fn run(call: &Call) -> ToolResult<Output> {
             Ok((text, lines, hash)) => {
                 let (len, whole) = section(&mut out, raw, &text, lines, budget);
                 if let (true, Some(hash)) = (whole, hash) {
-                    let abs = workspace::lexical(&call.config, workspace::unmention(&call.config, raw));
+                    let abs =
+                        workspace::lexical(&call.config, workspace::unmention(&call.config, raw));
                     let lines = lines as u64;
                     call.shown_hash(&abs, hash, lines.min(1), lines, lines);
                 }
@@ -408,6 +404,22 @@ fn run(call: &Call) -> ToolResult<Output> {
     Ok(Output::text(out))
 }
 
+/// The call's title (`describeCall`): what a progress list or an approval prompt shows.
+pub fn title(args: &Map<String, Value>) -> String {
+    match title::strings(args, "paths").as_slice() {
+        [] => "Read files".to_string(),
+        [one] => format!("Read {}", title::short_path(one)),
+        many => format!(
+            "Read {}: {}",
+            title::count(many.len(), "file"),
+            many.iter()
+                .map(|p| title::short_path(p))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -416,7 +428,10 @@ mod tests {
         let mut out = String::from("before");
         let (len, whole) = section(&mut out, raw, content, line_count(content), budget);
         assert_eq!(out.len(), "before".len() + len);
-        assert_eq!(whole, !out.contains("lines shown; use read_file for the rest"));
+        assert_eq!(
+            whole,
+            !out.contains("lines shown; use read_file for the rest")
+        );
         out.split_off("before".len())
     }
 
