@@ -121,6 +121,19 @@ export type CustomToolResult =
   | unknown
 
 /** One entry of `customTools`. */
+/**
+ * A Standard Schema (https://standardschema.dev) — what Zod 3.24+ and Zod 4 schemas are. One
+ * without `~standard.jsonSchema` must be a Zod schema to be converted to JSON Schema.
+ */
+export interface StandardSchemaLike {
+  readonly '~standard': {
+    readonly version: 1
+    readonly vendor: string
+    readonly validate: (value: unknown) => unknown
+    readonly jsonSchema?: { readonly input: (options: { target: string }) => Record<string, unknown> }
+  }
+}
+
 export interface CustomToolDefinition {
   /** `^[A-Za-z0-9_-]{1,64}$`; must not be a built-in tool's name. */
   name: string
@@ -131,8 +144,14 @@ export interface CustomToolDefinition {
    * required, additionalProperties (boolean), enum, minLength, maxLength, pattern, minimum,
    * maximum, minItems, maxItems, items are enforced; description, title, default (filled in),
    * examples, format, $schema… are accepted; anything else throws StartupError.
+   *
+   * Or a Zod schema (Zod 3 or 4) or any Standard Schema of an object: converted once to JSON
+   * Schema (listTools, adapters, MCP), validated like JSON Schema, then parsed by the schema
+   * itself — refinements and transforms apply and the handler receives the parsed value. Zod 3
+   * needs the package `zod-to-json-schema`; a schema that cannot be converted throws
+   * StartupError naming the tool and the field.
    */
-  inputSchema: Record<string, unknown>
+  inputSchema: Record<string, unknown> | StandardSchemaLike
   /** MCP hints; readOnlyHint follows `readOnly`, the others default from it. */
   annotations?: Partial<ToolAnnotations> & Record<string, unknown>
   /** The tool only reads: it stays under `readOnly: true`. Default false. */

@@ -5,6 +5,7 @@
 
 const native = require('./binding.js')
 const guardLib = require('./lib/guard.js')
+const standardSchema = require('./lib/standard-schema.js')
 
 const DEFAULT_MAX_OUTPUT_BYTES = 131072
 const DEFAULT_MAX_FILE_BYTES = 20000000
@@ -87,6 +88,18 @@ const hooksOf = new WeakMap()
 // The handlers of the host's customTools per handle: name → handler. The definitions
 // (name, description, schema, annotations, readOnly) crossed into Rust with the options.
 const customOf = new WeakMap()
+
+// Custom tools whose inputSchema is a Zod or Standard Schema, per handle: name →
+// `{ schema, jsonSchema }` (lib/standard-schema.js).
+const parsersOf = new WeakMap()
+
+// The options as the native side takes them: a custom tool's Zod or Standard Schema replaced
+// by the JSON Schema the native validator enforces; the parsers go on the handle.
+function nativeOptions(opts) {
+  const converted = standardSchema.convertCustomTools(opts && opts.customTools, (m) => new StartupError(m))
+  if (!converted) return { options: opts, parsers: null }
+  return { options: { ...opts, customTools: converted.customTools }, parsers: converted.parsers }
+}
 
 // The `title(args)` functions of the host's customTools per handle: name → title.
 const customTitlesOf = new WeakMap()
@@ -270,7 +283,10 @@ function resolveConfig(options) {
   const opts = options !== null && typeof options === 'object' ? options : {}
   const ripgrep = probed(opts.probeRipgrep)
   const treeSitter = probed(opts.probeTreeSitter)
-  return freezeConfig(opened(startup(() => native.NativeTools.resolve(optionsJson(opts), ripgrep, treeSitter))), opts)
+  const { options: forNative, parsers } = nativeOptions(opts)
+  const handle = opened(startup(() => native.NativeTools.resolve(optionsJson(forNative), ripgrep, treeSitter)))
+  if (parsers) parsersOf.set(handle, parsers)
+  return freezeConfig(handle, opts)
 }
 
 /** Builds a config from a command line and environment, like the original CLI. */
@@ -291,9 +307,11 @@ function handleFor(config) {
   if (handle) return handle
   // A config built by hand: same field names as the options, so resolve it like them.
   const treeSitter = config && config.treeSitterAvailable === false ? false : undefined
+  const { options: forNative, parsers } = nativeOptions({ ...config })
   handle = opened(
-    native.NativeTools.resolve(optionsJson({ ...config }), Boolean(config && config.ripgrepAvailable), treeSitter),
+    native.NativeTools.resolve(optionsJson(forNative), Boolean(config && config.ripgrepAvailable), treeSitter),
   )
+  if (parsers) parsersOf.set(handle, parsers)
   const hooks = hostHooks(config)
   if (hooks) hooksOf.set(handle, hooks)
   const custom = customHandlers(config)
@@ -476,6 +494,20 @@ async function runCustom(handle, handler, name, enc, hooks, signal) {
     if (typeof out !== 'string') for (const line of out.warnings) warn(line)
     return shape(handle, out)
   }
+  let args = v.args
+  const parser = parsersOf.get(handle)?.get(name)
+  if (parser) {
+    // The schema's own parse: refinements and transforms; the handler gets its value.
+    if (handle.compat01 === undefined) handle.compat01 = handle.isCompat01()
+    let parsed
+    try {
+      parsed = await standardSchema.parseArgs(parser, args, handle.compat01)
+    } catch (e) {
+      return finish({ internal: `the inputSchema of ${name} threw: ${(e && e.stack) || e}` })
+    }
+    if (parsed.envelope) return shape(handle, { isError: true, text: parsed.envelope })
+    args = parsed.value
+  }
   if (hooks && hooks.guard) {
     const stop = await guarded(handle, hooks, name, v.args, signal)
     if (stop === 'aborted') return finish({ error: ABORTED })
@@ -488,7 +520,7 @@ async function runCustom(handle, handler, name, enc, hooks, signal) {
     const listening = signal && typeof signal.addEventListener === 'function'
     if (listening) signal.addEventListener('abort', onAbort, { once: true })
     Promise.resolve()
-      .then(() => handler(v.args, ctx))
+      .then(() => handler(args, ctx))
       .then(
         (value) => resolve({ value }),
         (error) => resolve({ error }),
@@ -635,6 +667,10 @@ function toolList(handle) {
   let list = toolLists.get(handle)
   if (!list) {
     list = JSON.parse(handle.listToolsJson())
+    // A Zod or Standard Schema tool is listed with its whole JSON Schema, not only the part
+    // the native validator enforces.
+    const parsers = parsersOf.get(handle)
+    if (parsers) for (const t of list) if (parsers.has(t.name)) t.inputSchema = parsers.get(t.name).jsonSchema
     toolLists.set(handle, list)
   }
   return structuredClone(list)
