@@ -90,6 +90,14 @@ export interface AgentToolsOptions {
   searchIndex?: 'auto' | 'on' | 'off'
   /** The file count from which `searchIndex: "auto"` builds the index (>= 1). Default 20000. */
   searchIndexThreshold?: number
+  /**
+   * `"refuse"`: `write_file` over an existing file, and an `apply_patch` that deletes a file or
+   * removes every line of it, fail with `stale_write` unless the file's bytes are what these
+   * tools last showed the model whole (a `read_file` of every line, a `read_files` section not
+   * cut, or their own last write), compared by content hash — a touched but unchanged file
+   * passes. `meta.staleWrite` is `{ path, reason: "not_read" | "changed" }`. Default `"allow"`.
+   */
+  staleWrites?: 'refuse' | 'allow'
 }
 
 /** What {@link AgentTools.searchIndexStatus} returns. */
@@ -113,6 +121,19 @@ export type CustomToolResult =
   | unknown
 
 /** One entry of `customTools`. */
+/**
+ * A Standard Schema (https://standardschema.dev) — what Zod 3.24+ and Zod 4 schemas are. One
+ * without `~standard.jsonSchema` must be a Zod schema to be converted to JSON Schema.
+ */
+export interface StandardSchemaLike {
+  readonly '~standard': {
+    readonly version: 1
+    readonly vendor: string
+    readonly validate: (value: unknown) => unknown
+    readonly jsonSchema?: { readonly input: (options: { target: string }) => Record<string, unknown> }
+  }
+}
+
 export interface CustomToolDefinition {
   /** `^[A-Za-z0-9_-]{1,64}$`; must not be a built-in tool's name. */
   name: string
@@ -123,8 +144,14 @@ export interface CustomToolDefinition {
    * required, additionalProperties (boolean), enum, minLength, maxLength, pattern, minimum,
    * maximum, minItems, maxItems, items are enforced; description, title, default (filled in),
    * examples, format, $schema… are accepted; anything else throws StartupError.
+   *
+   * Or a Zod schema (Zod 3 or 4) or any Standard Schema of an object: converted once to JSON
+   * Schema (listTools, adapters, MCP), validated like JSON Schema, then parsed by the schema
+   * itself — refinements and transforms apply and the handler receives the parsed value. Zod 3
+   * needs the package `zod-to-json-schema`; a schema that cannot be converted throws
+   * StartupError naming the tool and the field.
    */
-  inputSchema: Record<string, unknown>
+  inputSchema: Record<string, unknown> | StandardSchemaLike
   /** MCP hints; readOnlyHint follows `readOnly`, the others default from it. */
   annotations?: Partial<ToolAnnotations> & Record<string, unknown>
   /** The tool only reads: it stays under `readOnly: true`. Default false. */
@@ -135,6 +162,12 @@ export interface CustomToolDefinition {
    * `internal` (the detail goes to the warn sink).
    */
   handler: (args: Record<string, unknown>, context: { signal: AbortSignal; workspaceRoot: string }) => CustomToolResult | Promise<CustomToolResult>
+  /**
+   * The call's title for `describeCall`, the guard context and elicit (`Deploy to staging`).
+   * Redacted and cut to 80 characters like the built-ins'; the tool's name when absent, when
+   * it throws or returns no string.
+   */
+  title?: (args: Record<string, unknown>) => string
 }
 
 /** The resolved, frozen configuration. */
@@ -185,6 +218,8 @@ export interface ServerConfig {
   readonly searchIndex?: 'on' | 'off'
   /** The index threshold, when not 20000. */
   readonly searchIndexThreshold?: number
+  /** `"refuse"` when stale whole-file writes are refused (absent: `"allow"`). */
+  readonly staleWrites?: 'refuse'
 }
 
 /**
@@ -355,6 +390,8 @@ export type ErrorCode =
   | 'denied'
   | 'monitor_not_found'
   | 'too_many_monitors'
+  /** `staleWrites: "refuse"`: the file changed since the model last read it whole (or never was). */
+  | 'stale_write'
   | 'internal'
 
 /** One piece of a running command's output, as `onOutput` receives it. */
@@ -384,6 +421,14 @@ export interface AgentTools {
   listTools(): ToolInfo[]
   /** Runs a tool. Never rejects for a tool-level problem. */
   callTool(name: string, args?: Record<string, unknown>, options?: AbortSignal | CallOptions): Promise<DispatchResult>
+  /**
+   * A short human title for a call, for progress lists and approval prompts:
+   * `Read src/a.ts (lines 1–200)`, `Edit src/a.ts`, `Patch 3 files`, `Run npm test`,
+   * `Search "TODO" in src/`. From the arguments as given (never an error; missing values read
+   * as plain words), secrets redacted, one line, at most 80 characters. A custom tool's comes
+   * from its `title(args)`; an unknown name is returned as it is.
+   */
+  describeCall(name: string, args?: Record<string, unknown>): string
   /** Takes a checkpoint of what these tools change from now on; returns its id. Throws ToolError when checkpointBytes is 0. */
   checkpoint(label?: string): string
   /** The live checkpoints, oldest first. */
@@ -524,6 +569,8 @@ export interface GuardContext {
   config: ServerConfig
   paths: PathFact[]
   bash?: BashFacts
+  /** The call's title, as `describeCall` gives it (redacted, at most 80 characters). */
+  title: string
 }
 /** What elicit is asked. */
 export interface ElicitRequest {
@@ -531,6 +578,8 @@ export interface ElicitRequest {
   args: Record<string, unknown>
   reason?: string
   bash?: BashFacts
+  /** The call's title, for the approval prompt (`Run npm test`, `Write src/a.ts`). */
+  title: string
 }
 export type Guard = (ctx: GuardContext) => GuardDecision | Promise<GuardDecision>
 export type Elicit = (req: ElicitRequest) => boolean | Promise<boolean>

@@ -5,6 +5,7 @@
 
 const native = require('./binding.js')
 const guardLib = require('./lib/guard.js')
+const standardSchema = require('./lib/standard-schema.js')
 
 const DEFAULT_MAX_OUTPUT_BYTES = 131072
 const DEFAULT_MAX_FILE_BYTES = 20000000
@@ -88,6 +89,21 @@ const hooksOf = new WeakMap()
 // (name, description, schema, annotations, readOnly) crossed into Rust with the options.
 const customOf = new WeakMap()
 
+// Custom tools whose inputSchema is a Zod or Standard Schema, per handle: name →
+// `{ schema, jsonSchema }` (lib/standard-schema.js).
+const parsersOf = new WeakMap()
+
+// The options as the native side takes them: a custom tool's Zod or Standard Schema replaced
+// by the JSON Schema the native validator enforces; the parsers go on the handle.
+function nativeOptions(opts) {
+  const converted = standardSchema.convertCustomTools(opts && opts.customTools, (m) => new StartupError(m))
+  if (!converted) return { options: opts, parsers: null }
+  return { options: { ...opts, customTools: converted.customTools }, parsers: converted.parsers }
+}
+
+// The `title(args)` functions of the host's customTools per handle: name → title.
+const customTitlesOf = new WeakMap()
+
 // The config a host sees carries everything that decides the surface and a call's behaviour
 // (the native side's fields, then the hooks and the custom tools), so a copy handed to
 // `dispatch` (`{ ...tools.config }`) behaves as the config itself.
@@ -104,6 +120,7 @@ function freezeConfig(handle, opts) {
   const custom = customHandlers(opts)
   if (custom) {
     customOf.set(handle, custom)
+    customTitlesOf.set(handle, customTitles(opts))
     fields.customTools = Object.freeze([...opts.customTools])
   }
   const config = Object.freeze(fields)
@@ -189,6 +206,41 @@ function customHandlers(opts) {
   return handlers
 }
 
+// The custom tools' optional `title(args) => string`, by name (checked like the handler).
+function customTitles(opts) {
+  const titles = new Map()
+  opts.customTools.forEach((t, i) => {
+    if (t.title === undefined || t.title === null) return
+    if (typeof t.title !== 'function') {
+      throw new StartupError(`customTools[${i}].title must be a function (args) => string`)
+    }
+    titles.set(t.name, t.title)
+  })
+  return titles
+}
+
+// A call's title (`describeCall`): a built-in's from the native side; a custom tool's from
+// its `title(args)` (its name when it has none, throws or returns no string), made safe the
+// same way (redacted, one line, at most 80 characters). Never throws.
+function titleOf(handle, name, args) {
+  name = String(name)
+  const own = customTitlesOf.get(handle)?.get(name)
+  if (own || customOf.get(handle)?.has(name)) {
+    let raw = name
+    if (own) {
+      try {
+        const t = own(args && typeof args === 'object' ? args : {})
+        if (typeof t === 'string' && t.trim() !== '') raw = t
+      } catch {
+        // The host's title failing must not fail the call or the prompt: the name stands in.
+      }
+    }
+    return handle.finishTitle(raw)
+  }
+  const enc = encodeArgs(args === undefined ? {} : args)
+  return handle.describeCall(name, enc.error ? '{}' : enc.json)
+}
+
 function startup(fn) {
   try {
     return fn()
@@ -231,7 +283,10 @@ function resolveConfig(options) {
   const opts = options !== null && typeof options === 'object' ? options : {}
   const ripgrep = probed(opts.probeRipgrep)
   const treeSitter = probed(opts.probeTreeSitter)
-  return freezeConfig(opened(startup(() => native.NativeTools.resolve(optionsJson(opts), ripgrep, treeSitter))), opts)
+  const { options: forNative, parsers } = nativeOptions(opts)
+  const handle = opened(startup(() => native.NativeTools.resolve(optionsJson(forNative), ripgrep, treeSitter)))
+  if (parsers) parsersOf.set(handle, parsers)
+  return freezeConfig(handle, opts)
 }
 
 /** Builds a config from a command line and environment, like the original CLI. */
@@ -252,13 +307,18 @@ function handleFor(config) {
   if (handle) return handle
   // A config built by hand: same field names as the options, so resolve it like them.
   const treeSitter = config && config.treeSitterAvailable === false ? false : undefined
+  const { options: forNative, parsers } = nativeOptions({ ...config })
   handle = opened(
-    native.NativeTools.resolve(optionsJson({ ...config }), Boolean(config && config.ripgrepAvailable), treeSitter),
+    native.NativeTools.resolve(optionsJson(forNative), Boolean(config && config.ripgrepAvailable), treeSitter),
   )
+  if (parsers) parsersOf.set(handle, parsers)
   const hooks = hostHooks(config)
   if (hooks) hooksOf.set(handle, hooks)
   const custom = customHandlers(config)
-  if (custom) customOf.set(handle, custom)
+  if (custom) {
+    customOf.set(handle, custom)
+    customTitlesOf.set(handle, customTitles(config))
+  }
   publicConfigOf.set(handle, config)
   if (Object.isFrozen(config)) handles.set(config, handle)
   return handle
@@ -266,14 +326,16 @@ function handleFor(config) {
 
 // What a guard sees for a call on `handle`, with `config` as the host's config.
 function contextFor(handle, tool, args, config) {
-  return guardLib.buildGuardContext(tool, args, config, {
+  const ctx = guardLib.buildGuardContext(tool, args, config, {
     fact: (raw, base, shell) => JSON.parse(handle.pathFact(String(raw), String(base), Boolean(shell))),
     patchPaths: (text) => JSON.parse(native.patchPathsJson(text)),
     checkpointPaths: (id) => JSON.parse(handle.checkpointPathsJson(id)),
   })
+  ctx.title = titleOf(handle, tool, args)
+  return ctx
 }
 
-/** What a host's guard sees for a call (LATER §2.4): `{ tool, args, config, paths, bash }`. */
+/** What a host's guard sees for a call (LATER §2.4): `{ tool, args, config, paths, bash, title }`. */
 function buildGuardContext(tool, args, config) {
   return contextFor(handleFor(config), tool, args, config)
 }
@@ -401,7 +463,7 @@ async function guardStep(handle, hooks, name, validated, signal) {
     if (verdict === 'ask') {
       if (!hooks.elicit) return { isError: true, text: deniedText(reason) }
       stage.now = 'elicit'
-      const answer = await hooks.elicit({ tool: name, args: validated, reason, bash: ctx.bash })
+      const answer = await hooks.elicit({ tool: name, args: validated, reason, bash: ctx.bash, title: ctx.title })
       return answer === true ? null : { isError: true, text: deniedText(reason) }
     }
     return { isError: true, text: deniedText(`guard returned an invalid decision: ${describe(decision)}`) }
@@ -437,6 +499,20 @@ async function runCustom(handle, handler, name, enc, hooks, signal) {
     if (typeof out !== 'string') for (const line of out.warnings) warn(line)
     return shape(handle, out)
   }
+  let args = v.args
+  const parser = parsersOf.get(handle)?.get(name)
+  if (parser) {
+    // The schema's own parse: refinements and transforms; the handler gets its value.
+    if (handle.compat01 === undefined) handle.compat01 = handle.isCompat01()
+    let parsed
+    try {
+      parsed = await standardSchema.parseArgs(parser, args, handle.compat01)
+    } catch (e) {
+      return finish({ internal: `the inputSchema of ${name} threw: ${(e && e.stack) || e}` })
+    }
+    if (parsed.envelope) return shape(handle, { isError: true, text: parsed.envelope })
+    args = parsed.value
+  }
   if (hooks && hooks.guard) {
     const stop = await guarded(handle, hooks, name, v.args, signal)
     if (stop === 'aborted') return finish({ error: ABORTED })
@@ -449,7 +525,7 @@ async function runCustom(handle, handler, name, enc, hooks, signal) {
     const listening = signal && typeof signal.addEventListener === 'function'
     if (listening) signal.addEventListener('abort', onAbort, { once: true })
     Promise.resolve()
-      .then(() => handler(v.args, ctx))
+      .then(() => handler(args, ctx))
       .then(
         (value) => resolve({ value }),
         (error) => resolve({ error }),
@@ -596,6 +672,10 @@ function toolList(handle) {
   let list = toolLists.get(handle)
   if (!list) {
     list = JSON.parse(handle.listToolsJson())
+    // A Zod or Standard Schema tool is listed with its whole JSON Schema, not only the part
+    // the native validator enforces.
+    const parsers = parsersOf.get(handle)
+    if (parsers) for (const t of list) if (parsers.has(t.name)) t.inputSchema = parsers.get(t.name).jsonSchema
     toolLists.set(handle, list)
   }
   return structuredClone(list)
@@ -731,6 +811,8 @@ function agentToolsFor(config) {
     config,
     listTools: () => listTools(config),
     callTool: (name, args = {}, options) => run(handle, name, args, options),
+    /** A short human title for a call (`Read src/a.ts (lines 1–200)`), for progress lists and approval prompts. */
+    describeCall: (name, args = {}) => titleOf(handle, name, args),
     /** Takes a checkpoint of everything these tools change from now on; returns its id. */
     checkpoint: (label) => checkpointResult(handle.checkpoint(label === undefined ? undefined : String(label))).id,
     /** The live checkpoints, oldest first. */

@@ -110,6 +110,7 @@ test('the tarball holds the entry points, types, the bin and this platform\'s ad
       'lib/guard/walk.js',
       'lib/mcp-http.mjs',
       'lib/openai-adapter.js',
+      'lib/standard-schema.js',
       'lib/tool-calls.js',
       'mcp-standalone.mjs',
       'mcp.d.mts',
@@ -125,7 +126,7 @@ test('the tarball holds the entry points, types, the bin and this platform\'s ad
   )
   const manifest = JSON.parse(fs.readFileSync(path.join(consumer, 'node_modules/@clarvis/agent-tools/package.json'), 'utf8'))
   assert.equal(manifest.dependencies, undefined, 'no runtime dependencies to fetch')
-  assert.deepEqual(Object.keys(manifest.peerDependenciesMeta).sort(), ['@anthropic-ai/sdk', '@modelcontextprotocol/sdk', 'ai', 'openai'])
+  assert.deepEqual(Object.keys(manifest.peerDependenciesMeta).sort(), ['@anthropic-ai/sdk', '@modelcontextprotocol/sdk', 'ai', 'openai', 'zod', 'zod-to-json-schema'])
   assert.equal(fs.existsSync(path.join(consumer, 'node_modules/ai')), false, 'optional peers are not installed')
 })
 

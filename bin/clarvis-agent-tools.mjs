@@ -11,7 +11,7 @@ const { buildConfig, agentToolsFor, StartupError } = require('../index.js')
 const { version } = require('../package.json')
 
 const USAGE = `Usage: clarvis-agent-tools mcp --workspace <dir> [--read-only] [--allow-outside-workspace] [--checkpoints]
-                                [--http [HOST:]PORT [--token <token>]]
+                                [--refuse-stale-writes] [--http [HOST:]PORT [--token <token>]]
 
 Serves the tools to a Model Context Protocol client over stdio, or with --http over the
 Streamable HTTP transport at http://HOST:PORT/mcp. Uses @modelcontextprotocol/sdk when it is
@@ -23,6 +23,8 @@ Options (each flag wins over its environment variable):
   --allow-outside-workspace   do not confine paths            ALLOW_OUTSIDE_WORKSPACE=1
   --checkpoints               add checkpoint_create/list/changes/restore/drop tools
                               (with --read-only: checkpoint_list and checkpoint_changes)
+  --refuse-stale-writes       refuse whole-file overwrites of files the model has not
+                              read as they are now (stale_write)   STALE_WRITES=refuse
   --http [HOST:]PORT          serve over HTTP at /mcp; HOST defaults to 127.0.0.1
   --token <token>             require Authorization: Bearer <token>  CLARVIS_MCP_TOKEN
                               (required for a HOST that is not a loopback address)

@@ -47,7 +47,7 @@ impl Outcome {
             is_error: true,
             text: err.envelope(),
             parts: None,
-            meta: None,
+            meta: err.meta.as_deref().filter(|m| !m.is_empty()).cloned(),
             warnings,
         }
     }
@@ -245,11 +245,14 @@ fn stream_index(stream: Stream) -> usize {
 }
 
 /// With `redactSecrets`, an error envelope is redacted too (messages and hints can quote
-/// file text or arguments), string by string. Successes were redacted part by part before
-/// bounding.
+/// file text or arguments), string by string, and so is its `meta`. Successes were redacted
+/// part by part before bounding.
 fn redact_error(mut out: Outcome, scope: &Scope) -> Outcome {
-    if out.is_error {
+    if out.is_error && scope.is_on() {
         out.text = scope.text(std::mem::take(&mut out.text));
+        if let Some(m) = out.meta.as_mut() {
+            m.values_mut().for_each(|v| scope.value(v));
+        }
     }
     out
 }

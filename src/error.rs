@@ -46,6 +46,9 @@ pub enum Code {
     MonitorNotFound,
     /// `monitor_start` past `maxMonitors` live monitors.
     TooManyMonitors,
+    /// `staleWrites: "refuse"`: a whole-file overwrite of a file that changed since the model
+    /// last saw it whole (or was never shown whole).
+    StaleWrite,
     /// A bug: anything that was not a `ToolError` (including a Rust panic).
     Internal,
 }
@@ -71,6 +74,7 @@ impl Code {
             Code::Denied => "denied",
             Code::MonitorNotFound => "monitor_not_found",
             Code::TooManyMonitors => "too_many_monitors",
+            Code::StaleWrite => "stale_write",
             Code::Internal => "internal",
         }
     }
@@ -81,8 +85,9 @@ impl Code {
     }
 }
 
-/// Every code, in the order the original's `ErrorCode` union lists them (LATER §2.9).
-pub const ALL_CODES: [Code; 18] = [
+/// Every code, in the order the original's `ErrorCode` union lists them (LATER §2.9), then
+/// ours (`stale_write`) before `internal`.
+pub const ALL_CODES: [Code; 19] = [
     Code::InvalidInput,
     Code::NotFound,
     Code::NotAFile,
@@ -100,6 +105,7 @@ pub const ALL_CODES: [Code; 18] = [
     Code::Denied,
     Code::MonitorNotFound,
     Code::TooManyMonitors,
+    Code::StaleWrite,
     Code::Internal,
 ];
 
@@ -118,6 +124,9 @@ pub struct ToolError {
     pub message: String,
     /// Extra fields merged into the envelope after `error` and `message`, in insertion order.
     pub fields: Map<String, Value>,
+    /// The result's `meta` for the host (never shown to the model), when the error sets one.
+    /// Boxed: a `ToolError` travels in every `Result` of the crate and stays small.
+    pub meta: Option<Box<Map<String, Value>>>,
 }
 
 impl ToolError {
@@ -127,7 +136,16 @@ impl ToolError {
             code,
             message: message.into(),
             fields: Map::new(),
+            meta: None,
         }
+    }
+
+    /// Sets `meta[key] = value` on the result (for the host, never in the envelope).
+    pub fn with_meta(mut self, key: &str, value: impl Into<Value>) -> Self {
+        self.meta
+            .get_or_insert_with(Default::default)
+            .insert(key.to_string(), value.into());
+        self
     }
 
     /// Adds (or replaces) an envelope field.

@@ -2,7 +2,8 @@
 //!
 //! A [`Config`] is values; what lives and changes while the tools object is used lives here:
 //! the checkpoint store, the search index (and its build thread, watches and image), the
-//! redactor compiled from `redactSecrets`, and the host's custom tools. `createAgentTools`
+//! redactor compiled from `redactSecrets`, the host's custom tools, and the hashes of what
+//! the model was shown (`staleWrites`). `createAgentTools`
 //! builds one `Runtime` (through `crate::dispatch::open`); every call receives it, and each
 //! tool or engine takes what it uses from it — `&Config` and the one service it needs.
 //!
@@ -31,6 +32,9 @@ pub struct Runtime {
     pub redactor: Option<Arc<Redactor>>,
     /// `customTools`: the host's tools (their handlers stay in JavaScript).
     pub custom_tools: Vec<CustomTool>,
+    /// What this tools object last showed the model of each file, by content hash
+    /// (`staleWrites: "refuse"`; empty otherwise).
+    pub seen: crate::stale::Seen,
 }
 
 impl Runtime {
@@ -48,6 +52,7 @@ impl Runtime {
             index,
             redactor: None,
             custom_tools: Vec::new(),
+            seen: crate::stale::Seen::default(),
         }
     }
 

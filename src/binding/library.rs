@@ -43,6 +43,21 @@ impl NativeTools {
         )
     }
 
+    /// `describeCall(name, args)`: the call's title for a UI (`args` as JSON; not JSON or
+    /// not an object reads as no arguments).
+    #[napi]
+    pub fn describe_call(&self, name: String, args_json: String) -> String {
+        let args = serde_json::from_str(&args_json).unwrap_or(serde_json::Value::Null);
+        crate::tools::title::describe_call(&self.runtime, &name, &args)
+    }
+
+    /// A custom tool's own title (from its JS `title(args)`), made safe like the built-ins':
+    /// redacted, on one line, at most 80 characters.
+    #[napi]
+    pub fn finish_title(&self, raw: String) -> String {
+        crate::tools::title::finish(&raw, self.runtime.redactor.as_ref())
+    }
+
     /// The search index's state as JSON (`searchIndexStatus()`).
     #[napi]
     pub fn search_index_status(&self) -> String {

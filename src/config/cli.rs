@@ -42,7 +42,8 @@ pub(super) fn parse_int_env(
 /// wins), `--read-only` / `READ_ONLY`, `--allow-outside-workspace` /
 /// `ALLOW_OUTSIDE_WORKSPACE`, and the four integer limits from the environment. Beyond the
 /// original's flags, `--compat <v>` / `--compat=<v>` / `AGENT_TOOLS_COMPAT` select the
-/// compatibility mode. `probes` and `checks` are as for [`resolve_config`].
+/// compatibility mode, and `--refuse-stale-writes` / `STALE_WRITES=refuse|allow` the
+/// `staleWrites` option (the flag wins). `probes` and `checks` are as for [`resolve_config`].
 pub fn build_config(
     argv: &[String],
     env: &HashMap<String, String>,
@@ -54,6 +55,7 @@ pub fn build_config(
     let mut read_only_flag = false;
     let mut allow_outside_flag = false;
     let mut checkpoints_flag = false;
+    let mut stale_flag = false;
     let mut i = 0;
     while i < argv.len() {
         let a = argv[i].as_str();
@@ -81,6 +83,8 @@ pub fn build_config(
             allow_outside_flag = true;
         } else if a == "--checkpoints" {
             checkpoints_flag = true;
+        } else if a == "--refuse-stale-writes" {
+            stale_flag = true;
         }
         i += 1;
     }
@@ -127,6 +131,7 @@ pub fn build_config(
         "bashTimeoutMs": t,
         "bashTimeoutMaxMs": tm,
         "checkpointTools": checkpoints_flag,
+        "staleWrites": if stale_flag { Some("refuse".to_string()) } else { env.get("STALE_WRITES").filter(|s| !s.is_empty()).cloned() },
         "compat": compat.or_else(|| env.get("AGENT_TOOLS_COMPAT").filter(|s| !s.is_empty()).cloned()),
     });
     resolve_config(&options, probes, checks)

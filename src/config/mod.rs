@@ -192,6 +192,10 @@ pub struct Config {
     pub search_index: IndexMode,
     /// `searchIndexThreshold`: the file count from which `"auto"` builds.
     pub search_index_threshold: u64,
+    /// `staleWrites: "refuse"`: a whole-file overwrite needs the file's bytes to be what this
+    /// tools object last showed the model (`crate::stale`). `false` (`"allow"`, the default)
+    /// keeps the original's behaviour.
+    pub refuse_stale_writes: bool,
     /// Fault injection (tests only).
     pub hooks: TestHooks,
 }
@@ -231,6 +235,7 @@ impl Config {
             monitor_log_max: None,
             search_index: IndexMode::Auto,
             search_index_threshold: DEFAULT_SEARCH_INDEX_THRESHOLD,
+            refuse_stale_writes: false,
             hooks: TestHooks::default(),
         }
     }
@@ -346,6 +351,9 @@ impl Config {
                 "searchIndexThreshold".into(),
                 Value::from(self.search_index_threshold),
             );
+        }
+        if self.refuse_stale_writes {
+            extra.insert("staleWrites".into(), Value::from("refuse"));
         }
         if !latest && !extra.is_empty() {
             o.insert("compat".into(), Value::from("0.1"));

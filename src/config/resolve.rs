@@ -1,7 +1,9 @@
 //! [`resolve_config`]: the options of `createAgentTools` checked in the original's order and
 //! turned into a [`Config`].
 
-use super::values::{bool_option, hooks_option, integer_option, search_index_option};
+use super::values::{
+    bool_option, hooks_option, integer_option, search_index_option, stale_writes_option,
+};
 use super::*;
 use crate::paths::absolutize;
 
@@ -102,6 +104,7 @@ pub fn resolve_config(
     let write_scope = WriteScope::parse(opts.get("writeScope").unwrap_or(&Value::Null), &root)?;
     let redact_secrets = checks.redaction(opts.get("redactSecrets"))?;
     let (search_index, search_index_threshold) = search_index_option(opts)?;
+    let refuse_stale_writes = stale_writes_option(opts)?;
     Ok(Config {
         workspace_root: root.clone(),
         real_root: RealRoot::default(),
@@ -127,6 +130,7 @@ pub fn resolve_config(
         monitor_log_max,
         search_index,
         search_index_threshold,
+        refuse_stale_writes,
         hooks: hooks_option(opts),
     })
 }

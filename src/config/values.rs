@@ -128,3 +128,17 @@ pub(super) fn search_index_option(
     )?;
     Ok((mode, threshold))
 }
+
+/// `staleWrites` (`"refuse"` | `"allow"`, default `"allow"`): whether a whole-file overwrite
+/// of a file the model has not seen as it is now is refused.
+pub(super) fn stale_writes_option(opts: &Map<String, Value>) -> Result<bool, StartupError> {
+    match opts.get("staleWrites") {
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::String(s)) if s == "allow" => Ok(false),
+        Some(Value::String(s)) if s == "refuse" => Ok(true),
+        Some(v) => Err(StartupError(format!(
+            "staleWrites must be \"refuse\" or \"allow\", got: {}",
+            js_string(v)
+        ))),
+    }
+}

@@ -133,6 +133,29 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
+/// Whether a staged block deletes an existing file, or removes every line of one (replacing
+/// its whole content): the blocks `staleWrites: "refuse"` checks (`crate::stale`).
+pub fn replaces_whole(op: &Option<Op>, change: &Change, old_lines: usize) -> bool {
+    match (op, change) {
+        (Some(Op::Delete { .. }), _) => true,
+        (Some(Op::Modify { .. }), Change::Modified { removed, .. }) => {
+            old_lines > 0 && *removed >= old_lines
+        }
+        _ => false,
+    }
+}
+
+/// The number of lines of the file a modify block changes (0 for other blocks), for
+/// [`replaces_whole`].
+pub fn old_lines(config: &Config, r: &Resolved) -> usize {
+    match (&r.old, &r.new) {
+        (Some(path), Some(new)) if path == new => {
+            load(config, path, "").map_or(0, |t| t.terminators.len())
+        }
+        _ => 0,
+    }
+}
+
 /// Checks one block against the disk and returns what to do and what to report.
 pub fn stage(config: &Config, r: &Resolved) -> ToolResult<(Option<Op>, Change)> {
     if let Some(e) = &r.error {

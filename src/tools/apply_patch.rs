@@ -2,6 +2,7 @@
 //! atomically. The tool only composes [`crate::patch`]: parse, resolve and lock the paths,
 //! check and stage every block in order, then commit all file operations together.
 
+use super::title;
 use super::{object_schema, Annotations, Call, Handler, ToolDef};
 use crate::atomic::commit::{self, Op};
 use crate::error::{ToolError, ToolResult};
@@ -9,7 +10,7 @@ use crate::patch::prepare::{self, Change};
 use crate::patch::{self, FilePatch};
 use crate::schema::str_arg;
 use crate::{atomic, workspace};
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 use std::path::PathBuf;
 
 const DESCRIPTION: &str = "Apply a patch to one or more files in a single atomic step: every file changes or none does. Use it for coordinated edits across files, for creating, deleting or renaming files, and for many hunks in one file. For one small replacement in one file, edit_file is simpler; to replace a whole file, use write_file.
@@ -64,6 +65,9 @@ fn run(call: &Call) -> ToolResult<String> {
     let mut changes: Vec<Change> = Vec::new();
     for r in &resolved {
         let (op, change) = prepare::stage(config, r)?;
+        if config.refuse_stale_writes {
+            refuse_stale(call, r, &op, &change)?;
+        }
         ops.extend(op);
         changes.push(change);
     }
@@ -115,6 +119,26 @@ fn run(call: &Call) -> ToolResult<String> {
     Ok(out)
 }
 
+/// `staleWrites: "refuse"`: a block that deletes an existing file or removes every line of
+/// it is refused unless the file holds what the model last saw of it whole.
+fn refuse_stale(
+    call: &Call,
+    r: &prepare::Resolved,
+    op: &Option<Op>,
+    change: &Change,
+) -> ToolResult<()> {
+    let target = match op {
+        Some(Op::Delete { path }) | Some(Op::Modify { path, .. }) => path,
+        _ => return Ok(()),
+    };
+    let old_lines = prepare::old_lines(&call.config, r);
+    if !prepare::replaces_whole(op, change, old_lines) {
+        return Ok(());
+    }
+    let shown = workspace::display(&call.config, target);
+    call.refuse_stale(target, &shown, &shown)
+}
+
 /// `Applied patch:` and one line per file.
 pub fn summary(changes: &[Change]) -> String {
     let mut out = String::from("Applied patch:");
@@ -149,4 +173,26 @@ pub fn summary(changes: &[Change]) -> String {
         });
     }
     out
+}
+
+/// The call's title (`describeCall`): what a progress list or an approval prompt shows.
+pub fn title(args: &Map<String, Value>) -> String {
+    let Some(text) = title::text(args, "patch") else {
+        return "Apply a patch".into();
+    };
+    let mut names: Vec<String> = Vec::new();
+    if let Ok(blocks) = patch::parse_patch(text) {
+        for b in &blocks {
+            if let Some(n) = b.new_path.as_ref().or(b.old_path.as_ref()) {
+                if !names.contains(n) {
+                    names.push(n.clone());
+                }
+            }
+        }
+    }
+    match names.as_slice() {
+        [] => "Apply a patch".into(),
+        [one] => format!("Patch {}", title::short_path(one)),
+        many => format!("Patch {}", title::count(many.len(), "file")),
+    }
 }

@@ -6,12 +6,13 @@
 //! process, capturing and spilling output, and killing the group live in
 //! [`crate::process`].
 
+use super::title;
 use super::{object_schema, Annotations, BoxFuture, Call, Handler, ToolDef};
 use crate::error::{io_detail, Code, ToolError, ToolResult};
 use crate::process::{self, Ending, Request};
 use crate::schema::{int_arg, str_arg};
 use crate::workspace;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 use std::time::Duration;
 
 const DESCRIPTION: &str = "Run a shell command with `sh -c` and get back JSON {exit_code, stdout, stderr, signal, timed_out}. Use it for builds, tests, git, package managers and other programs. Do not use it to read, list, search or edit files: read_file, list_dir, glob, grep, edit_file, multi_edit and apply_patch are faster, exact and safe. The command runs in the workspace root unless `cwd` says otherwise. stdin is closed and there is no terminal, so use non-interactive flags (`-y`, `--no-pager`, `CI=1`). The call returns when the shell exits: start a long-running process (a server, a watcher) in the background with its output redirected, e.g. `npm start > /tmp/server.log 2>&1 &`. A non-zero exit_code is a normal result, not an error; when a signal killed the shell, exit_code is 128 + its number and `signal` names it. stdout and stderr share an output budget: a stream over its share shows its beginning and its end around a `[... output truncated: ... full output written to .clarvis/bash-….log ...]` line; read_file or grep that file instead of re-running the command. Errors: timeout (partial stdout/stderr included; pass a larger timeout_ms, which is capped by the configured maximum, or run the work in the background), output_limit (a stream passed the capture ceiling and the command was killed: redirect its output to a file, then grep or read that file), aborted (the run was cancelled), not_found / not_a_file / path_escape (bad cwd: give a directory inside the workspace), io_error (the shell could not be started).";
@@ -174,6 +175,16 @@ fn timeout_ms(requested: Option<i64>, default: u64, max: u64) -> u64 {
         Some(t) => u64::try_from(t).unwrap_or(1).max(1),
     };
     wanted.min(max)
+}
+
+/// The call's title (`describeCall`): what a progress list or an approval prompt shows.
+pub fn title(args: &Map<String, Value>) -> String {
+    let command = title::text(args, "command").map_or("a command".into(), title::first_line);
+    let mut t = format!("Run {command}");
+    if let Some(cwd) = title::text(args, "cwd") {
+        t.push_str(&format!(" in {}", title::short_path(cwd)));
+    }
+    t
 }
 
 #[cfg(test)]

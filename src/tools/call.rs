@@ -3,6 +3,7 @@
 
 use crate::cancel::Cancel;
 use crate::config::Config;
+use crate::error::{ToolError, ToolResult};
 use crate::runtime::Runtime;
 use crate::warnings::Warnings;
 use serde_json::{Map, Value};
@@ -142,9 +143,65 @@ impl Call {
         }
     }
 
-    /// Checkpoint hook, after a mutation committed: what the tools left at `paths`.
+    /// Checkpoint hook, after a mutation committed: what the tools left at `paths`. With
+    /// `staleWrites: "refuse"`, what is there now is also this tools object's own last write
+    /// of each path (a later overwrite of it is not stale).
     pub fn after_write(&self, paths: &[std::path::PathBuf]) {
         self.runtime.checkpoints.after(paths);
+        if self.config.refuse_stale_writes {
+            for p in paths {
+                self.runtime.seen.wrote(p);
+            }
+        }
+    }
+
+    /// With `staleWrites: "refuse"`: a read showed lines `from..=to` of the `total` lines of
+    /// `abs`, whose bytes are `bytes` (see [`crate::stale`]). Free otherwise.
+    pub fn shown(&self, abs: &std::path::Path, bytes: &[u8], from: u64, to: u64, total: u64) {
+        if self.config.refuse_stale_writes {
+            self.shown_hash(abs, crate::stale::hash(bytes), from, to, total);
+        }
+    }
+
+    /// [`Call::shown`] with the bytes' hash already taken.
+    pub fn shown_hash(
+        &self,
+        abs: &std::path::Path,
+        hash: crate::stale::Hash,
+        from: u64,
+        to: u64,
+        total: u64,
+    ) {
+        if self.config.refuse_stale_writes {
+            self.runtime.seen.read(abs, hash, from, to, total);
+        }
+    }
+
+    /// With `staleWrites: "refuse"`: refuses to overwrite or delete the whole of `abs` (shown
+    /// to the model as `shown`, given as `input`) unless its bytes are what this tools object
+    /// last showed the model whole. `stale_write`, with `path` in the envelope and
+    /// `meta.staleWrite` = `{ path, reason }` for the host.
+    pub fn refuse_stale(&self, abs: &std::path::Path, shown: &str, input: &str) -> ToolResult<()> {
+        if !self.config.refuse_stale_writes {
+            return Ok(());
+        }
+        let Err(why) = self.runtime.seen.check(abs) else {
+            return Ok(());
+        };
+        let message = match why {
+            crate::stale::Stale::NotRead => format!(
+                "{shown} has not been read in full yet: read it with read_file (every line) before replacing or deleting it, or change part of it with edit_file."
+            ),
+            crate::stale::Stale::Changed => format!(
+                "{shown} has changed since you last read it (someone else edited it): read it again with read_file before replacing or deleting it, so those changes are not lost."
+            ),
+        };
+        Err(ToolError::new(crate::error::Code::StaleWrite, message)
+            .with("path", input)
+            .with_meta(
+                "staleWrite",
+                serde_json::json!({ "path": shown, "reason": why.as_str() }),
+            ))
     }
 
     /// Before a `bash` command, with `checkpointBash` and a live checkpoint: the workspace's

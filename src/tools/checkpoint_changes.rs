@@ -2,10 +2,11 @@
 //! `tools.changes(id)` as a tool. Its diffs quote files, so it answers through dispatch like
 //! every tool: bounded, and masked by `redactSecrets`.
 
+use super::title;
 use super::{object_schema, read_annotations, Call, Handler, Output, ToolDef};
 use crate::error::{ToolError, ToolResult};
 use crate::schema::str_arg;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 const DESCRIPTION: &str =
     "What changed since a checkpoint: [{path, kind, from?, diff?}] with unified diffs.";
@@ -34,4 +35,12 @@ fn run(call: &Call) -> ToolResult<Output> {
     let changes =
         crate::checkpoint::api::changes_json(&call.runtime.checkpoints, &call.config, id, &learn)?;
     Ok(Output::text(changes.to_string()))
+}
+
+/// The call's title (`describeCall`): what a progress list or an approval prompt shows.
+pub fn title(args: &Map<String, Value>) -> String {
+    format!(
+        "Show changes since {}",
+        title::named(args, "id", "checkpoint")
+    )
 }

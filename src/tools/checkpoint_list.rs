@@ -3,7 +3,7 @@
 
 use super::{object_schema, read_annotations, Call, Handler, Output, ToolDef};
 use crate::error::{ToolError, ToolResult};
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 const DESCRIPTION: &str =
     "List the live checkpoints, oldest first: [{id, label, createdAt, paths}].";
@@ -30,4 +30,9 @@ fn run(call: &Call) -> ToolResult<Output> {
     Ok(Output::text(
         crate::checkpoint::api::list_json(&call.runtime.checkpoints).to_string(),
     ))
+}
+
+/// The call's title (`describeCall`): what a progress list or an approval prompt shows.
+pub fn title(_args: &Map<String, Value>) -> String {
+    "List checkpoints".into()
 }

@@ -1,10 +1,11 @@
 //! `checkpoint_restore` (opt-in, see [`super::CHECKPOINT_TOOLS`]): the host's
 //! `tools.restore(id, { paths?, force? })` as a tool.
 
+use super::title;
 use super::{object_schema, Annotations, Call, Handler, Output, ToolDef};
 use crate::error::{ToolError, ToolResult};
 use crate::schema::{bool_arg, str_arg};
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 const DESCRIPTION: &str = "Put files back as they were at a checkpoint, all or nothing. Files changed outside the tools are reported as conflicts and left alone unless force is true. Returns {restored, conflicts}.";
 
@@ -55,4 +56,13 @@ fn run(call: &Call) -> ToolResult<Output> {
         force,
     )?;
     Ok(Output::text(report.to_string()))
+}
+
+/// The call's title (`describeCall`): what a progress list or an approval prompt shows.
+pub fn title(args: &Map<String, Value>) -> String {
+    let checkpoint = title::named(args, "id", "checkpoint");
+    match title::strings(args, "paths").len() {
+        0 => format!("Restore {checkpoint}"),
+        n => format!("Restore {} from {checkpoint}", title::count(n, "path")),
+    }
 }

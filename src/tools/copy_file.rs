@@ -2,10 +2,11 @@
 //! memory, no size limit), mode carried over, renamed into place atomically.
 
 use super::endpoints::{remove_created, via, Endpoints};
+use super::title;
 use super::{change_annotations, Call, Handler, Output, ToolDef};
 use crate::atomic;
 use crate::error::{Code, ToolError, ToolResult};
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::io::Read;
 
 const DESCRIPTION: &str = "Copy one file inside the workspace, byte for byte (any size, binary included), with its permissions; missing parent directories of the destination are created. The copy appears atomically: readers see the old destination or the whole new file, never a partial one. Refuses to replace an existing file unless overwrite is true. Files only: to copy a directory use bash (cp -r). Use move to rename instead. Errors: not_found (no such source), not_a_file (the source is a directory, or the destination is one; or either is a FIFO, socket or device), invalid_input (same path, destination exists without overwrite, or a symlink at either end), path_escape (stay inside the workspace), io_error.";
@@ -128,3 +129,12 @@ fn start_writeback(out: &std::fs::File, offset: u64, len: u64) {
 
 #[cfg(not(target_os = "linux"))]
 fn start_writeback(_out: &std::fs::File, _offset: u64, _len: u64) {}
+
+/// The call's title (`describeCall`): what a progress list or an approval prompt shows.
+pub fn title(args: &Map<String, Value>) -> String {
+    format!(
+        "Copy {} to {}",
+        title::path(args, "source", "a file"),
+        title::path(args, "destination", "another path")
+    )
+}

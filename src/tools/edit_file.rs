@@ -5,6 +5,7 @@
 //! checks; the edit itself is [`crate::edit::apply`]; `save` re-encodes (per-line EOLs,
 //! BOM) and writes atomically under the path's lock. multi_edit shares `open` and `save`.
 
+use super::title;
 use super::{object_schema, Annotations, Call, Handler, Output, ToolDef};
 use crate::atomic::{self, PathGuard};
 use crate::edit;
@@ -13,7 +14,7 @@ use crate::error::{ToolError, ToolResult};
 use crate::schema::{bool_arg, str_arg};
 use crate::syntax::Written;
 use crate::{text, workspace};
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
 
 const DESCRIPTION: &str = "Replace text in an existing file: old_string is matched literally (whitespace, indentation and line breaks included; never regex) and must occur exactly once, unless replace_all is true, in which case every occurrence is replaced. Copy old_string from read_file's output WITHOUT the line-number prefix, and include enough surrounding lines to make it unique. Line endings (CRLF/LF/CR) and a UTF-8 BOM are preserved; match against the text as read_file shows it. If no exact match exists (and replace_all is false), a tolerant search runs (indentation and other whitespace, curly quotes and dashes, a dropped or added blank line, over-escaped \\n / \\\" / doubled backslashes) and is used only when it finds exactly one region: new_string is then re-indented to the file's indentation, lines you left unchanged are kept exactly as the file has them, and the result names the tier and what was adjusted (if it says new_string was inserted verbatim, re-read the region to check its indentation). For several changes to one file prefer multi_edit; to create a file or rewrite it completely use write_file. Errors: no_match (re-read the file and copy the text verbatim; the message names the likely cause — line-number prefixes, whitespace, quote style, escapes — and the closest region with its first differing line), ambiguous_match (add surrounding lines, or set replace_all), invalid_input (old_string equals new_string), not_found (check the path), is_binary (binary, UTF-16 or non-UTF-8 files cannot be edited), too_large, path_escape.";
@@ -132,4 +133,14 @@ pub(crate) fn with_diff(
         }
         None => out,
     }
+}
+
+/// The call's title (`describeCall`): what a progress list or an approval prompt shows.
+pub fn title(args: &Map<String, Value>) -> String {
+    let all = if args.get("replace_all") == Some(&Value::Bool(true)) {
+        " (every occurrence)"
+    } else {
+        ""
+    };
+    format!("Edit {}{all}", title::path(args, "path", "a file"))
 }

@@ -1,6 +1,7 @@
 //! `file_stat`: what a path is — type, size, mtime, mode, link target, binary, image type —
 //! as compact JSON, from `lstat` (a final symlink is described, never followed).
 
+use super::title;
 use super::{object_schema, read_annotations, Call, Handler, Output, ToolDef};
 use crate::error::{ToolError, ToolResult};
 use crate::schema::str_arg;
@@ -115,6 +116,11 @@ fn read_head(call: &Call, abs: &std::path::Path, input: &str) -> ToolResult<Vec<
         .read_to_end(&mut head)
         .map_err(|e| ToolError::fs(&e, input))?;
     Ok(head)
+}
+
+/// The call's title (`describeCall`): what a progress list or an approval prompt shows.
+pub fn title(args: &Map<String, Value>) -> String {
+    format!("Inspect {}", title::path(args, "path", "a file"))
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@
 //! `.clarvis-tmp-*` skipped); false skips nothing. Output: display paths, newest mtime first,
 //! ties by path in JavaScript order; `(no matches)` when empty. Dispatch bounds the output.
 
+use super::title;
 use super::{object_schema, read_annotations, Call, Handler, ToolDef};
 use crate::config::Config;
 use crate::error::{Code, ToolError, ToolResult};
@@ -17,7 +18,7 @@ use crate::search::walk::{walk_wanted, Wanted};
 use crate::text::js_cmp;
 use crate::workspace;
 use globset::{GlobBuilder, GlobMatcher};
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 use std::borrow::Cow;
 use std::ffi::OsStr;
 use std::path::Path;
@@ -284,4 +285,13 @@ fn list(call: &Call) -> ToolResult<String> {
         out.push_str(path);
     }
     Ok(out)
+}
+
+/// The call's title (`describeCall`): what a progress list or an approval prompt shows.
+pub fn title(args: &Map<String, Value>) -> String {
+    let pattern = title::text(args, "pattern").map_or("a pattern".into(), title::quoted);
+    match title::text(args, "path") {
+        Some(p) => format!("Find files matching {pattern} in {}", title::short_path(p)),
+        None => format!("Find files matching {pattern}"),
+    }
 }

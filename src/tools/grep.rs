@@ -4,6 +4,7 @@
 //! [`crate::search::walk`] under the search [`Policy`] → per-file [`Scanner`] rows → the budgeted
 //! [`Collector`] → [`render`]. Bounds its own output (CONTRACT §5 grep, rules 1–6).
 
+use super::title;
 use super::{object_schema, read_annotations, Call, Handler, ToolDef};
 use crate::config::IndexMode;
 use crate::error::{ToolError, ToolResult};
@@ -21,7 +22,7 @@ use crate::tools::glob::{compile, display, relative};
 use crate::workspace;
 use globset::GlobMatcher;
 use grep_matcher::Matcher;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -290,4 +291,11 @@ fn search<M: Matcher + Sync>(job: &Job<'_>, matcher: &M) -> ToolResult<String> {
         return Err(ToolError::aborted());
     }
     Ok(text)
+}
+
+/// The call's title (`describeCall`): what a progress list or an approval prompt shows.
+pub fn title(args: &Map<String, Value>) -> String {
+    let pattern = title::text(args, "pattern").map_or("a pattern".into(), title::quoted);
+    let within = title::scope(args);
+    format!("Search {pattern}{within}")
 }

@@ -1,11 +1,12 @@
 //! `list_dir`: the entries of one directory, directories first, then files with sizes.
 
+use super::title;
 use super::{object_schema, read_annotations, Call, Handler, ToolDef};
 use crate::error::{ToolError, ToolResult};
 use crate::schema::str_arg;
 use crate::text::js_cmp;
 use crate::workspace;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 const DESCRIPTION: &str = "List the entries of one directory (not recursive). Directories come first, each shown as `name/`; then files as `name<TAB>size in bytes`. Dotfiles are included and no ignore rules apply. Defaults to the workspace root. Use this to see what a directory holds; to find files by name pattern across the tree use glob, and to find files by content use grep. Errors: not_found (check the parent directory), not_a_file (the path is a file: use read_file), path_escape (stay inside the workspace).";
 
@@ -64,4 +65,9 @@ fn run(call: &Call) -> ToolResult<String> {
     let mut rows: Vec<String> = dirs.into_iter().map(|d| format!("{d}/")).collect();
     rows.extend(files.into_iter().map(|(f, size)| format!("{f}\t{size}")));
     Ok(rows.join("\n"))
+}
+
+/// The call's title (`describeCall`): what a progress list or an approval prompt shows.
+pub fn title(args: &Map<String, Value>) -> String {
+    format!("List {}", title::path(args, "path", "the workspace root"))
 }

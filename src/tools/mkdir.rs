@@ -1,10 +1,11 @@
 //! `mkdir`: create a directory and its missing parents (`mkdir -p`); idempotent.
 
+use super::title;
 use super::{object_schema, Annotations, Call, Handler, Output, ToolDef};
 use crate::error::{Code, ToolError, ToolResult};
 use crate::schema::str_arg;
 use crate::workspace;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 const DESCRIPTION: &str = "Create a directory, with any missing parent directories (like mkdir -p). Creating one that already exists is fine (the result says so). You rarely need it before writing: write_file, copy and move create parent directories themselves. Errors: not_a_file (a file is in the way: at the path itself or at one of its parents), path_escape (stay inside the workspace), io_error (e.g. no permission).";
 
@@ -78,4 +79,12 @@ fn run(call: &Call) -> ToolResult<Output> {
     } else {
         format!("Created directory {shown}.")
     }))
+}
+
+/// The call's title (`describeCall`): what a progress list or an approval prompt shows.
+pub fn title(args: &Map<String, Value>) -> String {
+    match title::text(args, "path") {
+        Some(p) => format!("Create directory {}", title::short_path(p)),
+        None => "Create a directory".into(),
+    }
 }

@@ -3,12 +3,13 @@
 //!
 //! `listTools` and dispatch both go through [`select_surface`], so the advertised and the
 //! callable surface are always the same set. A tool file holds its schema, description,
-//! annotations and handler; adding a tool means adding its `def()` to [`all`] and nothing else.
+//! annotations, handler and call title (`pub fn title`); adding a tool means adding its module
+//! to the `registry!` list and nothing else.
 
 use crate::config::{Compat, Config};
 use crate::error::{ToolError, ToolResult};
 use crate::runtime::Runtime;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::OnceLock;
@@ -44,6 +45,7 @@ pub mod read_image;
 pub mod remove;
 pub mod replace;
 mod sources;
+pub mod title;
 pub mod tree;
 pub mod undo;
 pub mod write_file;
@@ -110,44 +112,62 @@ const READ: Annotations = Annotations {
     open_world: false,
 };
 
-/// Every tool, in the original's registry order (its `listTools()` order).
-pub fn all() -> &'static [ToolDef] {
-    static ALL: OnceLock<Vec<ToolDef>> = OnceLock::new();
-    ALL.get_or_init(|| {
-        vec![
-            read_file::def(),
-            read_image::def(),
-            read_files::def(),
-            write_file::def(),
-            edit_file::def(),
-            multi_edit::def(),
-            apply_patch::def(),
-            replace::def(),
-            list_dir::def(),
-            glob::def(),
-            grep::def(),
-            diff::def(),
-            bash::def(),
-            monitor_start::def(),
-            monitor_poll::def(),
-            monitor_stop::def(),
-            monitor_list::def(),
-            move_file::def(),
-            copy_file::def(),
-            mkdir::def(),
-            remove::def(),
-            file_stat::def(),
-            tree::def(),
-            outline::def(),
-            check_syntax::def(),
-            undo::def(),
-            checkpoint_create::def(),
-            checkpoint_list::def(),
-            checkpoint_changes::def(),
-            checkpoint_restore::def(),
-            checkpoint_drop::def(),
-        ]
-    })
+/// A tool's call title (`describeCall`) from the arguments as given; see [`title`].
+pub type Title = fn(&Map<String, Value>) -> String;
+
+/// The registry: each tool module's `def()` and `title`, in one list so the two cannot
+/// disagree on the order.
+macro_rules! registry {
+    ($($tool:ident),* $(,)?) => {
+        /// Every tool, in the original's registry order (its `listTools()` order).
+        pub fn all() -> &'static [ToolDef] {
+            static ALL: OnceLock<Vec<ToolDef>> = OnceLock::new();
+            ALL.get_or_init(|| vec![$($tool::def()),*])
+        }
+
+        /// Each tool's call title, in [`all`]'s order.
+        const TITLES: &[Title] = &[$($tool::title),*];
+    };
+}
+
+registry!(
+    read_file,
+    read_image,
+    read_files,
+    write_file,
+    edit_file,
+    multi_edit,
+    apply_patch,
+    replace,
+    list_dir,
+    glob,
+    grep,
+    diff,
+    bash,
+    monitor_start,
+    monitor_poll,
+    monitor_stop,
+    monitor_list,
+    move_file,
+    copy_file,
+    mkdir,
+    remove,
+    file_stat,
+    tree,
+    outline,
+    check_syntax,
+    undo,
+    checkpoint_create,
+    checkpoint_list,
+    checkpoint_changes,
+    checkpoint_restore,
+    checkpoint_drop,
+);
+
+/// The call title of `def` (a registered tool).
+pub fn title_of(def: &ToolDef) -> Title {
+    let i = all().iter().position(|t| t.name == def.name).unwrap_or(0);
+    TITLES[i]
 }
 
 /// Tools off unless `toolPolicy.allow` names them (the checkpoint tools also with

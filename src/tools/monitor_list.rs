@@ -4,7 +4,7 @@ use super::monitor_poll::LOOK;
 use super::{object_schema, Call, Handler, Output, ToolDef};
 use crate::error::{ToolError, ToolResult};
 use crate::process::monitor;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 const DESCRIPTION: &str = "List the background commands started with monitor_start, newest first: JSON {monitors: [{id, command, running, started_at (epoch ms), cwd}]}. Finished monitors stay listed until monitor_stop removes them. Use it to find a lost id or to see what is still running before starting another.";
 
@@ -36,4 +36,9 @@ fn run(call: &Call) -> ToolResult<Output> {
         })
         .collect();
     Ok(Output::text(json!({ "monitors": monitors }).to_string()))
+}
+
+/// The call's title (`describeCall`): what a progress list or an approval prompt shows.
+pub fn title(_args: &Map<String, Value>) -> String {
+    "List monitors".into()
 }

@@ -1,11 +1,12 @@
 //! `monitor_poll`: a monitor's new output since an offset, whether it still runs, its exit code.
 
+use super::title;
 use super::{object_schema, Annotations, Call, Handler, Output, ToolDef};
 use crate::error::{Code, ToolError, ToolResult};
 use crate::jsregex::JsRegex;
 use crate::process::monitor;
 use crate::schema::{int_arg, str_arg};
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 const DESCRIPTION: &str = "Read a background command's output (see monitor_start): JSON {running, output, next_offset, exit_code}. Pass the previous next_offset as `offset` to get only what is new; a line still being written is held back until it is complete. `match` (a JavaScript regex) keeps only the matching lines, e.g. `error|warn`. When more output is waiting than one page holds, the output ends with `[... more output buffered; continue with offset=N ...]`. exit_code is set once the process has exited on its own (null while running or after monitor_stop). Errors: monitor_not_found (unknown id: see monitor_list), invalid_input (bad match regex).";
 
@@ -101,6 +102,14 @@ fn answer(p: &monitor::Polled) -> String {
     out.extend_from_slice(tail.as_bytes());
     // Only whole UTF-8 strings and ASCII went in.
     String::from_utf8(out).unwrap_or_default()
+}
+
+/// The call's title (`describeCall`): what a progress list or an approval prompt shows.
+pub fn title(args: &Map<String, Value>) -> String {
+    format!(
+        "Check the output of {}",
+        title::named(args, "id", "monitor")
+    )
 }
 
 #[cfg(test)]

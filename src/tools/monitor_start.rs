@@ -1,13 +1,14 @@
 //! `monitor_start`: start a long-running command in the background (a dev server, a watcher,
 //! a long test run) and optionally wait until its output says it is ready.
 
+use super::title;
 use super::{object_schema, Annotations, BoxFuture, Call, Handler, Output, ToolDef};
 use crate::error::{Code, ToolError, ToolResult};
 use crate::jsregex::JsRegex;
 use crate::process::monitor;
 use crate::schema::{int_arg, str_arg};
 use crate::workspace;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -167,4 +168,10 @@ async fn execute(call: &Call) -> ToolResult<Output> {
             _ = call.cancel.cancelled() => {}
         }
     }
+}
+
+/// The call's title (`describeCall`): what a progress list or an approval prompt shows.
+pub fn title(args: &Map<String, Value>) -> String {
+    let command = title::text(args, "command").map_or("a command".into(), title::first_line);
+    format!("Start in the background: {command}")
 }

@@ -1,11 +1,12 @@
 //! `monitor_stop`: end a monitor's whole process tree and delete its state.
 
 use super::monitor_poll::not_found;
+use super::title;
 use super::{object_schema, Annotations, Call, Handler, Output, ToolDef};
 use crate::error::{ToolError, ToolResult};
 use crate::process::monitor;
 use crate::schema::str_arg;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 use std::time::Duration;
 
 const DESCRIPTION: &str = "Stop a background command started with monitor_start: it gets SIGTERM, then SIGKILL if it has not exited shortly after, together with every process it started; its log and state are deleted (read what you need with monitor_poll first). Stopping a monitor that already exited just cleans up. Returns {\"stopped\":true,\"id\":...}. Errors: monitor_not_found (unknown id, or already stopped: see monitor_list).";
@@ -62,4 +63,9 @@ fn run(call: &Call) -> ToolResult<Output> {
     Ok(Output::text(
         json!({"stopped": true, "id": s.id}).to_string(),
     ))
+}
+
+/// The call's title (`describeCall`): what a progress list or an approval prompt shows.
+pub fn title(args: &Map<String, Value>) -> String {
+    format!("Stop {}", title::named(args, "id", "monitor"))
 }

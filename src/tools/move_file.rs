@@ -1,10 +1,11 @@
 //! `move`: rename a file within the workspace (bytes, mode and inode kept).
 
 use super::endpoints::{remove_created, via, Endpoints};
+use super::title;
 use super::{change_annotations, object_schema, Call, Handler, Output, ToolDef};
 use crate::atomic;
 use crate::error::{ToolError, ToolResult};
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 const DESCRIPTION: &str = "Move or rename one file inside the workspace: the file keeps its bytes, permissions and identity; missing parent directories of the destination are created. Refuses to replace an existing file unless overwrite is true. Files only: to move a directory use bash (mv). Use it instead of write_file + delete when renaming, so nothing is re-encoded; use copy to keep the source. Errors: not_found (no such source), not_a_file (the source is a directory, or the destination is one; or either is a FIFO, socket or device), invalid_input (source and destination are the same, the destination exists without overwrite, or a symlink at either end), path_escape (stay inside the workspace), io_error (e.g. the two paths are on different filesystems).";
 
@@ -55,4 +56,13 @@ fn run(call: &Call) -> ToolResult<Output> {
     let _ = atomic::fsync_dir(&from.parent().map(|p| p.to_path_buf()).unwrap_or_default());
     call.after_write(&[ends.src.clone(), ends.dst.clone()]);
     Ok(Output::text(ends.message("Moved")))
+}
+
+/// The call's title (`describeCall`): what a progress list or an approval prompt shows.
+pub fn title(args: &Map<String, Value>) -> String {
+    format!(
+        "Move {} to {}",
+        title::path(args, "source", "a file"),
+        title::path(args, "destination", "another path")
+    )
 }

@@ -5,13 +5,14 @@
 //! `edit[<i>]: ` prefix and an `index` field. File-level errors are not prefixed.
 
 use super::edit_file::{open, save};
+use super::title;
 use super::{object_schema, Annotations, Call, Handler, Output, ToolDef};
 use crate::edit;
 use crate::error::{ToolError, ToolResult};
 use crate::schema::str_arg;
 use crate::syntax::Written;
 use crate::workspace;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 const DESCRIPTION: &str = "Apply several edits to ONE file in a single atomic call. Each edit is { old_string, new_string, replace_all? } with exactly edit_file's rules (literal match, unique unless replace_all, whitespace-tolerant fallback only for a unique region), and runs on the result of the previous edits, so later edits must match the text as earlier edits left it. Either every edit applies and the file is written once, or nothing is written. Line endings and a UTF-8 BOM are preserved. Prefer it over several edit_file calls on the same file; for edits across files use apply_patch; to rewrite a whole file use write_file. Errors: the failing edit's error (no_match, ambiguous_match, invalid_input) with its message prefixed by edit[<i>] and an index field (0-based): fix that edit and resend the whole batch; file errors (not_found, is_binary, too_large, path_escape) are not prefixed.";
 
@@ -116,4 +117,17 @@ fn run(call: &Call) -> ToolResult<Output> {
         &opened.file.text,
         &text,
     ))
+}
+
+/// The call's title (`describeCall`): what a progress list or an approval prompt shows.
+pub fn title(args: &Map<String, Value>) -> String {
+    let n = args
+        .get("edits")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
+    let path = title::path(args, "path", "a file");
+    match n {
+        0 => format!("Edit {path} (several edits)"),
+        n => format!("Edit {path} ({})", title::count(n, "edit")),
+    }
 }

@@ -4,6 +4,7 @@
 //! Beyond the original, `paths` outlines several files or whole directories in one call;
 //! without it the output is byte-identical to the original's single-file form.
 
+use super::title;
 use super::{object_schema, read_annotations, Call, Handler, Output, ToolDef};
 use crate::error::{Code, ToolError, ToolResult};
 use crate::schema::str_arg;
@@ -11,7 +12,7 @@ use crate::search::policy::Policy;
 use crate::syntax::{self, outline, Purpose};
 use crate::text::js_cmp;
 use crate::workspace;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -218,4 +219,15 @@ fn expand(call: &Call, dir: &Path) -> Vec<String> {
         stack.extend(subdirs.into_iter().rev());
     }
     out
+}
+
+/// The call's title (`describeCall`): what a progress list or an approval prompt shows.
+pub fn title(args: &Map<String, Value>) -> String {
+    let mut all: Vec<&str> = title::text(args, "path").into_iter().collect();
+    all.extend(title::strings(args, "paths"));
+    match all.as_slice() {
+        [] => "Outline a file".into(),
+        [one] => format!("Outline {}", title::short_path(one)),
+        many => format!("Outline {}", title::count(many.len(), "path")),
+    }
 }

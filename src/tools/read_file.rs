@@ -1,5 +1,6 @@
 //! `read_file`: a text file with line numbers, paging and tail reads; bounds its own output.
 
+use super::title;
 use super::{object_schema, read_annotations, Call, Handler, ToolDef};
 use crate::error::{ToolError, ToolResult};
 use crate::output::utf8_prefix;
@@ -7,7 +8,7 @@ use crate::redact::Scope;
 use crate::schema::{int_arg, str_arg};
 use crate::text::{self, utf16_len};
 use crate::workspace;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 /// Lines longer than this many UTF-16 units are cut.
 pub const MAX_LINE_UNITS: usize = 2000;
@@ -52,7 +53,9 @@ fn run(call: &Call) -> ToolResult<String> {
         Some(n) => n.max(1) as u64,
     };
     let max = call.config.max_output_bytes;
-    render_in(&content, offset, limit, max, input, &call.redaction)
+    let (out, lines) = render_lines(&content, offset, limit, max, input, &call.redaction)?;
+    call.shown(&abs, &bytes, lines.0, lines.1, lines.2);
+    Ok(out)
 }
 
 /// Formats `content` (line endings already `\n`) as numbered rows, per the contract.
@@ -63,20 +66,21 @@ pub fn render(
     max_bytes: u64,
     input: &str,
 ) -> ToolResult<String> {
-    render_in(content, offset, limit, max_bytes, input, &Scope::off())
+    render_lines(content, offset, limit, max_bytes, input, &Scope::off()).map(|(out, _)| out)
 }
 
-/// [`render`], handing the lines shown (and the text around them) to the call's redaction.
-fn render_in(
+/// [`render`], handing the lines shown (and the text around them) to the call's redaction,
+/// and which lines it showed: `(first, last, total)` (`(0, 0, 0)` for an empty file).
+pub fn render_lines(
     content: &str,
     offset: i64,
     limit: u64,
     max_bytes: u64,
     input: &str,
     redaction: &Scope,
-) -> ToolResult<String> {
+) -> ToolResult<(String, (u64, u64, u64))> {
     if content.is_empty() {
-        return Ok("(empty file)".into());
+        return Ok(("(empty file)".into(), (0, 0, 0)));
     }
     let lines = split_lines(content);
     let total = lines.len() as u64;
@@ -138,7 +142,7 @@ fn render_in(
             last + 1
         ));
     }
-    Ok(out)
+    Ok((out, (start, last, total)))
 }
 
 /// The lines of `content` without their `\n`; a final empty line (after a trailing `\n`)
@@ -217,6 +221,21 @@ fn push_number(out: &mut String, n: u64) {
     // `out` valid UTF-8. (`str::from_utf8` on each 7-byte prefix was 5 % of a 2,000-line
     // read's worker time.)
     unsafe { out.as_mut_vec() }.extend_from_slice(&buf[from..]);
+}
+
+/// The call's title (`describeCall`): what a progress list or an approval prompt shows.
+pub fn title(args: &Map<String, Value>) -> String {
+    let path = title::path(args, "path", "a file");
+    let range = match (title::int(args, "offset"), title::int(args, "limit")) {
+        (Some(o), _) if o < 0 => format!(" (last {} lines)", o.unsigned_abs()),
+        (Some(o), Some(l)) if o >= 1 && l >= 1 => {
+            format!(" (lines {o}–{})", o.saturating_add(l - 1))
+        }
+        (None, Some(l)) if l >= 1 => format!(" (lines 1–{l})"),
+        (Some(o), None) if o > 1 => format!(" (from line {o})"),
+        _ => String::new(),
+    };
+    format!("Read {path}{range}")
 }
 
 #[cfg(test)]

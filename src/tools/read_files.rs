@@ -2,13 +2,14 @@
 //! output budget; a file that fails is reported inline and the batch goes on.
 
 use super::read_file::{push_row, MAX_LINE_UNITS};
+use super::title;
 use super::{object_schema, read_annotations, Call, Handler, Output, ToolDef};
 use crate::cancel::Cancel;
 use crate::config::Config;
 use crate::error::{Code, ToolError, ToolResult};
 use crate::search::at::BaseDir;
 use crate::{text, workspace};
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
@@ -57,15 +58,15 @@ const INLINE: [Code; 5] = [
 
 /// Appends one file's section to `out`: its header and numbered lines (`lines` of them, as
 /// [`line_count`] counts), cut to `budget` bytes (at least one line is always shown).
-/// Returns the section's length.
-fn section(out: &mut String, raw: &str, content: &str, lines: usize, budget: i64) -> usize {
+/// Returns the section's length and whether every line was shown.
+fn section(out: &mut String, raw: &str, content: &str, lines: usize, budget: i64) -> (usize, bool) {
     let begin = out.len();
     out.push_str("==> ");
     out.push_str(raw);
     out.push_str(" <==\n");
     if content.is_empty() {
         out.push_str("(empty file)");
-        return out.len() - begin;
+        return (out.len() - begin, true);
     }
     let max = usize::try_from(budget.max(1)).unwrap_or(usize::MAX);
     let mut used = out.len() - begin;
@@ -96,7 +97,7 @@ fn section(out: &mut String, raw: &str, content: &str, lines: usize, budget: i64
             "\n[... {shown} of {lines} lines shown; use read_file for the rest ...]"
         ));
     }
-    out.len() - begin
+    (out.len() - begin, !cut)
 }
 
 /// How many lines [`section`] numbers in `content` (0 when empty).
@@ -112,7 +113,7 @@ fn line_count(content: &str) -> usize {
 /// every line long enough to be cut, and the note after a cut.
 fn room(raw: &str, read: &ToolResult<Got>) -> usize {
     let body = match read {
-        Ok(Got::Text(text, lines)) => text_room(text, *lines),
+        Ok(Got::Text(text, lines, _)) => text_room(text, *lines),
         Ok(Got::Large) => 0,
         Err(e) => e.message.len() + 32,
     };
@@ -128,13 +129,21 @@ fn text_room(text: &str, lines: usize) -> usize {
     text.len() + lines * (number + 2) + (text.len() / MAX_LINE_UNITS + 1) * 32 + 96
 }
 
-/// A path read and decoded, with its [`line_count`].
-fn read_counted(config: &Config, root: Option<&BaseDir>, raw: &str) -> ToolResult<(String, usize)> {
-    read_one(config, root, raw).map(decoded).map(|text| {
+/// A path read and decoded, with its [`line_count`] and, with `staleWrites: "refuse"`, the
+/// hash of its bytes (`crate::stale`).
+fn read_counted(config: &Config, root: Option<&BaseDir>, raw: &str) -> ToolResult<Read> {
+    read_one(config, root, raw).map(|bytes| {
+        let hash = config
+            .refuse_stale_writes
+            .then(|| crate::stale::hash(&bytes));
+        let text = decoded(bytes);
         let lines = line_count(&text);
-        (text, lines)
+        (text, lines, hash)
     })
 }
+
+/// A decoded text, its line count and (`staleWrites: "refuse"`) the hash of its bytes.
+type Read = (String, usize, Option<crate::stale::Hash>);
 
 /// Most bytes a path's section can show beyond what is left of the budget: its header,
 /// a first row that is always shown (cut to the budget, plus its marker) and the note
@@ -145,8 +154,9 @@ fn overshoot(raw: &str, read: &ToolResult<Got>) -> usize {
 
 /// A path's reading, as kept for the caller.
 enum Got {
-    /// The decoded text and its [`line_count`] (counted on the worker).
-    Text(String, usize),
+    /// The decoded text, its [`line_count`] (counted on the worker) and the hash of its bytes
+    /// (`staleWrites: "refuse"`).
+    Text(String, usize, Option<crate::stale::Hash>),
     /// A text not kept: the texts kept so far would need more than the whole budget with
     /// it (64 large files would all be held at once). Read again if its section is
     /// written, cut to what is left of the budget.
@@ -240,7 +250,7 @@ impl Batch {
             return None;
         }
         let read = read_counted(&self.config, self.root.as_ref(), &self.paths[i]);
-        Some(read.map(|(text, lines)| {
+        Some(read.map(|(text, lines, hash)| {
             let need = text_room(&text, lines);
             let left = self
                 .allowance
@@ -248,7 +258,7 @@ impl Batch {
                     a.checked_sub(need)
                 });
             match left {
-                Ok(_) => Got::Text(text, lines),
+                Ok(_) => Got::Text(text, lines, hash),
                 Err(_) => Got::Large,
             }
         }))
@@ -358,15 +368,21 @@ fn run(call: &Call) -> ToolResult<Output> {
             out.push_str("\n\n");
         }
         let text = match got {
-            Ok(Got::Text(text, lines)) => Ok((text, lines)),
+            Ok(Got::Text(text, lines, hash)) => Ok((text, lines, hash)),
             Ok(Got::Large) => read_counted(&call.config, batch.root.as_ref(), raw),
             Err(e) => Err(e),
         };
         let len = match text {
-            Ok((text, lines)) => {
-                let len = section(&mut out, raw, &text, lines, budget);
+            Ok((text, lines, hash)) => {
+                let (len, whole) = section(&mut out, raw, &text, lines, budget);
                 // A section shows the file's start, in at most `len` bytes of it.
                 call.redaction.learn_around(&text, 0..len.min(text.len()));
+                if let (true, Some(hash)) = (whole, hash) {
+                    let abs =
+                        workspace::lexical(&call.config, workspace::unmention(&call.config, raw));
+                    let lines = lines as u64;
+                    call.shown_hash(&abs, hash, lines.min(1), lines, lines);
+                }
                 len
             }
             Err(e) if INLINE.contains(&e.code) => failed(&mut out, raw, &e),
@@ -390,14 +406,34 @@ fn run(call: &Call) -> ToolResult<Output> {
     Ok(Output::text(out))
 }
 
+/// The call's title (`describeCall`): what a progress list or an approval prompt shows.
+pub fn title(args: &Map<String, Value>) -> String {
+    match title::strings(args, "paths").as_slice() {
+        [] => "Read files".to_string(),
+        [one] => format!("Read {}", title::short_path(one)),
+        many => format!(
+            "Read {}: {}",
+            title::count(many.len(), "file"),
+            many.iter()
+                .map(|p| title::short_path(p))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn shown(raw: &str, content: &str, budget: i64) -> String {
         let mut out = String::from("before");
-        let len = section(&mut out, raw, content, line_count(content), budget);
+        let (len, whole) = section(&mut out, raw, content, line_count(content), budget);
         assert_eq!(out.len(), "before".len() + len);
+        assert_eq!(
+            whole,
+            !out.contains("lines shown; use read_file for the rest")
+        );
         out.split_off("before".len())
     }
 
@@ -446,7 +482,7 @@ mod tests {
             let whole = shown("some/path.rs", &text, i64::MAX);
             let room = room(
                 "some/path.rs",
-                &Ok(Got::Text(text.clone(), line_count(&text))),
+                &Ok(Got::Text(text.clone(), line_count(&text), None)),
             );
             assert!(whole.len() <= room, "{}", text.len());
         }
@@ -482,15 +518,15 @@ mod tests {
         };
         batch.work();
         let text = |got: Option<ToolResult<Got>>| match got {
-            Some(Ok(Got::Text(text, _))) => text,
+            Some(Ok(Got::Text(text, _, _))) => text,
             _ => panic!("not a kept text"),
         };
         assert_eq!(text(batch.take(0)), "one\n");
         // The helper wakes up and finishes path 0 after the caller took it: ignored.
-        batch.keep(0, Some(Ok(Got::Text("late".into(), 1))));
+        batch.keep(0, Some(Ok(Got::Text("late".into(), 1, None))));
         assert!(matches!(*batch.slot(0), Slot::Taken));
         // A helper's reading that landed first is the one used.
-        batch.keep(1, Some(Ok(Got::Text("from the helper".into(), 1))));
+        batch.keep(1, Some(Ok(Got::Text("from the helper".into(), 1, None))));
         assert_eq!(text(batch.take(1)), "from the helper");
         let gone = batch.take(2).unwrap().err().unwrap();
         assert_eq!(gone.code, Code::NotFound);
@@ -504,7 +540,7 @@ mod tests {
             ..batch
         };
         assert!(matches!(small.take(1), Some(Ok(Got::Large))));
-        assert!(matches!(small.take(0), Some(Ok(Got::Text(_, 1)))));
+        assert!(matches!(small.take(0), Some(Ok(Got::Text(_, 1, _)))));
         assert_eq!(
             small.allowance.load(Ordering::Relaxed),
             150 - text_room("one\n", 1)

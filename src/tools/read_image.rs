@@ -1,11 +1,12 @@
 //! `read_image`: an image file as an image content part (base64), for models that see images.
 
+use super::title;
 use super::{object_schema, read_annotations, Call, Handler, Output, ToolDef};
 use crate::error::{Code, ToolError, ToolResult};
 use crate::schema::str_arg;
 use crate::{image, text, workspace};
 use base64::Engine;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 use std::io::Read;
 
 const DESCRIPTION: &str = "Look at an image file in the workspace (PNG, JPEG, GIF or WebP, recognised by its bytes, not its name): the result is the image itself, for you to see — a screenshot, a diagram, a rendered page. Use read_file for text files and file_stat to check a file's type or size first. Errors: not_found (check the path with list_dir or glob), not_a_file (a directory, FIFO, socket or device), too_large (the file is over the image size limit: raise MAX_IMAGE_BYTES or shrink the image), not_an_image (not one of the four formats: read_file it if it is text), path_escape (stay inside the workspace).";
@@ -79,4 +80,12 @@ fn run(call: &Call) -> ToolResult<Output> {
     };
     let data = base64::engine::general_purpose::STANDARD.encode(&bytes);
     Ok(Output::image(data, mime))
+}
+
+/// The call's title (`describeCall`): what a progress list or an approval prompt shows.
+pub fn title(args: &Map<String, Value>) -> String {
+    match title::text(args, "path") {
+        Some(p) => format!("View image {}", title::short_path(p)),
+        None => "View an image".into(),
+    }
 }

@@ -1,12 +1,13 @@
 //! `remove`: delete one file, through the same all-or-nothing commit as `apply_patch`.
 
+use super::title;
 use super::{change_annotations, object_schema, Call, Handler, Output, ToolDef};
 use crate::atomic;
 use crate::atomic::commit::{self, Op};
 use crate::error::{Code, ToolError, ToolResult};
 use crate::schema::str_arg;
 use crate::workspace;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 const DESCRIPTION: &str = "Delete one file. Files only: directories are refused (use bash for those), and a symlink is refused rather than followed. The deletion is atomic. Use it to remove a file the task made obsolete; to rename use move. Errors: not_found (nothing there: check with list_dir or glob), not_a_file (a directory, FIFO, socket or device), invalid_input (a symlink), path_escape (stay inside the workspace), io_error.";
 
@@ -63,4 +64,9 @@ fn run(call: &Call) -> ToolResult<Output> {
     commit::commit(&[Op::Delete { path: target }], None, &|_| shown.clone())?;
     call.after_write(std::slice::from_ref(&abs));
     Ok(Output::text(format!("Removed {shown}.")))
+}
+
+/// The call's title (`describeCall`): what a progress list or an approval prompt shows.
+pub fn title(args: &Map<String, Value>) -> String {
+    format!("Delete {}", title::path(args, "path", "a file"))
 }

@@ -2,6 +2,7 @@
 //! default and applied all files or none through the patch commit journal (LATER §5).
 
 use super::glob::{compile, wanted};
+use super::title;
 use super::{change_annotations, object_schema, Call, Handler, Output, ToolDef};
 use crate::atomic;
 use crate::atomic::commit::{self, Op};
@@ -14,7 +15,7 @@ use crate::search::policy::Policy;
 use crate::search::walk::walk_wanted;
 use crate::text::{self, js_cmp};
 use crate::{textdiff, workspace};
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -405,4 +406,18 @@ fn too_complex(pattern: &str, shown: &str) -> ToolError {
     ))
     .with("pattern", pattern)
     .with("path", shown)
+}
+
+/// The call's title (`describeCall`): what a progress list or an approval prompt shows.
+pub fn title(args: &Map<String, Value>) -> String {
+    let pattern = title::text(args, "pattern").map_or("a pattern".into(), title::quoted);
+    let with = title::text(args, "replacement")
+        .map_or(String::new(), |r| format!(" with {}", title::quoted(r)));
+    let scope = title::scope(args);
+    let verb = if args.get("dry_run") == Some(&Value::Bool(false)) {
+        "Replace"
+    } else {
+        "Preview replacing"
+    };
+    format!("{verb} {pattern}{with}{scope}")
 }

@@ -1,5 +1,6 @@
 //! `tree`: a directory's layout as a box-drawing tree, directories first, to a depth.
 
+use super::title;
 use super::{object_schema, read_annotations, Call, Handler, Output, ToolDef};
 use crate::error::{Code, ToolError, ToolResult};
 use crate::schema::{bool_arg, int_arg, str_arg};
@@ -7,7 +8,7 @@ use crate::search::policy::Policy;
 use crate::text::js_cmp;
 use crate::workspace;
 use crate::workspace::listing::{Kind, Listing, Scratch};
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 use std::borrow::Cow;
 use std::ffi::OsString;
 use std::fmt::Write as _;
@@ -393,3 +394,12 @@ fn run(call: &Call) -> ToolResult<Output> {
 #[cfg(all(test, unix))]
 #[path = "tree_tests.rs"]
 mod tests;
+
+/// The call's title (`describeCall`): what a progress list or an approval prompt shows.
+pub fn title(args: &Map<String, Value>) -> String {
+    let path = title::path(args, "path", "the workspace root");
+    match title::int(args, "depth") {
+        Some(d) if d > 0 => format!("Show the tree of {path} ({d} levels)"),
+        _ => format!("Show the tree of {path}"),
+    }
+}

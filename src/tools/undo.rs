@@ -5,7 +5,7 @@ use super::{change_annotations, object_schema, Call, Handler, Output, ToolDef};
 use crate::checkpoint::LAST_CALL;
 use crate::error::{ToolError, ToolResult};
 use crate::workspace;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 const DESCRIPTION: &str = "Take back the last change you made with a file tool (write_file, edit_file, multi_edit, apply_patch, replace, move, copy, mkdir, remove): every file it touched is put back as it was just before that call, all or nothing. Only the most recent call can be undone, once. A file that was changed by something else since (a person, a bash command) is left alone and reported. Errors: invalid_input (nothing to undo), io_error (nothing was changed).";
 
@@ -64,4 +64,9 @@ fn run(call: &Call) -> ToolResult<Output> {
         ));
     }
     Ok(Output::text(text))
+}
+
+/// The call's title (`describeCall`): what a progress list or an approval prompt shows.
+pub fn title(_args: &Map<String, Value>) -> String {
+    "Undo the last file change".into()
 }

@@ -3,13 +3,14 @@
 //! The content is written verbatim as UTF-8: nothing of the replaced file (line endings, BOM)
 //! is carried over, except its permission bits. Missing parent directories are created.
 
+use super::title;
 use super::{object_schema, Annotations, Call, Handler, Output, ToolDef};
 use crate::atomic;
 use crate::error::{Code, ToolError, ToolResult};
 use crate::schema::str_arg;
 use crate::syntax::Written;
 use crate::{text, workspace};
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 use std::path::Path;
 
 const DESCRIPTION: &str = "Create a new file, or replace an existing file's entire content, with exactly the given content (written verbatim as UTF-8; the write is atomic, so the file is never left half-written; an existing file keeps its permission bits). Missing parent directories are created. Use it for new files or complete rewrites. To change part of an existing file use edit_file (one replacement) or multi_edit (several) instead: they keep the rest of the file, its line endings and BOM untouched, and cost far fewer tokens. Errors: not_a_file (the path is a directory, a FIFO, socket or device, or a parent component is a file: choose another path), invalid_input (the path is a symlink: write to its target instead), path_escape (stay inside the workspace), io_error (e.g. permission denied).";
@@ -75,6 +76,9 @@ fn run(call: &Call) -> ToolResult<Output> {
     if call.cancel.is_cancelled() {
         return Err(ToolError::aborted());
     }
+    if existing.as_ref().is_some_and(|m| m.is_file()) {
+        call.refuse_stale(&abs, &workspace::display(&call.config, &abs), input)?;
+    }
     // The parent is opened (and made, when missing) through verified directory handles, and
     // the write goes through that handle: a parent swapped for a symlink mid-call cannot move
     // the file, or a new directory, out of the workspace.
@@ -115,4 +119,9 @@ fn run(call: &Call) -> ToolResult<Output> {
         Some(before) => super::edit_file::with_diff(call, out, &shown, &before, content),
         None => out,
     })
+}
+
+/// The call's title (`describeCall`): what a progress list or an approval prompt shows.
+pub fn title(args: &Map<String, Value>) -> String {
+    format!("Write {}", title::path(args, "path", "a file"))
 }
