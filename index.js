@@ -714,6 +714,11 @@ async function sweepMonitors(workspaceRoot) {
   }
 }
 
+/** What this machine can enforce for `sandbox: true`: `{ platform, mechanisms, properties }`. */
+function probeSandbox() {
+  return JSON.parse(native.probeSandbox())
+}
+
 /** Builds the tools for one workspace. Throws StartupError on a bad configuration. */
 function createAgentTools(options) {
   return agentToolsFor(resolveConfig(options))
@@ -743,6 +748,8 @@ function agentToolsFor(config) {
     checkSyntax: async (path) => checkpointResult(await handle.checkSyntax(String(path))),
     /** The grep index: `{ state: "off" | "building" | "ready", files, bytes, buildMs, updatedAt }`. */
     searchIndexStatus: () => JSON.parse(handle.searchIndexStatus()),
+    /** What the sandbox enforces, per property and how; `null` when `sandbox` is off. */
+    sandboxStatus: () => JSON.parse(handle.sandboxStatus()),
     /** Frees checkpoint `id`. */
     dropCheckpoint: (id) => {
       checkpointResult(handle.dropCheckpoint(String(id)))
@@ -752,6 +759,7 @@ function agentToolsFor(config) {
 
 module.exports = {
   createAgentTools,
+  probeSandbox,
   analyzeBash: guardLib.analyzeBash,
   buildGuardContext,
   withinWorkspace: guardLib.withinWorkspace,

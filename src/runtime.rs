@@ -15,6 +15,7 @@ use crate::config::Config;
 use crate::custom::CustomTool;
 use crate::index::SearchIndex;
 use crate::redact::Redactor;
+use crate::sandbox::Sandbox;
 use std::sync::Arc;
 
 /// One tools object's configuration and services.
@@ -30,6 +31,8 @@ pub struct Runtime {
     pub redactor: Option<Redactor>,
     /// `customTools`: the host's tools (their handlers stay in JavaScript).
     pub custom_tools: Vec<CustomTool>,
+    /// `sandbox`: the prepared confinement of `bash` and monitors (`None`: off).
+    pub sandbox: Option<Arc<Sandbox>>,
 }
 
 impl Runtime {
@@ -47,7 +50,14 @@ impl Runtime {
             index,
             redactor: None,
             custom_tools: Vec::new(),
+            sandbox: None,
         }
+    }
+
+    /// With a prepared sandbox (`None`: off).
+    pub fn with_sandbox(mut self, sandbox: Option<Sandbox>) -> Runtime {
+        self.sandbox = sandbox.map(Arc::new);
+        self
     }
 
     /// With the host's tools.

@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 mod cli;
 mod policy;
 mod resolve;
+pub mod sandbox;
 #[cfg(test)]
 mod tests;
 mod values;
@@ -26,6 +27,7 @@ mod values;
 pub use cli::build_config;
 pub use policy::{Compat, IndexMode, ToolPolicy, WriteScope};
 pub use resolve::{resolve_config, Checks};
+pub use sandbox::SandboxPolicy;
 pub use values::{js_string, probe_ripgrep, TEST_HOOKS_ENV};
 
 /// V8's longest string, in UTF-16 units (`String::kMaxLength` on 64-bit builds): the bound
@@ -192,6 +194,8 @@ pub struct Config {
     pub search_index: IndexMode,
     /// `searchIndexThreshold`: the file count from which `"auto"` builds.
     pub search_index_threshold: u64,
+    /// `sandbox`: the policy `bash` and monitors run under (`None`: off, the default).
+    pub sandbox: Option<SandboxPolicy>,
     /// Fault injection (tests only).
     pub hooks: TestHooks,
 }
@@ -231,6 +235,7 @@ impl Config {
             monitor_log_max: None,
             search_index: IndexMode::Auto,
             search_index_threshold: DEFAULT_SEARCH_INDEX_THRESHOLD,
+            sandbox: None,
             hooks: TestHooks::default(),
         }
     }
@@ -334,6 +339,9 @@ impl Config {
         }
         if self.checkpoint_tools {
             extra.insert("checkpointTools".into(), Value::Bool(true));
+        }
+        if let Some(s) = &self.sandbox {
+            extra.insert("sandbox".into(), s.to_json());
         }
         if self.search_index != IndexMode::Auto {
             extra.insert(

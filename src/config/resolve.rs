@@ -1,7 +1,9 @@
 //! [`resolve_config`]: the options of `createAgentTools` checked in the original's order and
 //! turned into a [`Config`].
 
-use super::values::{bool_option, hooks_option, integer_option, search_index_option};
+use super::values::{
+    bool_option, hooks_enabled, hooks_option, integer_option, search_index_option,
+};
 use super::*;
 use crate::paths::absolutize;
 
@@ -102,6 +104,11 @@ pub fn resolve_config(
     let write_scope = WriteScope::parse(opts.get("writeScope").unwrap_or(&Value::Null), &root)?;
     let redact_secrets = checks.redaction(opts.get("redactSecrets"))?;
     let (search_index, search_index_threshold) = search_index_option(opts)?;
+    let hooks = hooks_option(opts);
+    let sandbox = sandbox::parse(opts.get("sandbox"), &root)?.map(|mut s| {
+        s.force = sandbox::force(opts.get("sandbox"), hooks_enabled());
+        s
+    });
     Ok(Config {
         workspace_root: root.clone(),
         real_root: RealRoot::default(),
@@ -127,6 +134,7 @@ pub fn resolve_config(
         monitor_log_max,
         search_index,
         search_index_threshold,
-        hooks: hooks_option(opts),
+        sandbox,
+        hooks,
     })
 }

@@ -96,6 +96,7 @@ async fn execute(call: &Call) -> ToolResult<String> {
         max_output_bytes: config.max_output_bytes,
         kill_grace: Duration::from_millis(config.kill_grace_ms.unwrap_or(0)),
         on_output: call.on_output.clone(),
+        sandbox: call.runtime.sandbox.as_deref(),
     };
     let recorded = call.bash_checkpoint_before().await;
     let outcome = process::run(request, &call.cancel, |p| workspace::display(config, p))
@@ -110,7 +111,19 @@ async fn execute(call: &Call) -> ToolResult<String> {
             None => spawn_failed(&e.to_string()),
         })?;
     call.bash_checkpoint_after(recorded).await;
-    let (stdout, stderr) = (outcome.stdout, outcome.stderr);
+    let (stdout, mut stderr) = (outcome.stdout, outcome.stderr);
+    if let (Some(s), Ending::Exited { code, .. }) = (&call.runtime.sandbox, &outcome.ending) {
+        if *code != 0 {
+            if let Some(line) = s.note(&format!("{stdout}\n{stderr}")) {
+                // One line at the end, so the model sees why and changes approach.
+                if !stderr.is_empty() && !stderr.ends_with('\n') {
+                    stderr.push('\n');
+                }
+                stderr.push_str(&line);
+                stderr.push('\n');
+            }
+        }
+    }
     // Which signal ended a killed command; only with `killGraceMs` set (without it the
     // errors keep the original's exact fields, and the signal is always SIGKILL).
     let killed_by = outcome.killed_by.filter(|_| config.kill_grace_ms.is_some());

@@ -22,8 +22,12 @@ pub struct Started {
 
 /// The script the shell runs: an EXIT trap that writes `$?` to `$MON_EXIT`, then the command
 /// on its own line (so a trailing comment or an unterminated heredoc in it cannot swallow
-/// the trap).
-fn script(command: &str) -> String {
+/// the trap). A sandboxed shell cannot write under `.clarvis/` (a protected path): the host's
+/// reaper writes the exit file for it.
+fn script(command: &str, sandboxed: bool) -> String {
+    if sandboxed {
+        return format!("{command}\n");
+    }
     format!("trap 'echo $? > \"$MON_EXIT\"' EXIT\n{command}\n")
 }
 
@@ -36,6 +40,7 @@ pub fn start(
     command: &str,
     ready_when: Option<&str>,
     log_max: u64,
+    sandbox: Option<&crate::sandbox::Sandbox>,
 ) -> io::Result<Started> {
     ensure_dir(root)?;
     // A fresh id whose files do not exist yet (4 random bytes: a collision is rare, not impossible).
@@ -54,9 +59,12 @@ pub fn start(
         }
     };
     let err = out.try_clone()?;
-    let mut cmd = Command::new("/bin/sh");
+    let mut cmd = match sandbox {
+        Some(s) => s.shell(),
+        None => Command::new("/bin/sh"),
+    };
     cmd.arg("-c")
-        .arg(script(command))
+        .arg(script(command, sandbox.is_some()))
         .current_dir(cwd)
         // As for `bash` (`group::spawn`): no inherited CDPATH.
         .env_remove("CDPATH")
@@ -65,20 +73,11 @@ pub fn start(
         .stdin(Stdio::null())
         .stdout(Stdio::from(out))
         .stderr(Stdio::from(err));
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::CommandExt;
-        // SAFETY: `setsid` and `prctl` are async-signal-safe and touch no parent memory.
-        unsafe {
-            cmd.pre_exec(|| {
-                if libc::setsid() == -1 {
-                    return Err(io::Error::last_os_error());
-                }
-                // Orphans of double forks stay in the monitor's tree while its shell lives.
-                #[cfg(target_os = "linux")]
-                libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-                Ok(())
-            });
+    crate::process::group::new_session(&mut cmd);
+    if let Some(s) = sandbox {
+        if let Err(e) = s.confine(&mut cmd, cwd) {
+            remove_files(root, &id);
+            return Err(e);
         }
     }
     let spawned = cmd.spawn();
@@ -117,10 +116,16 @@ pub fn start(
     };
     // Reap it when it exits, so it does not linger as a zombie of this process (liveness is
     // judged from the pid, and a new instance would see it as a stranger's process).
+    let exit_file = sandbox.is_some().then(|| file(root, &sidecar.id, "exit"));
     let _ = std::thread::Builder::new()
         .name("clarvis-monitor-reaper".into())
         .spawn(move || {
-            let _ = child.wait();
+            let status = child.wait();
+            // A sandboxed shell has no EXIT trap: its exit code is written here, as the
+            // trap would have (nothing after a kill by a signal).
+            if let (Some(path), Ok(Some(code))) = (exit_file, status.map(|s| s.code())) {
+                let _ = std::fs::write(path, format!("{code}\n"));
+            }
         });
     save(root, &sidecar)?;
     Ok(Started { sidecar })
