@@ -376,7 +376,8 @@ export async function runSandboxFuzz({ count, seed, log = () => {} }) {
     const walk = (d) => {
       for (const e of fs.readdirSync(d, { withFileTypes: true })) {
         const p = path.join(d, e.name)
-        s[p] = e.isDirectory() ? 'dir' : e.isSymbolicLink() ? 'link' : fs.readFileSync(p, 'latin1')
+        const mode = fs.lstatSync(p).mode.toString(8)
+        s[p] = e.isDirectory() ? `dir ${mode}` : e.isSymbolicLink() ? 'link' : `${mode} ${fs.readFileSync(p, 'latin1')}`
         if (e.isDirectory()) walk(p)
       }
     }
@@ -386,7 +387,7 @@ export async function runSandboxFuzz({ count, seed, log = () => {} }) {
     return s
   }
   const before = snap()
-  const targets = [`${out}/f.txt`, `${out}/new`, out, `${home}/x`, `${home}/.ssh/id_rsa`, '~/.bashrc', '.git/hooks/pre-commit', '.git/config', '.vscode/settings.json', '.mcp.json', '.envrc', '../outside/g', `/proc/self/root${out}/h`, '/etc/sbx-fuzz', '"$TMPDIR"/t', 'ok.txt']
+  const targets = [`${out}/f.txt`, `${out}/new`, out, `${home}/x`, `${home}/.ssh/id_rsa`, '~/.bashrc', '.git/hooks/pre-commit', '.git/config', '.vscode/settings.json', '.mcp.json', '.envrc', '../outside/g', `/proc/self/root${out}/h`, `${out}/sub/../sbx-fuzz`, '"$TMPDIR"/t', 'ok.txt']
   const reads = [`${home}/.ssh/id_rsa`, '~/.ssh/id_rsa', `/proc/self/root${home}/.ssh/id_rsa`, '/proc/$PPID/environ', 'l/id_rsa', 'k']
   const t = () => r.pick(targets)
   const pieces = [
@@ -395,7 +396,7 @@ export async function runSandboxFuzz({ count, seed, log = () => {} }) {
     () => `touch ${t()}`,
     () => `mkdir -p ${t()}`,
     () => `rm -rf ${t()}`,
-    () => `ln -s ${r.pick([out, home, `${home}/.ssh`, '/etc'])} l`,
+    () => `ln -s ${r.pick([out, home, `${home}/.ssh`, `${out}/sub/..`])} l`,
     () => `ln -s ${r.pick(reads)} k`,
     () => `ln ${t()} hl`,
     () => `echo y > l/${r.pick(['a', 'id_rsa', 'f.txt'])}`,
@@ -406,7 +407,8 @@ export async function runSandboxFuzz({ count, seed, log = () => {} }) {
     () => `curl -s -m 1 http://127.0.0.1:${1 + r.int(65000)}/`,
     () => `python3 -c "open('${r.pick([`${out}/p`, `${home}/p`, 'p.txt'])}','w').write('1')"`,
     () => `(setsid sh -c 'sleep 0.${1 + r.int(5)}; echo late > ${t()}' >/dev/null 2>&1 &)`,
-    () => `chmod 777 ${t()}`,
+    () => `chmod ${r.pick(['777', '000', 'u+s'])} ${t()}`,
+    () => `touch -d 2001-01-01 ${t()}`,
     () => `kill -STOP $PPID`,
     () => `unshare -Ur true`,
   ]

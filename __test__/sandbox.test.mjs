@@ -39,17 +39,19 @@ function put(p, content, mode) {
   if (mode) fs.chmodSync(p, mode)
 }
 
-/** path → content (or link target, or 'dir') for everything under `dir`. */
+/** path → content, mode and mtime (or link target, or 'dir' and mode) for everything under
+ * `dir`: metadata (chmod, touch -d) counts as a write too. */
 function snapshot(dir) {
   const out = {}
   const walk = (d) => {
     for (const e of fs.readdirSync(d, { withFileTypes: true })) {
       const p = path.join(d, e.name)
+      const st = fs.lstatSync(p)
       if (e.isSymbolicLink()) out[p] = `-> ${fs.readlinkSync(p)}`
       else if (e.isDirectory()) {
-        out[p] = 'dir'
+        out[p] = `dir ${st.mode.toString(8)}`
         walk(p)
-      } else if (e.isFile()) out[p] = fs.readFileSync(p, 'latin1')
+      } else if (e.isFile()) out[p] = `${st.mode.toString(8)} ${st.mtimeMs} ${fs.readFileSync(p, 'latin1')}`
       else out[p] = 'special'
     }
   }
@@ -86,6 +88,14 @@ async function bash(command, t = tools, extra = {}) {
   const r = await t.callTool('bash', { command, timeout_ms: 30000, ...extra })
   assert.equal(r.isError, false, r.text)
   return JSON.parse(r.text)
+}
+
+/** Runs each command sandboxed; every one must fail. */
+async function allFail(commands) {
+  for (const a of commands) {
+    const r = await bash(a)
+    assert.notEqual(r.exit_code, 0, `${a} should fail: ${r.stdout}${r.stderr}`)
+  }
 }
 
 function unchanged() {
@@ -140,20 +150,22 @@ test('writes outside are refused: .., absolute, /proc/self/root, links, renames'
     `mv ${o}/secret.txt ./stolen`,
     `rm -rf ${o}`,
     `echo x > ~/new.txt; echo 'evil' >> ~/.bashrc`,
-    `touch /etc/sbx-test-file`,
+    `touch ${base}/sbx-test-file`,
     `cp /bin/sh ${o}/sh`,
     `mkdir ${o}/d`,
     `truncate -s 0 ${o}/secret.txt`,
     `python3 -c "open('${o}/py.txt','w').write('x')"`,
     `dd if=/dev/zero of=${o}/dd bs=1 count=1`,
-    `(cd /etc; echo x > passwd.sbx)`,
+    `(cd ${o}; echo x > passwd.sbx)`,
+    // Metadata, which Landlock does not govern: the read-only mount tree refuses it.
+    `chmod 777 ${o}/secret.txt`,
+    `chmod 700 ${o}`,
+    `touch -d 2000-01-01 ${o}/secret.txt`,
+    `touch -h -d 2000-01-01 ${home}/.bashrc`,
+    `python3 -c "import os; os.utime('${o}/secret.txt', (0, 0))"`,
   ]
-  for (const a of attacks) {
-    const r = await bash(a)
-    assert.notEqual(r.exit_code, 0, `${a} should fail: ${r.stdout}${r.stderr}`)
-  }
-  assert.ok(!fs.existsSync('/etc/sbx-test-file'))
-  assert.ok(!fs.existsSync('/etc/passwd.sbx'))
+  await allFail(attacks)
+  assert.ok(!fs.existsSync(path.join(base, 'sbx-test-file')))
   unchanged()
 })
 
@@ -178,10 +190,7 @@ test('protected paths stay read-only, existing or not, renamed or not', { skip }
     'ln -s /tmp/x .zshrc',
     'mv .vscode v2',
   ]
-  for (const a of attacks) {
-    const r = await bash(a)
-    assert.notEqual(r.exit_code, 0, `${a} should fail: ${r.stdout}${r.stderr}`)
-  }
+  await allFail(attacks)
   assert.equal(fs.readFileSync(path.join(ws, '.git/config'), 'utf8'), config)
   assert.ok(!fs.existsSync(path.join(ws, '.git/hooks/pre-commit')))
   assert.ok(!fs.existsSync(path.join(ws, '.git2')))
@@ -318,10 +327,7 @@ test('processes: no signal or ptrace outside, no privileges, no namespaces', { s
       'mount -t tmpfs none "$TMPDIR"',
       'umount /tmp',
     ]
-    for (const a of attacks) {
-      const r = await bash(a)
-      assert.notEqual(r.exit_code, 0, `${a} should fail: ${r.stdout}${r.stderr}`)
-    }
+    await allFail(attacks)
     const state = fs.readFileSync(`/proc/${victim.pid}/stat`, 'latin1').split(') ')[1][0]
     assert.notEqual(state, 'T')
     assert.equal(victim.exitCode, null)
@@ -339,10 +345,14 @@ test('processes: no signal or ptrace outside, no privileges, no namespaces', { s
 
 test('a detached setsid nohup that outlives the call stays confined', { skip }, async () => {
   const r = await bash(
-    `setsid nohup sh -c 'sleep 1; echo late > ${outside}/late.txt; touch ~/late; cat ~/.ssh/id_rsa > late-secret.txt; echo x > .git/hooks/post-commit' >/dev/null 2>&1 &`,
+    `setsid nohup sh -c 'sleep 1; echo late > ${outside}/late.txt; touch ~/late; cat ~/.ssh/id_rsa > late-secret.txt; echo x > .git/hooks/post-commit; (sh -c "echo x > ${outside}/late2.txt; echo ok > late-done" &)' >/dev/null 2>&1 &`,
   )
   assert.equal(r.exit_code, 0)
-  await new Promise((res) => setTimeout(res, 2500))
+  // Wait for the double-forked grandchild's marker: by then every attempt was made.
+  const done = path.join(ws, 'late-done')
+  for (let i = 0; i < 1200 && !fs.existsSync(done); i++) await new Promise((res) => setTimeout(res, 25))
+  assert.ok(fs.existsSync(done), 'the detached command ran to its end')
+  assert.ok(!fs.existsSync(path.join(outside, 'late2.txt')))
   assert.ok(!fs.existsSync(path.join(outside, 'late.txt')))
   assert.ok(!fs.existsSync(path.join(ws, '.git/hooks/post-commit')))
   const leaked = path.join(ws, 'late-secret.txt')
@@ -366,7 +376,22 @@ test('a monitor is confined the same way, and says so when it fails', { skip }, 
   assert.ok(polled.output.includes('done'), polled.output)
   assert.ok(!polled.output.includes(SECRET))
   assert.ok(!fs.existsSync(path.join(ws, '.git/hooks/pre-push')))
+  assert.ok(!polled.output.includes('[sandbox]'), 'a monitor that exits 0 gets no note')
   await tools.callTool('monitor_stop', { id })
+  // A monitor that fails on a denial: its exit code, and its last page ends with the note.
+  const failing = JSON.parse((await tools.callTool('monitor_start', { command: `echo start; echo x > ${outside}/mon2.txt` })).text)
+  for (let i = 0; i < 200; i++) {
+    polled = JSON.parse((await tools.callTool('monitor_poll', { id: failing.id })).text)
+    if (!polled.running) break
+    await new Promise((res) => setTimeout(res, 50))
+  }
+  assert.equal(polled.running, false)
+  assert.equal(polled.exit_code, 2, polled.output)
+  const lines = polled.output.trimEnd().split('\n')
+  assert.equal(lines[0], 'start')
+  assert.match(lines.at(-1), /^\[sandbox\] This command ran in a sandbox: it may write only under /)
+  assert.equal(polled.output.split('[sandbox]').length, 2)
+  await tools.callTool('monitor_stop', { id: failing.id })
   unchanged()
 })
 
@@ -398,6 +423,66 @@ test('ordinary workloads: cc + make, git status/commit, python, node, npm test',
   r = await bash('npm test --silent', tools, { cwd: 'pkg' })
   assert.equal(r.exit_code, 0, r.stderr)
   assert.match(r.stdout, /pass/)
+})
+
+test('everything else keeps working sandboxed: timeout, abort, onOutput, output limit, checkpointBash, MCP', { skip }, async () => {
+  // A timeout kills the whole group, the sandboxed background child included.
+  const pidFile = path.join(ws, 'bg.pid')
+  let r = await tools.callTool('bash', { command: 'sleep 60 & echo $! > bg.pid; wait', timeout_ms: 500 })
+  assert.match(r.text, /"error":"timeout"|timed_out":true/, r.text)
+  const bg = Number(fs.readFileSync(pidFile, 'utf8'))
+  const gone = (pid) => {
+    try {
+      const st = fs.readFileSync(`/proc/${pid}/stat`, 'latin1').split(') ')[1][0]
+      return st === 'Z'
+    } catch {
+      return true
+    }
+  }
+  for (let i = 0; i < 200 && !gone(bg); i++) await new Promise((res) => setTimeout(res, 25))
+  assert.ok(gone(bg), 'the timed-out command\'s child is gone')
+  // An abort does the same.
+  const ac = new AbortController()
+  const pending = tools.callTool('bash', { command: 'echo started; sleep 60' }, { signal: ac.signal, onOutput: () => ac.abort() })
+  r = await pending
+  assert.match(r.text, /abort/i, r.text)
+  // onOutput sees the chunks, in order.
+  const chunks = []
+  r = await tools.callTool('bash', { command: 'echo one; echo two >&2' }, { onOutput: (c) => chunks.push(c) })
+  assert.deepEqual(chunks.map((c) => c.text).join('').split('\n').filter(Boolean).sort(), ['one', 'two'])
+  // Output over the limit is cut as unsandboxed.
+  const small = createAgentTools({ workspaceRoot: ws, sandbox: true, maxOutputBytes: 1024 })
+  r = await small.callTool('bash', { command: 'head -c 100000 /dev/zero | tr "\\0" a' })
+  assert.ok(r.text.length < 20000, r.text.length)
+  // checkpointBash records and restores what a sandboxed command changed.
+  const cp = createAgentTools({ workspaceRoot: ws, sandbox: true, checkpointBash: true })
+  fs.writeFileSync(path.join(ws, 'cp.txt'), 'before\n')
+  const id = cp.checkpoint()
+  r = await cp.callTool('bash', { command: 'echo after > cp.txt; echo new > cp-new.txt' })
+  assert.equal(JSON.parse(r.text).exit_code, 0, r.text)
+  const changes = (await cp.changes(id)).map((c) => [c.path, c.kind])
+  assert.deepEqual(changes.filter(([p]) => p.startsWith('cp')), [['cp-new.txt', 'created'], ['cp.txt', 'modified']])
+  await cp.restore(id)
+  assert.equal(fs.readFileSync(path.join(ws, 'cp.txt'), 'utf8'), 'before\n')
+  assert.ok(!fs.existsSync(path.join(ws, 'cp-new.txt')))
+  // The MCP server with --sandbox confines its bash.
+  const bin = new URL('../bin/clarvis-agent-tools.mjs', import.meta.url).pathname
+  const msgs = [
+    { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } },
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'bash', arguments: { command: `echo in > mcp-in.txt; echo x > ${outside}/mcp.txt` } } },
+  ]
+  const child = spawn(process.execPath, [bin, 'mcp', '--workspace', ws, '--sandbox'], { env: { ...process.env }, stdio: ['pipe', 'pipe', 'pipe'] })
+  let out = ''
+  child.stdout.on('data', (d) => (out += d))
+  for (const m of msgs) child.stdin.write(JSON.stringify(m) + '\n')
+  for (let i = 0; i < 400 && !out.includes('"id":2'); i++) await new Promise((res) => setTimeout(res, 25))
+  child.kill()
+  const reply = out.split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((m) => m.id === 2)
+  assert.ok(reply, out)
+  assert.match(reply.result.content[0].text, /\[sandbox\]/)
+  assert.equal(fs.readFileSync(path.join(ws, 'mcp-in.txt'), 'utf8'), 'in\n')
+  unchanged()
 })
 
 test('network "all" reaches the test listener; allowedDomains goes through the proxy only', { skip }, async () => {
@@ -448,7 +533,7 @@ test('each missing mechanism is a StartupError naming it, unless require leaves 
   let out = forced('no-landlock', fails('true'))
   assert.match(out, /StartupError: sandbox: writes, protectedPaths, reads, unixSockets, signals, ptrace cannot be enforced on this machine: it needs Landlock/)
   out = forced('no-userns', fails('true'))
-  assert.match(out, /StartupError: sandbox: protectedPaths, reads, unixSockets cannot be enforced on this machine: it needs user namespaces/)
+  assert.match(out, /StartupError: sandbox: writes, protectedPaths, reads, unixSockets cannot be enforced on this machine: it needs user namespaces \(switched off for this test\) for a read-only mount tree/)
   out = forced('landlock-abi=3', fails('true'))
   assert.match(out, /StartupError: sandbox: signals cannot be enforced on this machine: it needs Landlock ABI 6/)
   out = forced('no-seccomp', fails('true'))
@@ -458,7 +543,7 @@ test('each missing mechanism is a StartupError naming it, unless require leaves 
     `${head} const t = createAgentTools({ workspaceRoot: ws, sandbox: { require: ${JSON.stringify(require)} } }); const r = JSON.parse((await t.callTool('bash', { command: ${JSON.stringify(command)} })).text); console.log(JSON.stringify({ code: r.exit_code, st: t.sandboxStatus().properties }))`
   const o = outside
   for (const [force, require] of [
-    ['no-userns', ['writes', 'network', 'signals', 'ptrace', 'privileges', 'namespaces', 'environment']],
+    ['no-userns', ['network', 'signals', 'ptrace', 'privileges', 'namespaces', 'environment']],
     ['landlock-abi=3', ['writes', 'protectedPaths', 'reads', 'network', 'unixSockets', 'ptrace', 'privileges', 'namespaces', 'environment']],
     ['no-seccomp', ['writes', 'protectedPaths', 'reads', 'network', 'unixSockets', 'signals', 'ptrace', 'privileges', 'environment']],
   ]) {

@@ -89,8 +89,8 @@ const [readPlain, readBoxed] = await interleaved(
 )
 
 const make = (t) => async () => {
-  await run(t, 'make -s clean')()
-  await run(t, 'make -s -j2')()
+  await run(t, 'make -s -C proj clean')()
+  await run(t, 'make -s -C proj -j2')()
 }
 const [makePlain, makeBoxed] = await interleaved([make(plain), make(boxed)], Math.max(5, rounds >> 1))
 

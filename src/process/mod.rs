@@ -270,6 +270,9 @@ async fn join(task: JoinHandle<Capture>) -> Capture {
     }
 }
 
+#[cfg(all(test, target_os = "linux"))]
+mod sandboxed_tests;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -26,7 +26,9 @@ pub mod proxy;
 pub mod seatbelt;
 pub mod status;
 
-use crate::config::sandbox::{Force, Network};
+use crate::config::sandbox::Force;
+#[cfg(any(target_os = "linux", target_os = "macos"))]
+use crate::config::sandbox::Network;
 use crate::config::{Config, SandboxPolicy, StartupError};
 use layout::Layout;
 use status::Status;
@@ -178,6 +180,18 @@ impl Sandbox {
     /// The one line to end a failed command's output with (see [`note`]).
     pub fn note(&self, output: &str) -> Option<String> {
         note::note(self.layout(), &self.policy.network, output)
+    }
+
+    /// Ends `text` with the note, on a line of its own, when `output` (what the failed
+    /// command printed) shows a denial. Used by `bash` and `monitor_poll` alike.
+    pub fn end_with_note(&self, text: &mut String, output: &str) {
+        if let Some(line) = self.note(output) {
+            if !text.is_empty() && !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push_str(&line);
+            text.push('\n');
+        }
     }
 
     /// The proxy's counts (tests and the status).

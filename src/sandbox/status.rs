@@ -85,8 +85,19 @@ impl Status {
         let properties = vec![
             prop(
                 Property::Writes,
-                pick(&[(ll, "landlock"), (userns, "mount namespace")]),
-                need(std::slice::from_ref(&landlock)),
+                pick(&[(ll, "landlock"), (userns, "mount namespace (read-only tree)")]),
+                // Landlock governs contents and names, not metadata: without the read-only
+                // mount tree, chmod, chown and timestamps outside the roots stay writable.
+                need(&[
+                    landlock.clone(),
+                    (
+                        userns,
+                        format!(
+                            "{} for a read-only mount tree (Landlock alone does not stop chmod, chown or timestamp changes)",
+                            why_userns()
+                        ),
+                    ),
+                ]),
             ),
             prop(
                 Property::ProtectedPaths,

@@ -114,14 +114,9 @@ async fn execute(call: &Call) -> ToolResult<String> {
     let (stdout, mut stderr) = (outcome.stdout, outcome.stderr);
     if let (Some(s), Ending::Exited { code, .. }) = (&call.runtime.sandbox, &outcome.ending) {
         if *code != 0 {
-            if let Some(line) = s.note(&format!("{stdout}\n{stderr}")) {
-                // One line at the end, so the model sees why and changes approach.
-                if !stderr.is_empty() && !stderr.ends_with('\n') {
-                    stderr.push('\n');
-                }
-                stderr.push_str(&line);
-                stderr.push('\n');
-            }
+            // One line at the end, so the model sees why and changes approach.
+            let printed = format!("{stdout}\n{stderr}");
+            s.end_with_note(&mut stderr, &printed);
         }
     }
     // Which signal ended a killed command; only with `killGraceMs` set (without it the

@@ -120,15 +120,53 @@ pub fn start(
     let _ = std::thread::Builder::new()
         .name("clarvis-monitor-reaper".into())
         .spawn(move || {
+            // A sandboxed shell has no EXIT trap: its exit code is written here, as the trap
+            // would have (nothing after a kill by a signal) — before the zombie is reaped, so
+            // a poll that sees the pid gone finds the file (`read::poll` waits on a zombie).
+            let write = |path: &Path, code: i32| std::fs::write(path, format!("{code}\n")).is_ok();
+            let written = exit_file
+                .as_deref()
+                .is_some_and(|path| exit_code_unreaped(&child).is_some_and(|c| write(path, c)));
             let status = child.wait();
-            // A sandboxed shell has no EXIT trap: its exit code is written here, as the
-            // trap would have (nothing after a kill by a signal).
-            if let (Some(path), Ok(Some(code))) = (exit_file, status.map(|s| s.code())) {
-                let _ = std::fs::write(path, format!("{code}\n"));
+            if let (Some(path), false, Ok(Some(code))) =
+                (exit_file, written, status.map(|s| s.code()))
+            {
+                write(&path, code);
             }
         });
     save(root, &sidecar)?;
     Ok(Started { sidecar })
+}
+
+/// Waits for `child` to exit without reaping it (it stays a zombie) and returns its exit code,
+/// or `None` when a signal ended it (or off Linux, where the caller writes the code after
+/// reaping, a moment after the pid is gone).
+fn exit_code_unreaped(child: &std::process::Child) -> Option<i32> {
+    #[cfg(target_os = "linux")]
+    {
+        let pid = libc::id_t::from(child.id());
+        // SAFETY: `info` is a plain C struct the kernel fills; WNOWAIT leaves the child
+        // to `child.wait()`.
+        unsafe {
+            let mut info: libc::siginfo_t = std::mem::zeroed();
+            loop {
+                let r = libc::waitid(libc::P_PID, pid, &mut info, libc::WEXITED | libc::WNOWAIT);
+                if r == 0 {
+                    break;
+                }
+                if std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+                    return None;
+                }
+            }
+            (info.si_code == libc::CLD_EXITED).then(|| info.si_status())
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        // `Child::wait` needs `&mut`: the caller's `wait` afterwards returns the same status.
+        let _ = child;
+        None
+    }
 }
 
 /// Removes what a failed start left.

@@ -118,7 +118,7 @@ pub fn mechanisms(force: &Force) -> Mechanisms {
         landlock_abi: abi,
         seccomp,
         user_namespaces: if force.no_userns {
-            Err("user namespaces are switched off for this test".into())
+            Err("switched off for this test".into())
         } else {
             Ok(())
         },
@@ -132,9 +132,10 @@ pub fn userns_usable() -> Result<(), String> {
     static ANSWER: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
     ANSWER
         .get_or_init(|| {
+            // The status says "user namespaces (<this>)": the reason alone.
             ns::create(&[], false, None, None)
                 .map(drop)
-                .map_err(|e| format!("user namespaces: {e}"))
+                .map_err(|e| e.to_string())
         })
         .clone()
 }
@@ -405,6 +406,3 @@ impl Drop for Linux {
         }
     }
 }
-
-#[cfg(test)]
-mod tests;

@@ -2,8 +2,11 @@
 //! reads the disk, creates placeholders and allocates) and applied by a child that may only
 //! make raw system calls.
 //!
-//! In order: every writable root is bound onto itself (a mount point cannot be renamed or
-//! removed, so `mv <root> x` cannot swap the protected paths away); every protected path is
+//! In order: every mount is made read-only (so that outside the roots not even metadata —
+//! modes, owners, timestamps, extended attributes, which Landlock does not govern — can
+//! change; `/proc` stays writable); every writable root is bound onto itself and made writable
+//! again (a mount point cannot be renamed or removed, so `mv <root> x` cannot swap the
+//! protected paths away); every protected path is
 //! bound read-only onto itself, after its ancestors inside the root were bound onto themselves
 //! for the same reason (`mv .git .git2` fails with `EBUSY`); a protected path that does not
 //! exist gets a placeholder (an empty directory or file, recorded and removed when the tools
@@ -48,6 +51,16 @@ pub enum Step {
         slot: usize,
         /// Where.
         dst: CString,
+    },
+    /// Makes the mount at `path` read-only (`ro`) or writable again (`mount_setattr`), with
+    /// every mount beneath it when `recursive`.
+    ReadOnly {
+        /// The mount.
+        path: CString,
+        /// Read-only (or writable again).
+        ro: bool,
+        /// Every mount beneath too.
+        recursive: bool,
     },
 }
 
@@ -99,6 +112,17 @@ fn ro_flags(p: &Path) -> libc::c_ulong {
     flags
 }
 
+/// Whether the mount holding `p` is read-only on the host (then it stays so: the flag is
+/// locked for a user namespace).
+fn mounted_ro(p: &Path) -> bool {
+    let Ok(c) = cstr(p) else {
+        return false;
+    };
+    // SAFETY: `st` is a plain C struct the kernel fills.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    unsafe { libc::statvfs(c.as_ptr(), &mut st) == 0 && st.f_flag & libc::ST_RDONLY != 0 }
+}
+
 /// The private directory's parts: `tmp` (shown as `/tmp`), `shm` (`/dev/shm`), an empty
 /// directory and an empty file (shown over what is hidden).
 pub struct Private<'a> {
@@ -122,7 +146,13 @@ impl Plan {
     }
 
     fn bind(&mut self, src: &Path, dst: &Path, rec: bool, ro: bool) -> io::Result<()> {
-        let remount = ro.then(|| ro_flags(src));
+        // The whole tree is read-only first (`plan`): a writable bind is remounted without
+        // `MS_RDONLY`, a read-only one with it.
+        let remount = Some(if ro || mounted_ro(src) {
+            ro_flags(src)
+        } else {
+            ro_flags(src) & !libc::MS_RDONLY
+        });
         self.steps.push(Step::Bind {
             src: cstr(src)?,
             dst: cstr(dst)?,
@@ -144,6 +174,23 @@ impl Plan {
 /// Builds the plan for `layout`, creating the placeholders it needs.
 pub fn plan(layout: &Layout, private: &Private<'_>) -> io::Result<Plan> {
     let mut plan = Plan::default();
+    // Every mount read-only, so that outside the writable roots not even what Landlock does
+    // not govern — chmod, chown, timestamps, extended attributes — can change; the roots
+    // and the private directories are made writable again by their binds below. /proc stays
+    // writable where it was (`/proc/self/oom_score_adj`, `comm`, …: the process's own
+    // settings; the rest of /proc is guarded by Landlock's ptrace scoping and permissions).
+    plan.steps.push(Step::ReadOnly {
+        path: c"/".to_owned(),
+        ro: true,
+        recursive: true,
+    });
+    if !mounted_ro(Path::new("/proc")) {
+        plan.steps.push(Step::ReadOnly {
+            path: c"/proc".to_owned(),
+            ro: false,
+            recursive: false,
+        });
+    }
     let mut bound: Vec<PathBuf> = Vec::new();
     for root in layout.writable.iter().filter(|r| r.is_dir()) {
         plan.bind(root, root, true, false)?;
@@ -307,6 +354,18 @@ fn private_dir(plan: &mut Plan, roots: &[&PathBuf], dir: &Path, part: &Path) -> 
     Ok(true)
 }
 
+/// `struct mount_attr` of `mount_setattr(2)`.
+#[repr(C)]
+struct MountAttr {
+    attr_set: u64,
+    attr_clr: u64,
+    propagation: u64,
+    userns_fd: u64,
+}
+
+/// `MOUNT_ATTR_RDONLY`.
+const MOUNT_ATTR_RDONLY: u64 = 0x1;
+
 /// Applies `steps` in a child that may only make raw system calls (no allocation, no lock).
 /// Returns the index of the failed step and its errno.
 ///
@@ -351,6 +410,31 @@ pub unsafe fn apply(steps: &[Step]) -> Result<(), (usize, i32)> {
                 );
                 slots[*slot] = fd as i32;
                 fd < 0
+            }
+            Step::ReadOnly {
+                path,
+                ro,
+                recursive,
+            } => {
+                let attr = MountAttr {
+                    attr_set: if *ro { MOUNT_ATTR_RDONLY } else { 0 },
+                    attr_clr: if *ro { 0 } else { MOUNT_ATTR_RDONLY },
+                    propagation: 0,
+                    userns_fd: 0,
+                };
+                let flags = if *recursive {
+                    libc::AT_RECURSIVE as libc::c_uint
+                } else {
+                    0
+                };
+                libc::syscall(
+                    libc::SYS_mount_setattr,
+                    libc::AT_FDCWD,
+                    path.as_ptr(),
+                    flags,
+                    &attr as *const MountAttr,
+                    std::mem::size_of::<MountAttr>(),
+                ) != 0
             }
             Step::Move { slot, dst } => {
                 let empty = c"".as_ptr();

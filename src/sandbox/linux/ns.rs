@@ -189,7 +189,7 @@ impl std::fmt::Display for NsError {
 fn step_target(s: &Step) -> String {
     let c: &CString = match s {
         Step::Bind { dst, .. } | Step::Move { dst, .. } => dst,
-        Step::Clone { path, .. } => path,
+        Step::Clone { path, .. } | Step::ReadOnly { path, .. } => path,
     };
     c.to_string_lossy().into_owned()
 }

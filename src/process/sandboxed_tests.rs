@@ -1,5 +1,6 @@
-//! The sandbox on this kernel, through `process::run` (the JavaScript suite
-//! `__test__/sandbox.test.mjs` runs the attack battery through `bash` and monitors).
+//! `process::run` with a sandbox, on this kernel (here, not in `sandbox`: the sandbox does not
+//! depend on `process`; the JavaScript suite `__test__/sandbox.test.mjs` runs the attack
+//! battery through `bash` and monitors).
 
 use crate::cancel::Cancel;
 use crate::config::{Config, SandboxPolicy};
@@ -15,8 +16,9 @@ struct Fixture {
 }
 
 fn fixture(policy: SandboxPolicy) -> Fixture {
-    // Not under /tmp, which the sandbox replaces with its own: the outside must be visible.
-    let dir = tempfile::tempdir_in("/var/tmp").unwrap();
+    // Not under /tmp or /var/tmp, which the sandbox replaces with its own (a write there
+    // lands in the private one): the outside must be the host's.
+    let dir = tempfile::tempdir_in(concat!(env!("CARGO_MANIFEST_DIR"), "/target")).unwrap();
     let ws = dir.path().join("ws");
     std::fs::create_dir(&ws).unwrap();
     let mut config = Config::with_root(&ws);
