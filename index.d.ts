@@ -2,9 +2,63 @@
 // this file types the public API that index.js / index.mjs export.
 
 /** Options of createAgentTools / resolveConfig. */
+/** A property of the sandbox, as `require` names it and `sandboxStatus()` reports it. */
+export type SandboxProperty =
+  | 'writes'
+  | 'protectedPaths'
+  | 'reads'
+  | 'network'
+  | 'unixSockets'
+  | 'signals'
+  | 'ptrace'
+  | 'privileges'
+  | 'namespaces'
+  | 'environment'
+
+/**
+ * The `sandbox` option's object form (field names as sandbox-runtime's configuration).
+ * `sandbox: true` means every default: writes only under the workspace (or `writeScope`)
+ * and a private `TMPDIR`; protected paths (`.git/hooks`, `.git/config`, `.vscode/`, `.idea/`,
+ * `.mcp.json`, `.envrc`, `.clarvis/`, shell start-up files…) read-only there; credentials
+ * (`~/.ssh`, `~/.aws`, …) unreadable; no network; secret-looking variables not passed.
+ */
+export interface SandboxOptions {
+  filesystem?: {
+    /** More writable directories (absolute, `~/…`, or relative to the workspace), e.g. `['~/.cargo', '~/.npm']`. */
+    allowWrite?: string[]
+    /** More protected paths: relative ones under every writable root, absolute ones as they are. */
+    denyWrite?: string[]
+    /** More unreadable paths. */
+    denyRead?: string[]
+  }
+  /** `'none'` (default), `'all'`, or egress only through the addon's filtering HTTP proxy. */
+  network?: 'none' | 'all' | { allowedDomains: string[]; deniedDomains?: string[] }
+  /** Environment variables passed even though their names look like secrets. */
+  env?: { allow?: string[] }
+  /**
+   * The properties the host needs (default: all). A property the machine cannot enforce is a
+   * StartupError only when listed here.
+   */
+  require?: SandboxProperty[]
+}
+
+/** What {@link probeSandbox} and {@link AgentTools.sandboxStatus} report. */
+export interface SandboxStatus {
+  platform: 'linux' | 'macos' | 'windows' | 'other'
+  /** The kernel mechanisms found (Linux: `landlockAbi`, `seccomp`, `userNamespaces`). */
+  mechanisms: Record<string, unknown>
+  properties: Record<SandboxProperty, { enforced: boolean; by: string[]; missing?: string }>
+}
+
 export interface AgentToolsOptions {
   /** The workspace directory. Required; must exist and be a directory. */
   workspaceRoot: string
+  /**
+   * Run `bash` and monitors (and everything they start) in a kernel sandbox. Off by default;
+   * `true` is the recommended setting. A StartupError when a required property cannot be
+   * enforced on this machine, and on Windows ("not supported on Windows").
+   */
+  sandbox?: boolean | SandboxOptions
   /** Expose only read_file, list_dir, glob and grep. Default false. */
   readOnly?: boolean
   /** Refuse paths that resolve outside the workspace root. Default true. */
@@ -220,6 +274,13 @@ export interface ServerConfig {
   readonly searchIndexThreshold?: number
   /** `"refuse"` when stale whole-file writes are refused (absent: `"allow"`). */
   readonly staleWrites?: 'refuse'
+  /** The sandbox policy, resolved (paths absolute); absent when off. */
+  readonly sandbox?: {
+    filesystem: { allowWrite: string[]; denyWrite: string[]; denyRead: string[] }
+    network: 'none' | 'all' | { allowedDomains: string[]; deniedDomains: string[] }
+    env: { allow: string[] }
+    require?: SandboxProperty[]
+  }
 }
 
 /**
@@ -445,6 +506,8 @@ export interface AgentTools {
   checkSyntax(path: string): Promise<SyntaxCheck>
   /** The state of grep's index (see the `searchIndex` option). Never throws. */
   searchIndexStatus(): SearchIndexStatus
+  /** What the sandbox enforces, per property and how; `null` when `sandbox` is off. */
+  sandboxStatus(): SandboxStatus | null
 }
 
 /** One symbol of {@link AgentTools.outlineOf}. */
@@ -498,6 +561,8 @@ export declare class ToolError extends Error {
 }
 
 export declare function createAgentTools(options: AgentToolsOptions): AgentTools
+/** What this machine can enforce for `sandbox: true`, without building tools. */
+export declare function probeSandbox(): SandboxStatus
 /** The tools object for a config from resolveConfig/buildConfig (what createAgentTools returns). */
 export declare function agentToolsFor(config: ServerConfig): AgentTools
 export declare function resolveConfig(options: AgentToolsOptions): ServerConfig
@@ -571,6 +636,8 @@ export interface GuardContext {
   bash?: BashFacts
   /** The call's title, as `describeCall` gives it (redacted, at most 80 characters). */
   title: string
+  /** `true` for `bash` and `monitor_start` when the sandbox is on: the kernel confines the command. */
+  sandboxed?: true
 }
 /** What elicit is asked. */
 export interface ElicitRequest {

@@ -799,6 +799,11 @@ async function sweepMonitors(workspaceRoot) {
   }
 }
 
+/** What this machine can enforce for `sandbox: true`: `{ platform, mechanisms, properties }`. */
+function probeSandbox() {
+  return JSON.parse(native.probeSandbox())
+}
+
 /** Builds the tools for one workspace. Throws StartupError on a bad configuration. */
 function createAgentTools(options) {
   return agentToolsFor(resolveConfig(options))
@@ -830,6 +835,8 @@ function agentToolsFor(config) {
     checkSyntax: async (path) => checkpointResult(await handle.checkSyntax(String(path))),
     /** The grep index: `{ state: "off" | "building" | "ready", files, bytes, buildMs, updatedAt }`. */
     searchIndexStatus: () => JSON.parse(handle.searchIndexStatus()),
+    /** What the sandbox enforces, per property and how; `null` when `sandbox` is off. */
+    sandboxStatus: () => JSON.parse(handle.sandboxStatus()),
     /** Frees checkpoint `id`. */
     dropCheckpoint: (id) => {
       checkpointResult(handle.dropCheckpoint(String(id)))
@@ -839,6 +846,7 @@ function agentToolsFor(config) {
 
 module.exports = {
   createAgentTools,
+  probeSandbox,
   analyzeBash: guardLib.analyzeBash,
   buildGuardContext,
   withinWorkspace: guardLib.withinWorkspace,

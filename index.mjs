@@ -6,6 +6,7 @@ const m = require('./index.js')
 
 export const {
   createAgentTools,
+  probeSandbox,
   analyzeBash,
   buildGuardContext,
   withinWorkspace,

@@ -12,6 +12,7 @@
 import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
+import os from 'node:os'
 import { createAgentTools, setWarnSink } from '../index.mjs'
 import { scratch } from './helpers.mjs'
 import { snapshot, makeSentinel, stubbedTools } from './sentinel.mjs'
@@ -345,4 +346,91 @@ export async function runFuzz({ count, seed, concurrency = 4, hangMs = 120_000, 
   const ms = Date.now() - started
   log(`fuzz: seed ${seed}, ${stats.calls} calls in ${ms} ms (${stats.ok} ok; ${describe(stats.byCode)}); stubbed: ${[...stubs].join(',') || 'none'}; ${failures.length} failures`)
   return { stats, failures, stubs, ms }
+}
+
+/**
+ * The sandbox fuzzer: random shell commands — writes, links, renames, reads of credentials,
+ * connections, detached children — run for real through `bash` under `sandbox: true` (the
+ * sandbox is what makes running them safe). Afterwards nothing outside the workspace nor in
+ * the fake HOME changed, no protected path changed, and no output holds the credential.
+ * Linux only. Returns `{ calls, failures }`.
+ */
+export async function runSandboxFuzz({ count, seed, log = () => {} }) {
+  const r = prng(seed)
+  // Not under /tmp, which the sandbox replaces: the outside and HOME stay visible to it.
+  const parent = fs.existsSync('/var/tmp') ? '/var/tmp' : os.tmpdir()
+  const base = fs.realpathSync(fs.mkdtempSync(path.join(parent, 'sbx-fuzz-')))
+  const ws = path.join(base, 'ws')
+  const out = path.join(base, 'outside')
+  const home = path.join(base, 'home')
+  const secret = `CRED-${seed}-${Date.now().toString(16)}`
+  for (const d of [ws, out, path.join(home, '.ssh'), path.join(ws, '.git/hooks')]) fs.mkdirSync(d, { recursive: true })
+  fs.writeFileSync(path.join(out, 'f.txt'), 'keep')
+  fs.writeFileSync(path.join(home, '.ssh/id_rsa'), secret)
+  fs.writeFileSync(path.join(ws, '.git/config'), '[core]\n')
+  const savedHome = process.env.HOME
+  process.env.HOME = home
+  const tools = createAgentTools({ workspaceRoot: ws, sandbox: true, bashTimeoutMs: BASH_MAX_MS, bashTimeoutMaxMs: BASH_MAX_MS })
+  const snap = () => {
+    const s = {}
+    const walk = (d) => {
+      for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+        const p = path.join(d, e.name)
+        const mode = fs.lstatSync(p).mode.toString(8)
+        s[p] = e.isDirectory() ? `dir ${mode}` : e.isSymbolicLink() ? 'link' : `${mode} ${fs.readFileSync(p, 'latin1')}`
+        if (e.isDirectory()) walk(p)
+      }
+    }
+    // The rest of .git is writable by design (objects, refs, the index).
+    for (const d of [out, home, path.join(ws, '.git/hooks')]) walk(d)
+    s['.git/config'] = fs.readFileSync(path.join(ws, '.git/config'), 'latin1')
+    return s
+  }
+  const before = snap()
+  const targets = [`${out}/f.txt`, `${out}/new`, out, `${home}/x`, `${home}/.ssh/id_rsa`, '~/.bashrc', '.git/hooks/pre-commit', '.git/config', '.vscode/settings.json', '.mcp.json', '.envrc', '../outside/g', `/proc/self/root${out}/h`, `${out}/sub/../sbx-fuzz`, '"$TMPDIR"/t', 'ok.txt']
+  const reads = [`${home}/.ssh/id_rsa`, '~/.ssh/id_rsa', `/proc/self/root${home}/.ssh/id_rsa`, '/proc/$PPID/environ', 'l/id_rsa', 'k']
+  const t = () => r.pick(targets)
+  const pieces = [
+    () => `echo x > ${t()}`,
+    () => `echo x >> ${t()}`,
+    () => `touch ${t()}`,
+    () => `mkdir -p ${t()}`,
+    () => `rm -rf ${t()}`,
+    () => `ln -s ${r.pick([out, home, `${home}/.ssh`, `${out}/sub/..`])} l`,
+    () => `ln -s ${r.pick(reads)} k`,
+    () => `ln ${t()} hl`,
+    () => `echo y > l/${r.pick(['a', 'id_rsa', 'f.txt'])}`,
+    () => `mv ${r.pick(['.git', '.git/hooks', '.vscode', 'l', 'ok.txt'])} ${r.pick(['g2', '.git/h2', 'x'])}`,
+    () => `cat ${r.pick(reads)}`,
+    () => `cp ${r.pick(reads)} stolen`,
+    () => `git config core.hooksPath ${r.pick(['x', '/tmp'])}`,
+    () => `curl -s -m 1 http://127.0.0.1:${1 + r.int(65000)}/`,
+    () => `python3 -c "open('${r.pick([`${out}/p`, `${home}/p`, 'p.txt'])}','w').write('1')"`,
+    () => `(setsid sh -c 'sleep 0.${1 + r.int(5)}; echo late > ${t()}' >/dev/null 2>&1 &)`,
+    () => `chmod ${r.pick(['777', '000', 'u+s'])} ${t()}`,
+    () => `touch -d 2001-01-01 ${t()}`,
+    () => `kill -STOP $PPID`,
+    () => `unshare -Ur true`,
+  ]
+  const failures = []
+  for (let i = 0; i < count; i++) {
+    const n = 1 + r.int(4)
+    const command = Array.from({ length: n }, () => r.pick(pieces)()).join(r.pick(['; ', ' && ', ' || ', ' | ']))
+    const res = await tools.callTool('bash', { command, timeout_ms: BASH_MAX_MS })
+    if (res.text.includes(secret)) failures.push(`credential in output: ${command}`)
+    if (res.isError && !/"error":"(timeout|aborted|output_limit)"/.test(res.text)) failures.push(`${command}: ${res.text.slice(0, 300)}`)
+  }
+  await new Promise((res) => setTimeout(res, 800))
+  process.env.HOME = savedHome
+  const now = snap()
+  for (const k of new Set([...Object.keys(before), ...Object.keys(now)])) {
+    if (before[k] !== now[k]) failures.push(`changed: ${k}: ${describe(before[k])} -> ${describe(now[k])}`)
+  }
+  for (const p of ['.vscode/settings.json', '.mcp.json', '.envrc']) {
+    const f = path.join(ws, p)
+    if (fs.existsSync(f) && fs.statSync(f).isFile() && fs.statSync(f).size > 0) failures.push(`${p} was written`)
+  }
+  fs.rmSync(base, { recursive: true, force: true })
+  log(`sandbox fuzz: seed ${seed}, ${count} commands, ${failures.length} failures`)
+  return { calls: count, failures }
 }

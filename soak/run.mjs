@@ -11,7 +11,7 @@
 //                                     and python3's standard library when present)
 // Exit code 0 only when there are zero failures and zero escapes.
 import { setWarnSink } from '../index.mjs'
-import { runFuzz } from '../__test__/fuzz-gen.mjs'
+import { runFuzz, runSandboxFuzz } from '../__test__/fuzz-gen.mjs'
 import { runRace } from '../__test__/escape-fixture.mjs'
 import { runCrashes, violations } from './crash.mjs'
 import { spawnSync } from 'node:child_process'
@@ -27,6 +27,11 @@ const started = Date.now()
 log(`fuzz seed ${seed} (replay: SOAK_SEED=${seed} SOAK_FUZZ_COUNT=${count} npm run soak)`)
 const fuzz = await runFuzz({ count, seed, concurrency: 4, log })
 for (const f of fuzz.failures.slice(0, 50)) console.log(`FAIL ${f}`)
+// Random hostile commands, run for real under the sandbox (Linux).
+const sbxCount = Number(process.env.SOAK_SANDBOX_COUNT || 1000)
+const sbx = process.platform === 'linux' && sbxCount > 0 ? await runSandboxFuzz({ count: sbxCount, seed, log }) : { calls: 0, failures: [] }
+for (const f of sbx.failures.slice(0, 50)) console.log(`FAIL sandbox ${f}`)
+fuzz.failures.push(...sbx.failures)
 
 const warned = []
 const race = await runRace(raceMs, log, (line) => warned.push(line))

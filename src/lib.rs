@@ -44,6 +44,7 @@ pub mod pool;
 pub mod process;
 pub mod redact;
 pub mod runtime;
+pub mod sandbox;
 pub mod schema;
 pub mod search;
 pub mod stale;

@@ -16,6 +16,7 @@ use crate::config::Config;
 use crate::custom::CustomTool;
 use crate::index::SearchIndex;
 use crate::redact::Redactor;
+use crate::sandbox::Sandbox;
 use std::sync::Arc;
 
 /// One tools object's configuration and services.
@@ -35,6 +36,8 @@ pub struct Runtime {
     /// What this tools object last showed the model of each file, by content hash
     /// (`staleWrites: "refuse"`; empty otherwise).
     pub seen: crate::stale::Seen,
+    /// `sandbox`: the prepared confinement of `bash` and monitors (`None`: off).
+    pub sandbox: Option<Arc<Sandbox>>,
 }
 
 impl Runtime {
@@ -53,7 +56,14 @@ impl Runtime {
             redactor: None,
             custom_tools: Vec::new(),
             seen: crate::stale::Seen::default(),
+            sandbox: None,
         }
+    }
+
+    /// With a prepared sandbox (`None`: off).
+    pub fn with_sandbox(mut self, sandbox: Option<Sandbox>) -> Runtime {
+        self.sandbox = sandbox.map(Arc::new);
+        self
     }
 
     /// With the host's tools.

@@ -155,7 +155,10 @@ function buildGuardContext(tool, args, config, probe) {
   } else {
     for (const raw of rawPaths(tool, a, probe)) add(raw, '', false)
   }
-  return { tool, args, config, paths, bash }
+  const ctx = { tool, args, config, paths, bash }
+  // The kernel confines the command: a host may auto-allow sandboxed commands.
+  if (COMMAND_TOOLS.has(tool) && config && config.sandbox) ctx.sandboxed = true
+  return ctx
 }
 
 /**

@@ -64,6 +64,16 @@ impl NativeTools {
         self.runtime.index.status().to_string()
     }
 
+    /// What this tools object's sandbox enforces, as JSON (`sandboxStatus()`); `null` when
+    /// the sandbox is off.
+    #[napi]
+    pub fn sandbox_status(&self) -> String {
+        match &self.runtime.sandbox {
+            Some(s) => s.status().to_json().to_string(),
+            None => "null".into(),
+        }
+    }
+
     /// The live checkpoints as JSON.
     #[napi]
     pub fn checkpoints_json(&self) -> String {

@@ -397,3 +397,10 @@ pub async fn sweep_monitors(root: String) {
 pub async fn sweep_spill_dir(root: String) {
     crate::process::spill::sweep_spill_dir(std::path::Path::new(&root)).await;
 }
+
+/// What this machine's kernel can enforce for the default sandbox policy, as JSON
+/// (`probeSandbox()`).
+#[napi]
+pub fn probe_sandbox() -> String {
+    crate::sandbox::probe().to_json().to_string()
+}

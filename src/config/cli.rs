@@ -56,6 +56,9 @@ pub fn build_config(
     let mut allow_outside_flag = false;
     let mut checkpoints_flag = false;
     let mut stale_flag = false;
+    let mut sandbox_flag = false;
+    let mut allow_write: Vec<String> = Vec::new();
+    let mut allow_domain: Vec<String> = Vec::new();
     let mut i = 0;
     while i < argv.len() {
         let a = argv[i].as_str();
@@ -85,6 +88,26 @@ pub fn build_config(
             checkpoints_flag = true;
         } else if a == "--refuse-stale-writes" {
             stale_flag = true;
+        } else if a == "--sandbox" {
+            sandbox_flag = true;
+        } else if let Some((flag, list)) = [
+            ("--allow-write", &mut allow_write),
+            ("--allow-domain", &mut allow_domain),
+        ]
+        .into_iter()
+        .find(|(flag, _)| a == *flag || a.starts_with(&format!("{flag}=")))
+        {
+            let value = match a.strip_prefix(&format!("{flag}=")) {
+                Some(v) => Some(v.to_string()),
+                None => {
+                    i += 1;
+                    argv.get(i).cloned()
+                }
+            };
+            match value {
+                Some(v) if !v.is_empty() && !v.starts_with("--") => list.push(v),
+                _ => return Err(StartupError(format!("{flag} requires an argument"))),
+            }
         }
         i += 1;
     }
@@ -118,6 +141,7 @@ pub fn build_config(
             "BASH_TIMEOUT_MAX_MS ({tm}) must be >= BASH_TIMEOUT_MS ({t})."
         )));
     }
+    let sandbox = sandbox_option(env, sandbox_flag, allow_write, allow_domain)?;
     let options = serde_json::json!({
         "workspaceRoot": workspace,
         "readOnly": read_only,
@@ -132,7 +156,59 @@ pub fn build_config(
         "bashTimeoutMaxMs": tm,
         "checkpointTools": checkpoints_flag,
         "staleWrites": if stale_flag { Some("refuse".to_string()) } else { env.get("STALE_WRITES").filter(|s| !s.is_empty()).cloned() },
+        "sandbox": sandbox,
         "compat": compat.or_else(|| env.get("AGENT_TOOLS_COMPAT").filter(|s| !s.is_empty()).cloned()),
     });
     resolve_config(&options, probes, checks)
+}
+
+/// The `sandbox` option of the command line: `CLARVIS_SANDBOX` (a boolean word, or the
+/// option's JSON object), `--sandbox`, and `--allow-write <dir>` / `--allow-domain <name>`
+/// (each repeatable; either one turns the sandbox on and adds to the JSON object's lists).
+fn sandbox_option(
+    env: &HashMap<String, String>,
+    flag: bool,
+    allow_write: Vec<String>,
+    allow_domain: Vec<String>,
+) -> Result<Value, StartupError> {
+    let mut v = match env.get("CLARVIS_SANDBOX").map(|s| s.trim()) {
+        None | Some("") => Value::Bool(false),
+        Some(raw) if raw.starts_with('{') => serde_json::from_str(raw)
+            .map_err(|e| StartupError(format!("CLARVIS_SANDBOX is not valid JSON: {e}")))?,
+        Some(raw) => Value::Bool(parse_bool_env("CLARVIS_SANDBOX", raw)?),
+    };
+    if !(flag || !allow_write.is_empty() || !allow_domain.is_empty()) {
+        return Ok(v);
+    }
+    if !v.is_object() {
+        v = serde_json::json!({});
+    }
+    let o = v.as_object_mut().expect("an object");
+    if !allow_write.is_empty() {
+        let fs = o
+            .entry("filesystem")
+            .or_insert_with(|| serde_json::json!({}));
+        if let Some(fs) = fs.as_object_mut() {
+            let list = fs
+                .entry("allowWrite")
+                .or_insert_with(|| Value::Array(Vec::new()));
+            if let Some(a) = list.as_array_mut() {
+                a.extend(allow_write.into_iter().map(Value::from));
+            }
+        }
+    }
+    if !allow_domain.is_empty() {
+        let net = o.entry("network").or_insert(Value::Null);
+        if !net.is_object() {
+            *net = serde_json::json!({ "allowedDomains": [] });
+        }
+        if let Some(a) = net.as_object_mut().and_then(|n| {
+            n.entry("allowedDomains")
+                .or_insert_with(|| Value::Array(Vec::new()))
+                .as_array_mut()
+        }) {
+            a.extend(allow_domain.into_iter().map(Value::from));
+        }
+    }
+    Ok(v)
 }

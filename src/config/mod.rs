@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 mod cli;
 mod policy;
 mod resolve;
+pub mod sandbox;
 #[cfg(test)]
 mod tests;
 mod values;
@@ -26,6 +27,7 @@ mod values;
 pub use cli::build_config;
 pub use policy::{Compat, IndexMode, ToolPolicy, WriteScope};
 pub use resolve::{resolve_config, Checks};
+pub use sandbox::SandboxPolicy;
 pub use values::{js_string, probe_ripgrep, TEST_HOOKS_ENV};
 
 /// V8's longest string, in UTF-16 units (`String::kMaxLength` on 64-bit builds): the bound
@@ -196,6 +198,8 @@ pub struct Config {
     /// tools object last showed the model (`crate::stale`). `false` (`"allow"`, the default)
     /// keeps the original's behaviour.
     pub refuse_stale_writes: bool,
+    /// `sandbox`: the policy `bash` and monitors run under (`None`: off, the default).
+    pub sandbox: Option<SandboxPolicy>,
     /// Fault injection (tests only).
     pub hooks: TestHooks,
 }
@@ -236,6 +240,7 @@ impl Config {
             search_index: IndexMode::Auto,
             search_index_threshold: DEFAULT_SEARCH_INDEX_THRESHOLD,
             refuse_stale_writes: false,
+            sandbox: None,
             hooks: TestHooks::default(),
         }
     }
@@ -339,6 +344,9 @@ impl Config {
         }
         if self.checkpoint_tools {
             extra.insert("checkpointTools".into(), Value::Bool(true));
+        }
+        if let Some(s) = &self.sandbox {
+            extra.insert("sandbox".into(), s.to_json());
         }
         if self.search_index != IndexMode::Auto {
             extra.insert(

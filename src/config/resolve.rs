@@ -2,7 +2,8 @@
 //! turned into a [`Config`].
 
 use super::values::{
-    bool_option, hooks_option, integer_option, search_index_option, stale_writes_option,
+    bool_option, hooks_enabled, hooks_option, integer_option, search_index_option,
+    stale_writes_option,
 };
 use super::*;
 use crate::paths::absolutize;
@@ -105,6 +106,11 @@ pub fn resolve_config(
     let redact_secrets = checks.redaction(opts.get("redactSecrets"))?;
     let (search_index, search_index_threshold) = search_index_option(opts)?;
     let refuse_stale_writes = stale_writes_option(opts)?;
+    let hooks = hooks_option(opts);
+    let sandbox = sandbox::parse(opts.get("sandbox"), &root)?.map(|mut s| {
+        s.force = sandbox::force(opts.get("sandbox"), hooks_enabled());
+        s
+    });
     Ok(Config {
         workspace_root: root.clone(),
         real_root: RealRoot::default(),
@@ -131,6 +137,7 @@ pub fn resolve_config(
         search_index,
         search_index_threshold,
         refuse_stale_writes,
-        hooks: hooks_option(opts),
+        sandbox,
+        hooks,
     })
 }

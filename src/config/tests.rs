@@ -237,6 +237,8 @@ fn the_public_config_resolves_to_the_same_configuration() {
         json!({"workspaceRoot": root}),
         json!({"workspaceRoot": root, "compat": "0.1", "writeScope": ["src"], "toolPolicy": {"deny": ["bash"]}, "killGraceMs": 5}),
         json!({"workspaceRoot": root, "toolPolicy": {"allow": ["read_file"], "deny": ["bash"]}, "checkpointTools": true, "searchIndex": "off", "searchIndexThreshold": 9, "readOnly": true, "checkpointBytes": 0}),
+        json!({"workspaceRoot": root, "sandbox": {"filesystem": {"allowWrite": ["src", "/opt/c"], "denyWrite": ["x.env"], "denyRead": ["/k"]}, "network": {"allowedDomains": ["a.com"], "deniedDomains": ["b.a.com"]}, "env": {"allow": ["A_TOKEN"]}, "require": ["writes"]}}),
+        json!({"workspaceRoot": root, "compat": "0.1", "sandbox": true}),
     ] {
         let c = resolve_config(&options, NO_RG, &mut Plain).unwrap();
         let again = resolve_config(&c.to_json(), NO_RG, &mut Plain).unwrap();

@@ -91,11 +91,16 @@ pub(super) fn bool_option(opts: &Map<String, Value>, name: &str, default: bool) 
 /// The environment variable that must be `1` for `__testHooks` to take effect.
 pub const TEST_HOOKS_ENV: &str = "CLARVIS_AGENT_TOOLS_TEST_HOOKS";
 
+/// Whether the test hooks' environment variable is set to `1`.
+pub(super) fn hooks_enabled() -> bool {
+    std::env::var(TEST_HOOKS_ENV).as_deref() == Ok("1")
+}
+
 pub(super) fn hooks_option(opts: &Map<String, Value>) -> TestHooks {
     let Some(Value::Object(h)) = opts.get("__testHooks") else {
         return TestHooks::default();
     };
-    if std::env::var(TEST_HOOKS_ENV).as_deref() != Ok("1") {
+    if !hooks_enabled() {
         return TestHooks::default();
     }
     TestHooks {

@@ -37,10 +37,12 @@ impl Checks for Opening {
 }
 
 impl Opening {
-    fn runtime(self, config: config::Config) -> Runtime {
-        Runtime::new(config)
+    fn runtime(self, config: config::Config) -> Result<Runtime, StartupError> {
+        let sandbox = crate::sandbox::Sandbox::new(&config)?;
+        Ok(Runtime::new(config)
             .with_custom_tools(self.custom_tools)
             .with_redactor(self.redactor)
+            .with_sandbox(sandbox))
     }
 }
 
@@ -48,7 +50,7 @@ impl Opening {
 pub fn open(options: &Value, probes: Probes) -> Result<Runtime, StartupError> {
     let mut opening = Opening::default();
     let config = config::resolve_config(options, probes, &mut opening)?;
-    Ok(opening.runtime(config))
+    opening.runtime(config)
 }
 
 /// [`open`] from a command line and an environment (`config::build_config`).
@@ -59,5 +61,5 @@ pub fn open_cli(
 ) -> Result<Runtime, StartupError> {
     let mut opening = Opening::default();
     let config = config::build_config(argv, env, probes, &mut opening)?;
-    Ok(opening.runtime(config))
+    opening.runtime(config)
 }

@@ -24,12 +24,21 @@ use tokio::process::{Child, Command};
 pub const CALL_ID_VAR: &str = "CLARVIS_CALL_ID";
 
 /// Starts `sh -c <command>` in `cwd` with stdin on `/dev/null`, stdout and stderr piped,
-/// in a new session, marked with `CLARVIS_CALL_ID=<id>`, without `CDPATH`.
-pub fn spawn(command: &str, cwd: &Path, id: &str) -> std::io::Result<Child> {
+/// in a new session, marked with `CLARVIS_CALL_ID=<id>`, and confined by `sandbox` when
+/// given (the one hook of the sandbox in the spawn path).
+pub fn spawn(
+    command: &str,
+    cwd: &Path,
+    id: &str,
+    sandbox: Option<&crate::sandbox::Sandbox>,
+) -> std::io::Result<Child> {
     #[cfg(unix)]
-    let mut cmd = Command::new("/bin/sh");
+    let mut cmd = match sandbox {
+        Some(s) => s.shell(),
+        None => std::process::Command::new("/bin/sh"),
+    };
     #[cfg(not(unix))]
-    let mut cmd = Command::new("sh");
+    let mut cmd = std::process::Command::new("sh");
     cmd.arg("-c")
         .arg(command)
         .current_dir(cwd)
@@ -39,22 +48,37 @@ pub fn spawn(command: &str, cwd: &Path, id: &str) -> std::io::Result<Child> {
         .env(CALL_ID_VAR, id)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(false);
-    #[cfg(unix)]
-    // SAFETY: `setsid` is async-signal-safe and touches no memory of the parent.
-    unsafe {
-        cmd.pre_exec(|| {
-            if libc::setsid() == -1 {
-                return Err(std::io::Error::last_os_error());
-            }
-            // Best effort: without it only the group kill and the marker sweep remain.
-            #[cfg(target_os = "linux")]
-            libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-            Ok(())
-        });
+        .stderr(Stdio::piped());
+    new_session(&mut cmd);
+    if let Some(s) = sandbox {
+        s.confine(&mut cmd, cwd)?;
     }
+    let mut cmd = Command::from(cmd);
+    cmd.kill_on_drop(false);
     cmd.spawn()
+}
+
+/// Makes `cmd` start a new session (its own process group, no controlling terminal) and, on
+/// Linux, a child subreaper (orphans of double forks stay in its tree while it lives).
+pub fn new_session(cmd: &mut std::process::Command) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: `setsid` and `prctl` are async-signal-safe and touch no parent memory.
+        unsafe {
+            cmd.pre_exec(|| {
+                if libc::setsid() == -1 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                // Best effort: without it only the group kill and the marker sweep remain.
+                #[cfg(target_os = "linux")]
+                libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+                Ok(())
+            });
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = cmd;
 }
 
 /// Sends SIGKILL to the process group `pgid` (a no-op when it is gone).

@@ -14,7 +14,8 @@
 //! - precedence when several happen: aborted, then timeout, then output limit;
 //! - memory stays bounded whatever the command writes (see [`capture`]).
 //!
-//! Non-goal: isolation. The command runs with the host's rights; this is not a sandbox.
+//! Isolation is not this module's: with the `sandbox` option, [`group::spawn`] hands the
+//! command to `crate::sandbox` (its one hook here), which confines it between fork and exec.
 
 pub mod capture;
 pub mod grace;
@@ -61,6 +62,8 @@ pub struct Request<'a> {
     pub kill_grace: Duration,
     /// Where live output goes while the command runs (see [`live`]).
     pub on_output: Option<live::OutputSink>,
+    /// The sandbox the command runs in, if any.
+    pub sandbox: Option<&'a crate::sandbox::Sandbox>,
 }
 
 /// How the command ended.
@@ -105,7 +108,7 @@ pub async fn run(
     display: impl Fn(&Path) -> String,
 ) -> io::Result<Outcome> {
     let id = crate::atomic::unique_id();
-    let mut child = group::spawn(req.command, req.cwd, &id)?;
+    let mut child = group::spawn(req.command, req.cwd, &id, req.sandbox)?;
     let pgid = child.id().unwrap_or(0);
     let mut guard = group::Guard::new(pgid, &id);
     let (limit, stop) = (Cancel::new(), Cancel::new());
@@ -267,6 +270,9 @@ async fn join(task: JoinHandle<Capture>) -> Capture {
     }
 }
 
+#[cfg(all(test, target_os = "linux"))]
+mod sandboxed_tests;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -280,6 +286,7 @@ mod tests {
             max_output_bytes: 1024,
             kill_grace: Duration::ZERO,
             on_output: None,
+            sandbox: None,
         };
         run(req, cancel, |p| p.display().to_string()).await.unwrap()
     }
@@ -298,6 +305,7 @@ mod tests {
                 max_output_bytes: 1024,
                 kill_grace,
                 on_output: None,
+                sandbox: None,
             };
             let out = run(req, &Cancel::new(), |p| p.display().to_string())
                 .await

@@ -97,6 +97,7 @@ async fn execute(call: &Call) -> ToolResult<String> {
         max_output_bytes: config.max_output_bytes,
         kill_grace: Duration::from_millis(config.kill_grace_ms.unwrap_or(0)),
         on_output: call.on_output.clone(),
+        sandbox: call.runtime.sandbox.as_deref(),
     };
     // What it prints is judged on the files it names (a slice of a key, a value without
     // its key).
@@ -114,7 +115,14 @@ async fn execute(call: &Call) -> ToolResult<String> {
             None => spawn_failed(&e.to_string()),
         })?;
     call.bash_checkpoint_after(recorded).await;
-    let (stdout, stderr) = (outcome.stdout, outcome.stderr);
+    let (stdout, mut stderr) = (outcome.stdout, outcome.stderr);
+    if let (Some(s), Ending::Exited { code, .. }) = (&call.runtime.sandbox, &outcome.ending) {
+        if *code != 0 {
+            // One line at the end, so the model sees why and changes approach.
+            let printed = format!("{stdout}\n{stderr}");
+            s.end_with_note(&mut stderr, &printed);
+        }
+    }
     // Which signal ended a killed command; only with `killGraceMs` set (without it the
     // errors keep the original's exact fields, and the signal is always SIGKILL).
     let killed_by = outcome.killed_by.filter(|_| config.kill_grace_ms.is_some());

@@ -49,6 +49,9 @@ pub fn not_found(id: &str) -> ToolError {
     ToolError::new(Code::MonitorNotFound, format!("No such monitor: {id}")).with("id", id)
 }
 
+/// How much of a failed sandboxed monitor's log the sandbox note looks at.
+const NOTE_TAIL_BYTES: u64 = 64 * 1024;
+
 fn run(call: &Call) -> ToolResult<Output> {
     let root = &call.config.workspace_root;
     let id = str_arg(&call.args, "id").unwrap_or_default();
@@ -60,7 +63,7 @@ fn run(call: &Call) -> ToolResult<Output> {
         None => None,
     };
     let offset = u64::try_from(int_arg(&call.args, "offset").unwrap_or(0)).unwrap_or(0);
-    let p = monitor::poll(
+    let mut p = monitor::poll(
         root,
         &s,
         offset,
@@ -72,6 +75,14 @@ fn run(call: &Call) -> ToolResult<Output> {
         let source = monitor::around(root, &s.id, p.start, p.next_offset, 16 << 10);
         call.redaction.learn(&source);
         super::sources::learn_command(call, &s.command, &s.cwd);
+    }
+    // A sandboxed monitor that failed on a denial: its last page ends with the sandbox's
+    // one line, as `bash` output does (judged on the log's tail, where the denial is).
+    if let (Some(sandbox), true, Some(code)) = (&call.runtime.sandbox, p.at_end, p.exit_code) {
+        if code != 0 {
+            let tail = monitor::tail(root, id, NOTE_TAIL_BYTES);
+            sandbox.end_with_note(&mut p.output, &tail);
+        }
     }
     Ok(Output::text(answer(&p)))
 }
@@ -125,6 +136,7 @@ mod tests {
             exit_code: None,
             dropped: 0,
             start: 0,
+            at_end: true,
         };
         let plain = answer(&p);
         assert_eq!(

@@ -115,6 +115,7 @@ async fn execute(call: &Call) -> ToolResult<Output> {
             &command,
             ready_src,
             config.monitor_log_max_bytes(),
+            call.runtime.sandbox.as_deref(),
         )
         .map_err(|e| {
             ToolError::new(

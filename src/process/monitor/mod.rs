@@ -17,7 +17,7 @@ mod read;
 pub mod relay;
 mod spawn;
 
-pub use read::{around, poll, ready_head, settle, Polled};
+pub use read::{around, poll, ready_head, settle, tail, Polled};
 pub use spawn::{start, Started};
 
 use crate::atomic;

@@ -83,6 +83,26 @@ impl Drop for SharedLock {
     }
 }
 
+/// While the monitor's shell is a zombie without an exit file, waits (at most a second) for
+/// its reaper to write the file: a sandboxed shell has no EXIT trap, and its reaper writes the
+/// code before reaping it (`spawn`), so "not running" never comes with a missing exit code.
+fn await_exit_file(root: &Path, s: &Sidecar) {
+    let path = file(root, &s.id, "exit");
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(1);
+    while !path.exists() && zombie(s.pid) && std::time::Instant::now() < until {
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+}
+
+/// Whether `pid` is a zombie (exited, not yet reaped).
+fn zombie(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rfind(')')
+            .and_then(|i| stat[i + 1..].split_ascii_whitespace().next())
+            == Some("Z")
+    })
+}
+
 /// After the monitor's shell exited, waits for the relay to write the output still in the
 /// pipe, so a poll that says "not running" shows all of it. That is certain once no process
 /// but the relay holds the pipe, so then the wait is as long as the relay takes, however
@@ -150,6 +170,14 @@ pub fn ready_head(root: &Path, id: &str, max: u64) -> (String, u64) {
     (head, r.start + end as u64)
 }
 
+/// The last `max` bytes the log holds, as text (what the sandbox note judges a failed
+/// monitor by: the denial is near the end, and may lie on an earlier page than the last).
+pub fn tail(root: &Path, id: &str, max: u64) -> String {
+    let end = read_range(root, id, u64::MAX, 0).end;
+    let r = read_range(root, id, end.saturating_sub(max), max);
+    String::from_utf8_lossy(&r.bytes).into_owned()
+}
+
 /// One `monitor_poll` answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Polled {
@@ -165,6 +193,8 @@ pub struct Polled {
     pub dropped: u64,
     /// The logical offset the page starts at.
     pub start: u64,
+    /// Whether the page reaches the end of the log (nothing more buffered, nothing held back).
+    pub at_end: bool,
 }
 
 /// Reads from `offset` (clamped to the log) at most `max` bytes. When nothing more is
@@ -173,6 +203,7 @@ pub struct Polled {
 pub fn poll(root: &Path, s: &Sidecar, offset: u64, max: u64, filter: Option<&JsRegex>) -> Polled {
     let alive = running(root, s);
     if !alive {
+        await_exit_file(root, s);
         settle(root, &s.id);
     }
     let Range {
@@ -234,6 +265,7 @@ pub fn poll(root: &Path, s: &Sidecar, offset: u64, max: u64, filter: Option<&JsR
         },
         dropped: lost,
         start,
+        at_end: next >= size,
     }
 }
 

@@ -22,8 +22,12 @@ pub struct Started {
 
 /// The script the shell runs: an EXIT trap that writes `$?` to `$MON_EXIT`, then the command
 /// on its own line (so a trailing comment or an unterminated heredoc in it cannot swallow
-/// the trap).
-fn script(command: &str) -> String {
+/// the trap). A sandboxed shell cannot write under `.clarvis/` (a protected path): the host's
+/// reaper writes the exit file for it.
+fn script(command: &str, sandboxed: bool) -> String {
+    if sandboxed {
+        return format!("{command}\n");
+    }
     format!("trap 'echo $? > \"$MON_EXIT\"' EXIT\n{command}\n")
 }
 
@@ -36,6 +40,7 @@ pub fn start(
     command: &str,
     ready_when: Option<&str>,
     log_max: u64,
+    sandbox: Option<&crate::sandbox::Sandbox>,
 ) -> io::Result<Started> {
     ensure_dir(root)?;
     // A fresh id whose files do not exist yet (4 random bytes: a collision is rare, not impossible).
@@ -54,9 +59,12 @@ pub fn start(
         }
     };
     let err = out.try_clone()?;
-    let mut cmd = Command::new("/bin/sh");
+    let mut cmd = match sandbox {
+        Some(s) => s.shell(),
+        None => Command::new("/bin/sh"),
+    };
     cmd.arg("-c")
-        .arg(script(command))
+        .arg(script(command, sandbox.is_some()))
         .current_dir(cwd)
         // As for `bash` (`group::spawn`): no inherited CDPATH.
         .env_remove("CDPATH")
@@ -65,20 +73,11 @@ pub fn start(
         .stdin(Stdio::null())
         .stdout(Stdio::from(out))
         .stderr(Stdio::from(err));
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::CommandExt;
-        // SAFETY: `setsid` and `prctl` are async-signal-safe and touch no parent memory.
-        unsafe {
-            cmd.pre_exec(|| {
-                if libc::setsid() == -1 {
-                    return Err(io::Error::last_os_error());
-                }
-                // Orphans of double forks stay in the monitor's tree while its shell lives.
-                #[cfg(target_os = "linux")]
-                libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-                Ok(())
-            });
+    crate::process::group::new_session(&mut cmd);
+    if let Some(s) = sandbox {
+        if let Err(e) = s.confine(&mut cmd, cwd) {
+            remove_files(root, &id);
+            return Err(e);
         }
     }
     let spawned = cmd.spawn();
@@ -117,13 +116,57 @@ pub fn start(
     };
     // Reap it when it exits, so it does not linger as a zombie of this process (liveness is
     // judged from the pid, and a new instance would see it as a stranger's process).
+    let exit_file = sandbox.is_some().then(|| file(root, &sidecar.id, "exit"));
     let _ = std::thread::Builder::new()
         .name("clarvis-monitor-reaper".into())
         .spawn(move || {
-            let _ = child.wait();
+            // A sandboxed shell has no EXIT trap: its exit code is written here, as the trap
+            // would have (nothing after a kill by a signal) — before the zombie is reaped, so
+            // a poll that sees the pid gone finds the file (`read::poll` waits on a zombie).
+            let write = |path: &Path, code: i32| std::fs::write(path, format!("{code}\n")).is_ok();
+            let written = exit_file
+                .as_deref()
+                .is_some_and(|path| exit_code_unreaped(&child).is_some_and(|c| write(path, c)));
+            let status = child.wait();
+            if let (Some(path), false, Ok(Some(code))) =
+                (exit_file, written, status.map(|s| s.code()))
+            {
+                write(&path, code);
+            }
         });
     save(root, &sidecar)?;
     Ok(Started { sidecar })
+}
+
+/// Waits for `child` to exit without reaping it (it stays a zombie) and returns its exit code,
+/// or `None` when a signal ended it (or off Linux, where the caller writes the code after
+/// reaping, a moment after the pid is gone).
+fn exit_code_unreaped(child: &std::process::Child) -> Option<i32> {
+    #[cfg(target_os = "linux")]
+    {
+        let pid = libc::id_t::from(child.id());
+        // SAFETY: `info` is a plain C struct the kernel fills; WNOWAIT leaves the child
+        // to `child.wait()`.
+        unsafe {
+            let mut info: libc::siginfo_t = std::mem::zeroed();
+            loop {
+                let r = libc::waitid(libc::P_PID, pid, &mut info, libc::WEXITED | libc::WNOWAIT);
+                if r == 0 {
+                    break;
+                }
+                if std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+                    return None;
+                }
+            }
+            (info.si_code == libc::CLD_EXITED).then(|| info.si_status())
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        // `Child::wait` needs `&mut`: the caller's `wait` afterwards returns the same status.
+        let _ = child;
+        None
+    }
 }
 
 /// Removes what a failed start left.
