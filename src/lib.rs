@@ -46,6 +46,7 @@ pub mod redact;
 pub mod runtime;
 pub mod schema;
 pub mod search;
+pub mod symbols;
 pub mod syntax;
 pub mod text;
 pub mod textdiff;

@@ -27,6 +27,8 @@ pub mod diff;
 pub mod edit_file;
 pub mod endpoints;
 pub mod file_stat;
+pub mod find_references;
+pub mod find_symbol;
 pub mod glob;
 pub mod grep;
 pub mod list_dir;
@@ -37,12 +39,14 @@ pub mod monitor_start;
 pub mod monitor_stop;
 pub mod move_file;
 pub mod multi_edit;
+mod navigate;
 pub mod outline;
 pub mod read_file;
 pub mod read_files;
 pub mod read_image;
 pub mod remove;
 pub mod replace;
+pub mod repo_map;
 pub mod tree;
 pub mod undo;
 pub mod write_file;
@@ -139,6 +143,9 @@ pub fn all() -> &'static [ToolDef] {
             tree::def(),
             outline::def(),
             check_syntax::def(),
+            find_symbol::def(),
+            find_references::def(),
+            repo_map::def(),
             undo::def(),
             checkpoint_create::def(),
             checkpoint_list::def(),
