@@ -121,32 +121,14 @@ fn compile(g: Grammar, spec: &Spec) -> Table {
 
 /// The compiled table of `g`, or `None` for a grammar without symbols (CSS, INI).
 pub fn table(g: Grammar) -> Option<&'static Table> {
-    const N: usize = 15;
+    /// One slot per `Grammar` variant (a fieldless enum: `g as usize` is its index).
+    const N: usize = Grammar::PowerShell as usize + 1;
     static TABLES: [OnceLock<Option<Table>>; N] = [const { OnceLock::new() }; N];
-    let at = ALL_GRAMMARS.iter().position(|&x| x == g)?;
-    TABLES[at]
+    TABLES
+        .get(g as usize)?
         .get_or_init(|| spec(g).map(|s| compile(g, s)))
         .as_ref()
 }
-
-/// Every compiled-in grammar.
-pub const ALL_GRAMMARS: [Grammar; 15] = [
-    Grammar::TypeScript,
-    Grammar::Tsx,
-    Grammar::JavaScript,
-    Grammar::Python,
-    Grammar::Go,
-    Grammar::Rust,
-    Grammar::Java,
-    Grammar::CSharp,
-    Grammar::Cpp,
-    Grammar::Ruby,
-    Grammar::Php,
-    Grammar::Bash,
-    Grammar::Css,
-    Grammar::Ini,
-    Grammar::PowerShell,
-];
 
 impl Table {
     /// Whether `(kind, field)` is one of `slots`.

@@ -2,7 +2,7 @@
 //! grouped by file (issue 29).
 
 use super::find_symbol::check_file;
-use super::navigate::{notes, Page, Where};
+use super::navigate::{notes, scope_properties, Page, Where};
 use super::{object_schema, read_annotations, Call, Handler, Output, ToolDef};
 use crate::error::{ToolError, ToolResult};
 use crate::schema::str_arg;
@@ -31,14 +31,13 @@ pub fn def() -> ToolDef {
 
 fn schema() -> Value {
     object_schema(
-        json!({
-            "name": {"type": "string", "description": "The identifier, optionally qualified (`parseConfig`, `Config.load`)."},
-            "path": {"type": "string", "description": "A directory to search (recursively, honouring .gitignore) or one file; defaults to the workspace root."},
-            "glob": {"type": "string", "description": "Only files matching this glob: without `/` it matches file names at any depth (`*.py`), with `/` the path relative to `path`."},
-            "kinds": {"type": "array", "items": {"type": "string"}, "description": "Only these roles: definition, call, import, type, write, member, read. Omit for all."},
-            "head_limit": {"type": "integer", "minimum": 1, "description": "At most this many references. Omit for all (the output is still bounded)."},
-            "offset": {"type": "integer", "minimum": 0, "default": 0, "description": "References to skip (for paging)."}
-        }),
+        scope_properties(
+            json!({
+                "name": {"type": "string", "description": "The identifier, optionally qualified (`parseConfig`, `Config.load`)."},
+                "kinds": {"type": "array", "items": {"type": "string"}, "description": "Only these roles: definition, call, import, type, write, member, read. Omit for all."}
+            }),
+            Some("references"),
+        ),
         &["name"],
     )
 }

@@ -4,7 +4,7 @@
 //! come from the symbol engine ([`crate::symbols::candidates`]: the index when it can answer,
 //! else a literal scan) and the matching definitions are ranked and paged like grep's rows.
 
-use super::navigate::{notes, Page, Where};
+use super::navigate::{notes, scope_properties, Page, Where};
 use super::{object_schema, read_annotations, Call, Handler, Output, ToolDef};
 use crate::error::{ToolError, ToolResult};
 use crate::schema::str_arg;
@@ -33,15 +33,14 @@ pub fn def() -> ToolDef {
 
 fn schema() -> Value {
     object_schema(
-        json!({
-            "name": {"type": "string", "description": "The symbol's name, optionally qualified: `parseConfig`, `Config.load`, `config::load`."},
-            "kind": {"type": "string", "description": "Only definitions of this kind: function, method, class, struct, enum, interface, trait, type, module, constant, variable, macro or property."},
-            "path": {"type": "string", "description": "A directory to search (recursively, honouring .gitignore) or one file; defaults to the workspace root."},
-            "glob": {"type": "string", "description": "Only files matching this glob: without `/` it matches file names at any depth (`*.py`), with `/` the path relative to `path` (`src/**/*.ts`)."},
-            "match": {"type": "string", "enum": ["exact", "prefix", "substring"], "default": "exact", "description": "exact: the same name (case-sensitive); prefix / substring: names starting with / containing it, case ignored."},
-            "head_limit": {"type": "integer", "minimum": 1, "description": "At most this many definitions. Omit for all (the output is still bounded)."},
-            "offset": {"type": "integer", "minimum": 0, "default": 0, "description": "Definitions to skip (for paging)."}
-        }),
+        scope_properties(
+            json!({
+                "name": {"type": "string", "description": "The symbol's name, optionally qualified: `parseConfig`, `Config.load`, `config::load`."},
+                "kind": {"type": "string", "description": "Only definitions of this kind: function, method, class, struct, enum, interface, trait, type, module, constant, variable, macro or property."},
+                "match": {"type": "string", "enum": ["exact", "prefix", "substring"], "default": "exact", "description": "exact: the same name (case-sensitive); prefix / substring: names starting with / containing it, case ignored."}
+            }),
+            Some("definitions"),
+        ),
         &["name"],
     )
 }

@@ -9,7 +9,23 @@ use crate::schema::{int_arg, str_arg};
 use crate::symbols::ondemand::Skip;
 use crate::workspace;
 use globset::GlobMatcher;
+use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
+
+/// `props` with the `path` and `glob` properties every navigation tool takes and, when the
+/// tool pages (`paged`: what it lists, plural), grep's `head_limit` and `offset`.
+pub fn scope_properties(mut props: Value, paged: Option<&str>) -> Value {
+    let Value::Object(map) = &mut props else {
+        return props;
+    };
+    map.insert("path".into(), json!({"type": "string", "description": "A directory (searched recursively, honouring .gitignore) or one file; defaults to the workspace root."}));
+    map.insert("glob".into(), json!({"type": "string", "description": "Only files matching this glob: without `/` it matches file names at any depth (`*.py`), with `/` the path relative to `path` (`src/**/*.ts`)."}));
+    if let Some(what) = paged {
+        map.insert("head_limit".into(), json!({"type": "integer", "minimum": 1, "description": format!("At most this many {what}. Omit for all (the output is still bounded).")}));
+        map.insert("offset".into(), json!({"type": "integer", "minimum": 0, "default": 0, "description": format!("How many {what} to skip (for paging).")}));
+    }
+    props
+}
 
 /// The resolved `path` and `glob` of a call.
 pub struct Where {

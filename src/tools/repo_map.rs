@@ -6,7 +6,7 @@
 //! definitions, and the longest best-first prefix that fits `max_bytes` is shown, grouped by
 //! file (found by binary search over the count, as Aider fits its map to a token budget).
 
-use super::navigate::Where;
+use super::navigate::{scope_properties, Where};
 use super::{object_schema, read_annotations, Call, Handler, Output, ToolDef};
 use crate::error::{ToolError, ToolResult};
 use crate::schema::int_arg;
@@ -35,11 +35,12 @@ pub fn def() -> ToolDef {
 
 fn schema() -> Value {
     object_schema(
-        json!({
-            "path": {"type": "string", "description": "A directory to map (recursively, honouring .gitignore) or one file; defaults to the workspace root."},
-            "glob": {"type": "string", "description": "Only files matching this glob: without `/` it matches file names at any depth (`*.py`), with `/` the path relative to `path`."},
-            "max_bytes": {"type": "integer", "minimum": 0, "description": "The map's budget in bytes; default (and 0): a quarter of maxOutputBytes; never more than maxOutputBytes."}
-        }),
+        scope_properties(
+            json!({
+                "max_bytes": {"type": "integer", "minimum": 0, "description": "The map's budget in bytes; default (and 0): a quarter of maxOutputBytes; never more than maxOutputBytes."}
+            }),
+            None,
+        ),
         &[],
     )
 }

@@ -83,6 +83,22 @@ impl<'t> Found<'t> {
         }
     }
 
+    /// Several names of one kind from one node (`const a, b = …`, `int x, y;`, a typedef's
+    /// declarators); `None` when there is none.
+    fn many(names: Vec<(Node<'t>, String)>, kind: K) -> Option<Found<'t>> {
+        if names.is_empty() {
+            return None;
+        }
+        Some(Found {
+            names,
+            kind,
+            decl: false,
+            scope: None,
+            qualifier: Vec::new(),
+            report: true,
+        })
+    }
+
     fn decl(mut self, decl: bool) -> Found<'t> {
         self.decl = decl;
         self

@@ -34,17 +34,10 @@ pub(super) fn go<'t>(ctx: &Ctx, node: Node<'t>, kind: K) -> Option<Found<'t>> {
                 .filter(|n| n.kind() == "identifier")
                 .map(|n| (n, ctx.text_of(n).to_string()))
                 .collect();
-            if names.is_empty() || ctx.local && node.kind() == "const_spec" {
+            if ctx.local && node.kind() == "const_spec" {
                 return None;
             }
-            Some(Found {
-                names,
-                kind,
-                decl: false,
-                scope: None,
-                qualifier: Vec::new(),
-                report: true,
-            })
+            Found::many(names, kind)
         }
         "method_elem" => Some(Found::one(ctx, field(node, "name")?, K::Method).decl(true)),
         _ => Some(Found::one(ctx, field(node, "name")?, kind)),
@@ -94,17 +87,7 @@ pub(super) fn jvm_like<'t>(ctx: &Ctx, node: Node<'t>, kind: K) -> Option<Found<'
                 .filter(|n| n.kind() == "identifier")
                 .map(|n| (n, ctx.text_of(n).to_string()))
                 .collect();
-            if names.is_empty() {
-                return None;
-            }
-            Some(Found {
-                names,
-                kind: if constant { K::Constant } else { K::Property },
-                decl: false,
-                scope: None,
-                qualifier: Vec::new(),
-                report: true,
-            })
+            Found::many(names, if constant { K::Constant } else { K::Property })
         }
         "namespace_declaration" | "file_scoped_namespace_declaration" => {
             Some(Found::one(ctx, last_ident(field(node, "name")?), K::Module))
@@ -150,17 +133,7 @@ pub(super) fn cpp<'t>(ctx: &Ctx, node: Node<'t>, kind: K) -> Option<Found<'t>> {
                 .filter_map(decl::c_type_name)
                 .map(|n| (n, ctx.text_of(n).to_string()))
                 .collect();
-            if names.is_empty() {
-                return None;
-            }
-            Some(Found {
-                names,
-                kind,
-                decl: false,
-                scope: None,
-                qualifier: Vec::new(),
-                report: true,
-            })
+            Found::many(names, kind)
         }
         "namespace_definition" => {
             let name = field(node, "name")?;
