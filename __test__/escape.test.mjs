@@ -1,5 +1,5 @@
 // Escape attempts against every path-taking tool (the 0.5 file tools too: both ends of move
-// and copy, mkdir, remove, replace scopes and globs): `..` chains, absolute paths, symlinked
+// and copy, mkdir, remove, replace scopes and globs; the navigation tools' paths and walks): `..` chains, absolute paths, symlinked
 // files and directories pointing out, link chains, a link to `/`, `/proc/self/root`, a missing
 // tail under a symlinked directory, dangling links, hard links, and a directory swapped for a
 // symlink to the outside thousands of times while calls, checkpoint restores and undos run.
@@ -78,6 +78,11 @@ function attempts() {
     list.push(['grep', { pattern: 'SECRET', path: p }, 'escape'])
   }
   for (const p of READ_PATHS) {
+    list.push(['find_symbol', { name: 'SECRET', path: p }, 'escape'])
+    list.push(['find_references', { name: 'SECRET', path: p }, 'escape'])
+    list.push(['repo_map', { path: p }, 'escape'])
+  }
+  for (const p of READ_PATHS) {
     list.push(['file_stat', { path: p }, 'escape'])
     list.push(['read_image', { path: p }, 'escape'])
     list.push(['diff', { from: p, to: 'in.txt' }, 'escape'])
@@ -102,6 +107,9 @@ function attempts() {
     list.push(['tree', { path: p }, 'escape'])
     list.push(['tree', { path: p, respect_gitignore: false, depth: 20 }, 'escape'])
     list.push(['file_stat', { path: p }, 'escape'])
+    list.push(['find_symbol', { name: 'SECRET', path: p }, 'escape'])
+    list.push(['find_references', { name: 'SECRET', path: p }, 'escape'])
+    list.push(['repo_map', { path: p }, 'escape'])
   }
   for (const p of WRITE_PATHS) {
     list.push(['write_file', { path: p, content: 'PWNED\n' }, 'escape'])
@@ -198,6 +206,11 @@ test('walking tools never follow a link out: grep, glob, list_dir and tree over 
     ['list_dir', { path: 'dir' }],
     ['tree', {}],
     ['tree', { depth: 20, respect_gitignore: false }],
+    // The navigation tools walk as grep does; their notes name the files holding the name.
+    ['find_symbol', { name: 'SECRET' }],
+    ['find_symbol', { name: 'secret', match: 'substring' }],
+    ['find_references', { name: 'SECRET' }],
+    ['repo_map', {}],
     ['read_files', { paths: ['in.txt', 'dir-link', 'chain-a', 'root-link', 'rel-up'] }],
     ['replace', { pattern: 'SECRET|tick', replacement: 'PWNED', path: '.' }],
     ['replace', { pattern: 'SECRET', replacement: 'PWNED', glob: '**/*', dry_run: false }],

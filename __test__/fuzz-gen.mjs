@@ -19,7 +19,7 @@ import { snapshot, makeSentinel, stubbedTools } from './sentinel.mjs'
 
 export const BASH_MAX_MS = 2000
 export const CODES = new Set(['invalid_input', 'not_found', 'not_a_file', 'is_binary', 'not_an_image', 'no_match', 'ambiguous_match', 'patch_failed', 'io_error', 'timeout', 'aborted', 'output_limit', 'too_large', 'path_escape', 'denied', 'monitor_not_found', 'too_many_monitors', 'stale_write', 'internal'])
-export const TOOLS = ['read_file', 'list_dir', 'glob', 'grep', 'write_file', 'edit_file', 'multi_edit', 'apply_patch', 'bash', 'read_files', 'read_image', 'diff', 'file_stat', 'tree', 'outline', 'check_syntax', 'replace', 'move', 'copy', 'mkdir', 'remove']
+export const TOOLS = ['read_file', 'list_dir', 'glob', 'grep', 'write_file', 'edit_file', 'multi_edit', 'apply_patch', 'bash', 'read_files', 'read_image', 'diff', 'file_stat', 'tree', 'outline', 'check_syntax', 'find_symbol', 'find_references', 'repo_map', 'replace', 'move', 'copy', 'mkdir', 'remove']
 
 /** mulberry32: tiny, fast, and the same sequence on every platform for a given seed. */
 export function prng(seed) {
@@ -149,6 +149,9 @@ const TEMPLATES = {
   tree: (r) => ({ path: dir(r), depth: r.int(25), respect_gitignore: r.chance(0.5) }),
   outline: (r) => (r.chance(0.2) ? { path: source(r), paths: Array.from({ length: r.int(3) }, () => (r.chance(0.5) ? source(r) : dir(r))) } : { path: source(r) }),
   check_syntax: (r) => ({ path: source(r) }),
+  find_symbol: (r) => ({ name: r.chance(0.6) ? r.pick(['a', 'Config.load', 'x::y', 'tick', 'main', 'é']) : advString(r), ...(r.chance(0.5) ? { path: r.chance(0.5) ? dir(r) : source(r) } : {}), ...(r.chance(0.3) ? { glob: r.pick(GLOBS) } : {}), ...(r.chance(0.3) ? { kind: r.pick(['function', 'class', 'widget', '']) } : {}), ...(r.chance(0.3) ? { match: r.pick(['exact', 'prefix', 'substring', 'fuzzy']) } : {}), head_limit: r.int(20), offset: r.int(5) }),
+  find_references: (r) => ({ name: r.chance(0.6) ? r.pick(['a', 'Config.load', 'tick', 'main']) : advString(r), ...(r.chance(0.5) ? { path: r.chance(0.5) ? dir(r) : source(r) } : {}), ...(r.chance(0.3) ? { glob: r.pick(GLOBS) } : {}), ...(r.chance(0.3) ? { kinds: [r.pick(['call', 'read', 'bogus'])] } : {}), head_limit: r.int(20), offset: r.int(5) }),
+  repo_map: (r) => ({ ...(r.chance(0.5) ? { path: r.chance(0.5) ? dir(r) : source(r) } : {}), ...(r.chance(0.3) ? { glob: r.pick(GLOBS) } : {}), max_bytes: r.int(5000) }),
   // Half the time a pattern that matches the fixtures, so calls reach the replacement and
   // (dry_run false) the commit; scopes and globs mix real ones with hostile ones.
   replace: (r) => ({

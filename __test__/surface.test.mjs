@@ -12,6 +12,8 @@ const REGISTRY = [
   'read_file', 'read_image', 'read_files', 'write_file', 'edit_file', 'multi_edit', 'apply_patch', 'replace',
   'list_dir', 'glob', 'grep', 'diff', 'bash', 'monitor_start', 'monitor_poll', 'monitor_stop', 'monitor_list',
   'move', 'copy', 'mkdir', 'remove', 'file_stat', 'tree', 'outline', 'check_syntax',
+  // Ours (issue 29), after the original's.
+  'find_symbol', 'find_references', 'repo_map',
 ]
 const V01 = ['read_file', 'write_file', 'edit_file', 'multi_edit', 'apply_patch', 'list_dir', 'glob', 'grep', 'bash']
 
@@ -127,7 +129,7 @@ test('probeTreeSitter: false turns treeSitterAvailable off; a throwing probe cou
   }
   assert.equal(createAgentTools({ workspaceRoot: root, probeTreeSitter: throwing }).config.treeSitterAvailable, false)
   assert.equal(buildConfig(['--workspace', root], {}, undefined, () => false).treeSitterAvailable, false)
-  for (const name of ['outline', 'check_syntax']) {
+  for (const name of ['outline', 'check_syntax', 'find_symbol', 'find_references', 'repo_map']) {
     const names = createAgentTools({ workspaceRoot: root, probeTreeSitter: () => false }).listTools().map((t) => t.name)
     assert.ok(!names.includes(name), name)
   }

@@ -21,6 +21,7 @@ import { monitorRows } from './monitor.mjs'
 import { readToolRows } from './readtools.mjs'
 import { globRows, grepRows } from './search.mjs'
 import { syntaxRows } from './syntax.mjs'
+import { navigationRows } from './navigation.mjs'
 
 const require = createRequire(import.meta.url)
 
@@ -103,7 +104,7 @@ async function main() {
 
   const rows = []
   try {
-    for (const group of [grepRows, globRows, callRows, readToolRows, checkpointRows, hostRows, syntaxRows, monitorRows, memoryRows]) {
+    for (const group of [grepRows, globRows, callRows, readToolRows, checkpointRows, hostRows, syntaxRows, navigationRows, monitorRows, memoryRows]) {
       const got = await group(ctx, want)
       rows.push(...got)
       for (const r of got) process.stderr.write(`  done: ${r.name} (${r.status})\n`)

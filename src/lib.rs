@@ -48,6 +48,7 @@ pub mod sandbox;
 pub mod schema;
 pub mod search;
 pub mod stale;
+pub mod symbols;
 pub mod syntax;
 pub mod text;
 pub mod textdiff;

@@ -6,7 +6,7 @@ const { analyzeBash } = require('./analyze.js')
 
 const COMMAND_TOOLS = new Set(['bash', 'monitor_start'])
 // Tools whose `path` defaults to the workspace root.
-const ROOT_DEFAULT = new Set(['list_dir', 'glob', 'grep', 'tree'])
+const ROOT_DEFAULT = new Set(['list_dir', 'glob', 'grep', 'tree', 'find_symbol', 'find_references', 'repo_map'])
 
 /**
  * The names an apply_patch text may touch, read from every header form the tool accepts:

@@ -115,19 +115,13 @@ impl<M: Matcher> Scanner<M> {
         if self.buf.capacity() > KEEP_BUFFER {
             self.buf = Vec::new();
         }
-        let guard = self.guard.as_ref();
-        let ok = base
-            .open_file(path)
-            .and_then(|opened| {
-                // A descriptor outside the root (a directory swapped for a symlink during
-                // the walk) is skipped like an unreadable file. One opened beneath the
-                // verified base was checked by the kernel already.
-                if !opened.beneath && guard.is_some_and(|g| !g.allows(&opened.file, path)) {
-                    return Ok(false);
-                }
-                read_limited(opened.file, self.max_file_bytes, &mut self.buf)
-            })
-            .unwrap_or(false);
+        let ok = read_confined(
+            base,
+            self.guard.as_ref(),
+            path,
+            self.max_file_bytes,
+            &mut self.buf,
+        );
         ok && self.may_match() && prepare(&mut self.buf)
     }
 
@@ -162,6 +156,28 @@ impl<M: Matcher> Scanner<M> {
                 .map_err(|e| e.to_string())
         }
     }
+}
+
+/// Reads `path` (opened relative to `base` when it lies under it, see [`BaseDir`]) into
+/// `buf`, raw. `false` when it is to be skipped: unreadable, not a regular file, over `max`
+/// bytes, or — with a `guard` — opened outside the root (a directory swapped for a symlink
+/// during the walk is skipped like an unreadable file; a file opened beneath the verified
+/// base was checked by the kernel already).
+pub fn read_confined(
+    base: &BaseDir,
+    guard: Option<&Guard>,
+    path: &Path,
+    max: u64,
+    buf: &mut Vec<u8>,
+) -> bool {
+    base.open_file(path)
+        .and_then(|opened| {
+            if !opened.beneath && guard.is_some_and(|g| !g.allows(&opened.file, path)) {
+                return Ok(false);
+            }
+            read_limited(opened.file, max, buf)
+        })
+        .unwrap_or(false)
 }
 
 /// Reads at most `max + 1` bytes; `Ok(false)` when the file is larger than `max`.

@@ -61,13 +61,6 @@ impl Facts {
             symbols,
         }
     }
-
-    /// Roughly the heap this entry holds, for the memo's bound.
-    fn weight(&self) -> usize {
-        let issues: usize = self.issues.list.iter().map(|i| 64 + i.near.len()).sum();
-        let symbols: usize = self.symbols.iter().map(|s| 64 + s.header.len()).sum();
-        128 + issues + symbols
-    }
 }
 
 /// The key of `text` (decoded, as every parse sees it) parsed with `grammar` for `purpose`.
@@ -83,39 +76,102 @@ pub fn key(purpose: Purpose, grammar: Grammar, text: &str) -> Key {
     *h.finalize().as_bytes()
 }
 
-/// Two generations: lookups promote from `old` to `new`; when `new` outgrows half the bound
-/// it becomes `old` and the previous `old` is dropped. Recently used entries survive, memory
-/// stays under [`MAX_BYTES`], and nothing is scanned on eviction.
-#[derive(Default)]
-struct Memo {
-    new: HashMap<Key, Arc<Facts>>,
+/// What a memo entry weighs, roughly, in heap bytes.
+pub trait Weighed {
+    /// The weight counted against the memo's bound.
+    fn weight(&self) -> usize;
+}
+
+impl Weighed for Facts {
+    fn weight(&self) -> usize {
+        let issues: usize = self.issues.list.iter().map(|i| 64 + i.near.len()).sum();
+        let symbols: usize = self.symbols.iter().map(|s| 64 + s.header.len()).sum();
+        128 + issues + symbols
+    }
+}
+
+/// A bounded content-addressed map in two generations: lookups promote from `old` to `new`;
+/// when `new` outgrows half the bound it becomes `old` and the previous `old` is dropped.
+/// Recently used entries survive, memory stays under the bound, and nothing is scanned on
+/// eviction. The symbol engine keeps its per-file facts in one too.
+pub struct Generations<V> {
+    new: HashMap<Key, Arc<V>>,
     new_bytes: usize,
-    old: HashMap<Key, Arc<Facts>>,
+    old: HashMap<Key, Arc<V>>,
+    max: usize,
 }
 
-static MEMO: Mutex<Option<Memo>> = Mutex::new(None);
+/// A generation retired to make room: dropped by the caller outside its lock.
+pub type Retired<V> = Option<HashMap<Key, Arc<V>>>;
 
-fn with<T>(f: impl FnOnce(&mut Memo) -> T) -> T {
-    let mut guard = MEMO
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    f(guard.get_or_insert_with(Memo::default))
-}
+impl<V: Weighed> Generations<V> {
+    /// An empty memo holding at most about `max` bytes.
+    pub fn new(max: usize) -> Self {
+        Generations {
+            new: HashMap::new(),
+            new_bytes: 0,
+            old: HashMap::new(),
+            max,
+        }
+    }
 
-/// The kept facts for `key`, if any.
-pub fn get(key: &Key) -> Option<Arc<Facts>> {
-    let (found, retired) = with(|m| {
-        if let Some(f) = m.new.get(key) {
+    /// The entry of `key`, promoted to the new generation; and the generation retired to
+    /// make room, if any.
+    pub fn get(&mut self, key: &Key) -> (Option<Arc<V>>, Retired<V>) {
+        if let Some(f) = self.new.get(key) {
             return (Some(Arc::clone(f)), None);
         }
-        match m.old.remove(key) {
+        match self.old.remove(key) {
             Some(f) => {
-                let retired = insert(m, *key, Arc::clone(&f));
+                let retired = self.insert(*key, Arc::clone(&f));
                 (Some(f), retired)
             }
             None => (None, None),
         }
-    });
+    }
+
+    /// Inserts into the new generation; returns the generation retired to make room, if any.
+    pub fn insert(&mut self, key: Key, value: Arc<V>) -> Retired<V> {
+        let weight = value.weight();
+        if weight > self.max / 2 {
+            return None;
+        }
+        let mut retired = None;
+        if self.new_bytes + weight > self.max / 2 {
+            retired = Some(std::mem::replace(
+                &mut self.old,
+                std::mem::take(&mut self.new),
+            ));
+            self.new_bytes = 0;
+        }
+        if self.new.insert(key, value).is_none() {
+            self.new_bytes += weight;
+        }
+        retired
+    }
+
+    #[cfg(test)]
+    fn total(&self) -> usize {
+        self.new
+            .values()
+            .chain(self.old.values())
+            .map(|f| f.weight())
+            .sum()
+    }
+}
+
+static MEMO: Mutex<Option<Generations<Facts>>> = Mutex::new(None);
+
+fn with<T>(f: impl FnOnce(&mut Generations<Facts>) -> T) -> T {
+    let mut guard = MEMO
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    f(guard.get_or_insert_with(|| Generations::new(MAX_BYTES)))
+}
+
+/// The kept facts for `key`, if any.
+pub fn get(key: &Key) -> Option<Arc<Facts>> {
+    let (found, retired) = with(|m| m.get(key));
     // A retired generation is freed outside the lock.
     drop(retired);
     found
@@ -123,25 +179,8 @@ pub fn get(key: &Key) -> Option<Arc<Facts>> {
 
 /// Keeps `facts` under `key`.
 pub fn put(key: Key, facts: Arc<Facts>) {
-    let retired = with(|m| insert(m, key, facts));
+    let retired = with(|m| m.insert(key, facts));
     drop(retired);
-}
-
-/// Inserts into the new generation; returns the generation retired to make room, if any.
-fn insert(m: &mut Memo, key: Key, facts: Arc<Facts>) -> Option<HashMap<Key, Arc<Facts>>> {
-    let weight = facts.weight();
-    if weight > MAX_BYTES / 2 {
-        return None;
-    }
-    let mut retired = None;
-    if m.new_bytes + weight > MAX_BYTES / 2 {
-        retired = Some(std::mem::replace(&mut m.old, std::mem::take(&mut m.new)));
-        m.new_bytes = 0;
-    }
-    if m.new.insert(key, facts).is_none() {
-        m.new_bytes += weight;
-    }
-    retired
 }
 
 #[cfg(test)]
@@ -171,32 +210,27 @@ mod tests {
 
     #[test]
     fn the_bound_holds_and_a_used_entry_survives_a_generation() {
-        let mut m = Memo::default();
+        let mut m = Generations::new(MAX_BYTES);
         let hot = [0xAB; 32];
-        insert(&mut m, hot, facts(10));
+        m.insert(hot, facts(10));
         let mut kept_alive = 0;
         for i in 0u32..20_000 {
             let mut k = [0; 32];
             k[..4].copy_from_slice(&i.to_le_bytes());
-            insert(&mut m, k, facts(4_000));
+            m.insert(k, facts(4_000));
             // Use `hot` now and then, as `get` does: promote it from the old generation.
-            if let Some(f) = m.old.remove(&hot) {
-                insert(&mut m, hot, f);
+            if m.old.contains_key(&hot) {
+                assert!(m.get(&hot).0.is_some());
                 kept_alive += 1;
             }
-            let total: usize = m
-                .new
-                .values()
-                .chain(m.old.values())
-                .map(|f| f.weight())
-                .sum();
+            let total = m.total();
             assert!(total <= MAX_BYTES, "memo holds {total} bytes");
         }
         assert!(kept_alive > 0, "the generations never turned over");
         assert!(m.new.contains_key(&hot) || m.old.contains_key(&hot));
         // An entry that alone outweighs a generation is not kept.
-        let mut m = Memo::default();
-        insert(&mut m, hot, facts(MAX_BYTES));
+        let mut m = Generations::new(MAX_BYTES);
+        m.insert(hot, facts(MAX_BYTES));
         assert!(m.new.is_empty());
     }
 

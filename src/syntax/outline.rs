@@ -1,6 +1,9 @@
 //! The outline walker: the original's captured and pass-through node types per language
 //! (LATER.md §3 outline), walked with an explicit stack so deep nesting cannot overflow.
+//! The captured types are the `outline` entries of [`defs`], the crate's one table of what
+//! defines a symbol.
 
+use super::defs;
 use super::issues::{self, cut};
 use super::lang::{Grammar, OUTLINE_GRAMMARS};
 use super::memo::Facts;
@@ -27,30 +30,14 @@ pub struct Symbol {
     pub end: usize,
 }
 
+/// How outline walks a grammar's tree; what it captures is `defs::outline_captures`.
 struct Rules {
-    capture: &'static [&'static str],
     pass: &'static [&'static str],
     /// JS/TS: a top-level `const/let/var` whose value is a function counts.
     top_level_fns: bool,
 }
 
 const TS: Rules = Rules {
-    capture: &[
-        "function_declaration",
-        "generator_function_declaration",
-        "class_declaration",
-        "abstract_class_declaration",
-        "interface_declaration",
-        "enum_declaration",
-        "type_alias_declaration",
-        "internal_module",
-        "module",
-        "function_signature",
-        "method_definition",
-        "method_signature",
-        "abstract_method_signature",
-        "public_field_definition",
-    ],
     pass: &[
         "program",
         "export_statement",
@@ -64,57 +51,26 @@ const TS: Rules = Rules {
 };
 
 const PYTHON: Rules = Rules {
-    capture: &["function_definition", "class_definition"],
     pass: &["module", "decorated_definition", "block"],
     top_level_fns: false,
 };
 
 const GO: Rules = Rules {
-    capture: &["function_declaration", "method_declaration", "type_spec"],
     pass: &["source_file", "type_declaration"],
     top_level_fns: false,
 };
 
 const RUST: Rules = Rules {
-    capture: &[
-        "function_item",
-        "struct_item",
-        "enum_item",
-        "trait_item",
-        "impl_item",
-        "mod_item",
-        "macro_definition",
-    ],
     pass: &["source_file", "declaration_list"],
     top_level_fns: false,
 };
 
 const JAVA: Rules = Rules {
-    capture: &[
-        "class_declaration",
-        "interface_declaration",
-        "enum_declaration",
-        "record_declaration",
-        "method_declaration",
-        "constructor_declaration",
-    ],
     pass: &["program", "class_body", "interface_body", "enum_body"],
     top_level_fns: false,
 };
 
 const CSHARP: Rules = Rules {
-    capture: &[
-        "namespace_declaration",
-        "file_scoped_namespace_declaration",
-        "class_declaration",
-        "interface_declaration",
-        "struct_declaration",
-        "enum_declaration",
-        "record_declaration",
-        "method_declaration",
-        "constructor_declaration",
-        "property_declaration",
-    ],
     pass: &["compilation_unit", "declaration_list"],
     top_level_fns: false,
 };
@@ -156,8 +112,9 @@ fn kinds(g: Grammar, rules: &Rules) -> &'static Kinds {
                 })
                 .collect()
         };
+        let captured: Vec<&str> = defs::outline_captures(g).collect();
         Kinds {
-            capture: flags(rules.capture),
+            capture: flags(&captured),
             pass: flags(rules.pass),
         }
     })
@@ -206,6 +163,14 @@ fn push_children<'t>(
     stack[at..].reverse();
 }
 
+/// Whether a node of type `kind` is a function value (`() => …`, `function () {…}`).
+pub fn is_function_value(kind: &str) -> bool {
+    matches!(
+        kind,
+        "arrow_function" | "function_expression" | "function" | "generator_function"
+    )
+}
+
 /// `const f = () => …` and friends: a declaration whose declarator value is a function.
 fn fn_binding(node: Node) -> bool {
     if !matches!(node.kind(), "lexical_declaration" | "variable_declaration") {
@@ -214,17 +179,15 @@ fn fn_binding(node: Node) -> bool {
     let mut c = node.walk();
     let found = node.named_children(&mut c).any(|d| {
         d.kind() == "variable_declarator"
-            && d.child_by_field_name("value").is_some_and(|v| {
-                matches!(
-                    v.kind(),
-                    "arrow_function" | "function_expression" | "function" | "generator_function"
-                )
-            })
+            && d.child_by_field_name("value")
+                .is_some_and(|v| is_function_value(v.kind()))
     });
     found
 }
 
-fn header(text: &str, node: Node) -> String {
+/// The outline header of `node`: its first line, trimmed, without a trailing `{` or `:`,
+/// at most 150 characters.
+pub fn header(text: &str, node: Node) -> String {
     let first = issues::line_at(text, node.start_byte());
     // The node may end on its first line before the line does.
     let first = if node.end_position().row == node.start_position().row {

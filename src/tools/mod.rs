@@ -28,6 +28,8 @@ pub mod diff;
 pub mod edit_file;
 pub mod endpoints;
 pub mod file_stat;
+pub mod find_references;
+pub mod find_symbol;
 pub mod glob;
 pub mod grep;
 pub mod list_dir;
@@ -38,12 +40,14 @@ pub mod monitor_start;
 pub mod monitor_stop;
 pub mod move_file;
 pub mod multi_edit;
+mod navigate;
 pub mod outline;
 pub mod read_file;
 pub mod read_files;
 pub mod read_image;
 pub mod remove;
 pub mod replace;
+pub mod repo_map;
 mod sources;
 pub mod title;
 pub mod tree;
@@ -156,6 +160,9 @@ registry!(
     tree,
     outline,
     check_syntax,
+    find_symbol,
+    find_references,
+    repo_map,
     undo,
     checkpoint_create,
     checkpoint_list,

@@ -1,0 +1,184 @@
+//! `repo_map`'s ranking, as Aider ranks its repository map: a graph with an edge from each
+//! file that uses a name to each file that defines it, PageRank over it, and each file's rank
+//! shared among the definitions it points at — so a definition ranks by how much of the
+//! code, weighted by that code's own importance, relies on it.
+//!
+//! Edge weights follow Aider's: a long structured name (`parse_config`, `loadConfig`, eight
+//! characters or more) counts ten times, a private `_name` a tenth, and a name defined in
+//! more than five files a tenth (`new`, `get`, `run` say little about which one is meant);
+//! then the square root of the number of uses, so one chatty file cannot dominate. A file's
+//! uses of its own definitions are no edge: they say nothing about the rest of the code.
+
+use super::model::Role;
+use super::ondemand::Parsed;
+use crate::syntax::defs::SymbolKind;
+use std::collections::HashMap;
+
+/// One definition with its score.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Ranked {
+    /// Index of its file in the slice given to [`rank`].
+    pub file: usize,
+    /// Index of the definition in that file's `defs`.
+    pub def: usize,
+    /// Its share of the rank of the files that use its name (0 when none does).
+    pub score: f64,
+}
+
+/// What [`rank`] gives: every file's PageRank and every reportable definition, best first.
+pub struct Ranking {
+    /// Per file (the order given).
+    pub files: Vec<f64>,
+    /// The definitions, by score, then their file's rank, then path and line.
+    pub defs: Vec<Ranked>,
+}
+
+/// Whether a name is distinctive enough to weigh more (Aider's "long, structured" names).
+fn structured(name: &str) -> bool {
+    let has_lower = name.bytes().any(|b| b.is_ascii_lowercase());
+    let has_upper = name.bytes().any(|b| b.is_ascii_uppercase());
+    name.len() >= 8 && (name.contains('_') || (has_lower && has_upper))
+}
+
+fn weight(name: &str, definers: usize, uses: usize) -> f64 {
+    let mut w = 1.0;
+    if structured(name) {
+        w *= 10.0;
+    }
+    if name.starts_with('_') {
+        w *= 0.1;
+    }
+    if definers > 5 {
+        w *= 0.1;
+    }
+    // Counts are far below 2^52: exact as f64.
+    w * (uses as f64).sqrt()
+}
+
+/// PageRank with damping 0.85 over `edges` (`from`, `to`, weight); a file without outgoing
+/// edges spreads its rank evenly. Iterates until the change is below 1e-9 or 100 rounds.
+fn pagerank(n: usize, edges: &[(usize, usize, f64)]) -> Vec<f64> {
+    if n == 0 {
+        return Vec::new();
+    }
+    let nf = n as f64;
+    let mut out_w = vec![0.0; n];
+    for &(f, _, w) in edges {
+        out_w[f] += w;
+    }
+    let mut rank = vec![1.0 / nf; n];
+    for _ in 0..100 {
+        let dangling: f64 = (0..n).filter(|&i| out_w[i] == 0.0).map(|i| rank[i]).sum();
+        let base = (0.15 + 0.85 * dangling) / nf;
+        let mut next = vec![base; n];
+        for &(f, t, w) in edges {
+            next[t] += 0.85 * rank[f] * w / out_w[f];
+        }
+        let delta: f64 = next.iter().zip(&rank).map(|(a, b)| (a - b).abs()).sum();
+        rank = next;
+        if delta < 1e-9 {
+            break;
+        }
+    }
+    rank
+}
+
+/// Whether a definition of `kind` is listed when nothing references it: values and fields
+/// are noise in a map unless the code uses them.
+fn listed_unreferenced(kind: SymbolKind) -> bool {
+    !matches!(
+        kind,
+        SymbolKind::Variable | SymbolKind::Property | SymbolKind::Constant
+    )
+}
+
+/// Ranks the definitions of `files` (see the module doc).
+pub fn rank(files: &[Parsed]) -> Ranking {
+    let mut definers: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, f) in files.iter().enumerate() {
+        for d in &f.syms.defs {
+            let v = definers.entry(d.name.as_str()).or_default();
+            if v.last() != Some(&i) {
+                v.push(i);
+            }
+        }
+    }
+    // (from, to, weight, name) per file pair and name.
+    let mut edges: Vec<(usize, usize, f64, &str)> = Vec::new();
+    for (i, f) in files.iter().enumerate() {
+        let mut uses = vec![0usize; f.syms.names.len()];
+        for r in f.syms.refs.iter().filter(|r| r.role != Role::Definition) {
+            if let Some(u) = uses.get_mut(r.name as usize) {
+                *u += 1;
+            }
+        }
+        for (id, &count) in uses.iter().enumerate() {
+            let name: &str = &f.syms.names[id];
+            let Some(to) = definers.get(name) else {
+                continue;
+            };
+            if count == 0 {
+                continue;
+            }
+            let w = weight(name, to.len(), count);
+            for &t in to.iter().filter(|&&t| t != i) {
+                edges.push((i, t, w, name));
+            }
+        }
+    }
+    let plain: Vec<(usize, usize, f64)> = edges.iter().map(|&(f, t, w, _)| (f, t, w)).collect();
+    let ranks = pagerank(files.len(), &plain);
+    let mut out_w = vec![0.0; files.len()];
+    for &(f, _, w) in &plain {
+        out_w[f] += w;
+    }
+    let mut share: HashMap<(usize, &str), f64> = HashMap::new();
+    for &(f, t, w, name) in &edges {
+        *share.entry((t, name)).or_default() += ranks[f] * w / out_w[f];
+    }
+    let mut defs = Vec::new();
+    for (i, f) in files.iter().enumerate() {
+        for (j, d) in f.syms.defs.iter().enumerate() {
+            let score = share.get(&(i, d.name.as_str())).copied().unwrap_or(0.0);
+            if score > 0.0 || listed_unreferenced(d.kind) {
+                defs.push(Ranked {
+                    file: i,
+                    def: j,
+                    score,
+                });
+            }
+        }
+    }
+    defs.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then_with(|| ranks[b.file].total_cmp(&ranks[a.file]))
+            .then_with(|| crate::text::js_cmp(&files[a.file].display, &files[b.file].display))
+            .then_with(|| a.def.cmp(&b.def))
+    });
+    Ranking { files: ranks, defs }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pagerank_flows_to_what_is_used_and_sums_to_one() {
+        // 0 and 1 use 2; 2 uses 3 a little.
+        let r = pagerank(4, &[(0, 2, 1.0), (1, 2, 1.0), (2, 3, 0.5)]);
+        let sum: f64 = r.iter().sum();
+        assert!((sum - 1.0).abs() < 1e-6, "{sum}");
+        assert!(r[2] > r[0] && r[2] > r[1] && r[3] > r[0], "{r:?}");
+        assert!(pagerank(0, &[]).is_empty());
+    }
+
+    #[test]
+    fn weights_favour_distinctive_names() {
+        assert!(weight("parse_config", 1, 1) > weight("load", 1, 1));
+        assert!(weight("_helper", 1, 1) < weight("helper", 1, 1));
+        assert!(weight("run", 6, 1) < weight("run", 1, 1));
+        assert!(weight("load", 1, 4) > weight("load", 1, 1));
+        assert!(structured("loadConfig") && !structured("loadconfig") && !structured("load_x"));
+    }
+}

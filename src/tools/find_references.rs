@@ -1,0 +1,227 @@
+//! `find_references`: every place an identifier is used as code, from the parsed sources,
+//! grouped by file (issue 29).
+
+use super::find_symbol::check_file;
+use super::navigate::{notes, scope_properties, Page, Where};
+use super::{object_schema, read_annotations, Call, Handler, Output, ToolDef};
+use crate::error::{ToolError, ToolResult};
+use crate::schema::str_arg;
+use crate::symbols::model::Role;
+use crate::symbols::ondemand::{read_text, Needle, Scope};
+use crate::symbols::query::{self, Mode, Name};
+use crate::symbols::{self, DefHit, RefHit};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+
+const DESCRIPTION: &str = "List every place an identifier is used as code — calls, imports and exports, type references, reads, writes (assignments, bindings, parameters), member accesses, and its definitions (marked `definition`) — from the parsed sources, never inside a comment or a string literal (grep finds text there). Grouped by file: the path, then one line per use `line:col  role  the source line`. `name` is the identifier, optionally qualified (`Config.load`): references are matched by the name itself, so the result says when the name has several definitions the syntax cannot tell apart (narrow with `path` or `glob`, or check the line). `kinds` keeps only some roles: definition, call, import, type, write, member, read. Paging as grep: `head_limit`, `offset`. Same languages as find_symbol; the result names the files holding the name it could not parse. Use it before renaming or changing a function's signature, to see who calls it; use find_symbol to jump to a definition. Errors: invalid_input (an empty name, a name that is not an identifier — the bare name, no parentheses or wildcards; an unknown role in `kinds` — the message lists them; a bad glob), not_found (path), is_binary / too_large (a `path` naming such a file), path_escape.";
+
+/// The `find_references` tool definition.
+pub fn def() -> ToolDef {
+    ToolDef {
+        name: "find_references",
+        description: DESCRIPTION,
+        schema,
+        bounded: true,
+        annotations: read_annotations(),
+        handler: Handler::Blocking(run),
+        aborted: ToolError::aborted,
+        syntax: true,
+    }
+}
+
+fn schema() -> Value {
+    object_schema(
+        scope_properties(
+            json!({
+                "name": {"type": "string", "description": "The identifier, optionally qualified (`parseConfig`, `Config.load`)."},
+                "kinds": {"type": "array", "items": {"type": "string"}, "description": "Only these roles: definition, call, import, type, write, member, read. Omit for all."}
+            }),
+            Some("references"),
+        ),
+        &["name"],
+    )
+}
+
+fn roles(call: &Call) -> ToolResult<Option<Vec<Role>>> {
+    let Some(Value::Array(list)) = call.args.get("kinds") else {
+        return Ok(None);
+    };
+    if list.is_empty() {
+        return Ok(None);
+    }
+    let mut out = Vec::new();
+    for v in list {
+        let s = v.as_str().unwrap_or("");
+        match Role::parse(s) {
+            Some(r) => out.push(r),
+            None => {
+                let all: Vec<&str> = Role::ALL.iter().map(|r| r.as_str()).collect();
+                return Err(ToolError::invalid(format!(
+                    "Unknown reference kind: {s}. Kinds: {}.",
+                    all.join(", ")
+                ))
+                .with("field", "kinds"));
+            }
+        }
+    }
+    Ok(Some(out))
+}
+
+fn run(call: &Call) -> ToolResult<Output> {
+    let name = query::parse_name(str_arg(&call.args, "name").unwrap_or(""), "name")?;
+    let roles = roles(call)?;
+    let at = Where::from_call(call)?;
+    check_file(call, &at)?;
+    let needle = Needle {
+        text: name.name.clone(),
+        fold: false,
+    };
+    let filter = |p: &Path| at.wants(p);
+    let scope = Scope {
+        base: &at.base,
+        is_file: at.is_file,
+        filter: &filter,
+    };
+    let found = symbols::candidates(
+        &call.config,
+        &call.runtime.index,
+        &call.cancel,
+        &call.warnings,
+        &scope,
+        &needle,
+    );
+    if call.cancel.is_cancelled() {
+        return Err(ToolError::aborted());
+    }
+    let refs = symbols::references(&found.files, &name.name, roles.as_deref());
+    let defs = symbols::definitions(
+        &found.files,
+        &Name {
+            qualifier: Vec::new(),
+            name: name.name.clone(),
+        },
+        Mode::Exact,
+        None,
+    );
+    let errors: Vec<&str> = found
+        .files
+        .iter()
+        .filter(|f| f.syms.has_error)
+        .map(|f| f.display.as_str())
+        .collect();
+    let mut note = ambiguity(&name, &defs);
+    let more = notes(&name.name, &found.skipped, &errors);
+    if !more.is_empty() {
+        if !note.is_empty() {
+            note.push('\n');
+        }
+        note.push_str(&more);
+    }
+    if refs.is_empty() {
+        let mut out = format!("(no uses of `{}` as code found)", name.name);
+        if !note.is_empty() {
+            out.push('\n');
+            out.push_str(&note);
+        }
+        return Ok(Output::text(out));
+    }
+    Ok(Output::text(render(call, &refs, &note)))
+}
+
+/// What the result says about the name's definitions: none in the searched files, or
+/// several that references cannot be told apart between.
+fn ambiguity(name: &Name, defs: &[DefHit]) -> String {
+    let n = &name.name;
+    let qualified: Vec<&DefHit> = defs
+        .iter()
+        .filter(|d| query::qualifies(&name.qualifier, &d.def, &d.display))
+        .collect();
+    match defs.len() {
+        0 => format!("[note: no definition of `{n}` in the searched files: it may come from a dependency or the standard library]"),
+        1 if name.qualifier.is_empty() || qualified.len() == 1 => String::new(),
+        _ => {
+            let list: Vec<String> = defs
+                .iter()
+                .take(8)
+                .map(|d| format!("{}:{} {} {}", d.display, d.def.line, d.def.kind.as_str(), d.def.qualified(crate::symbols::model::separator(d.grammar))))
+                .collect();
+            let more = if defs.len() > 8 { format!(", and {} more", defs.len() - 8) } else { String::new() };
+            let which = if name.qualifier.is_empty() {
+                String::new()
+            } else {
+                format!(" ({} of them qualified as asked)", qualified.len())
+            };
+            format!(
+                "[note: `{n}` has {} definition{}{which}: {}{more}. References are matched by name and the syntax cannot tell which definition each one means — narrow with path or glob, or read the lines]",
+                defs.len(),
+                if defs.len() == 1 { "" } else { "s" },
+                list.join(", ")
+            )
+        }
+    }
+}
+
+/// The page: a path line for each file, then `  line:col  role  text` per reference.
+fn render(call: &Call, refs: &[RefHit], note: &str) -> String {
+    let page = Page::from_call(call);
+    let mut text: Option<(PathBuf, Vec<String>)> = None;
+    page.render(
+        refs.len(),
+        |i, first| {
+            let r = &refs[i];
+            if text.as_ref().is_none_or(|(p, _)| *p != r.abs) {
+                let lines = read_text(&call.config, &r.abs)
+                    .map(|t| t.split('\n').map(str::to_string).collect())
+                    .unwrap_or_default();
+                text = Some((r.abs.clone(), lines));
+            }
+            let line = text
+                .as_ref()
+                .and_then(|(_, l)| l.get(r.line as usize - 1))
+                .map_or("", String::as_str);
+            let row = format!(
+                "  {}:{}  {}  {}",
+                r.line,
+                r.col,
+                r.role.as_str(),
+                window(line, r.col)
+            );
+            if first || i > 0 && refs[i - 1].abs != r.abs {
+                format!("{}\n{row}", r.display)
+            } else {
+                row
+            }
+        },
+        note,
+    )
+}
+
+/// `line` trimmed, or for a long line (minified code) about 160 characters around `col`.
+fn window(line: &str, col: u32) -> String {
+    const MAX: usize = 200;
+    let trimmed = line.trim();
+    if trimmed.chars().count() <= MAX {
+        return trimmed.to_string();
+    }
+    // Characters before the column (UTF-16 columns; near enough for a window).
+    let at = line
+        .char_indices()
+        .nth((col as usize).saturating_sub(1))
+        .map_or(line.len(), |(i, _)| i);
+    let start = line[..at]
+        .char_indices()
+        .rev()
+        .nth(60)
+        .map_or(0, |(i, _)| i);
+    let rest = &line[start..];
+    let end = rest.char_indices().nth(160).map_or(rest.len(), |(i, _)| i);
+    let pre = if start > 0 { "…" } else { "" };
+    let post = if end < rest.len() { "…" } else { "" };
+    format!("{pre}{}{post}", rest[..end].trim())
+}
+
+/// The call's title (`describeCall`): `Find references to "parseConfig" in src`.
+pub fn title(args: &serde_json::Map<String, Value>) -> String {
+    let name = super::title::text(args, "name").map_or("a symbol".into(), super::title::quoted);
+    format!("Find references to {name}{}", super::title::scope(args))
+}
