@@ -131,11 +131,11 @@ mod tests {
             "jwt",
         );
         g.add("short1A", "secret");
-        let text = "x IOiJIUzI1NiJ9.eyJzdWIiOi y";
+        let text = "x iOiJIUzI1NiJ9.eyJzdWIiOi y";
         let mut out = Vec::new();
         g.find(text, &mut out);
         assert_eq!(out.len(), 1);
-        assert_eq!(&text[out[0].start..out[0].end], "IOiJIUzI1NiJ9.eyJzdWIiOi");
+        assert_eq!(&text[out[0].start..out[0].end], "iOiJIUzI1NiJ9.eyJzdWIiOi");
         let mut none = Vec::new();
         g.find("the word eyJhb and short1A alone", &mut none);
         assert!(none.is_empty(), "{none:?}");

@@ -33,6 +33,8 @@ fn read_options() -> OpenOptions {
 /// confinement (see [`Guard::allows`]). For reading state the tools do not hand to the model
 /// as such, like a checkpoint's record of a file.
 pub fn open_nofollow(abs: &Path) -> io::Result<File> {
+    // Only the Unix flags change the options.
+    #[cfg_attr(not(unix), allow(unused_mut))]
     let mut o = read_options();
     #[cfg(unix)]
     {
