@@ -48,6 +48,22 @@ where
     (kept, dropped)
 }
 
+/// Points every proxy variable a program may read (both spellings) at the filtering proxy on
+/// `port`, the one way out of a sandbox whose network is a domain list.
+pub fn set_proxy(cmd: &mut std::process::Command, port: u16) {
+    let url = format!("http://127.0.0.1:{port}");
+    for k in [
+        "HTTP_PROXY",
+        "HTTPS_PROXY",
+        "ALL_PROXY",
+        "http_proxy",
+        "https_proxy",
+        "all_proxy",
+    ] {
+        cmd.env(k, &url);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -161,17 +161,7 @@ impl Sandbox {
                 }
             }
             if let Some(p) = &self.proxy {
-                let url = format!("http://127.0.0.1:{}", p.port());
-                for k in [
-                    "HTTP_PROXY",
-                    "HTTPS_PROXY",
-                    "ALL_PROXY",
-                    "http_proxy",
-                    "https_proxy",
-                    "all_proxy",
-                ] {
-                    cmd.env(k, &url);
-                }
+                env::set_proxy(cmd, p.port());
             }
             Ok(())
         }

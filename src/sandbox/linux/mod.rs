@@ -310,17 +310,7 @@ impl Linux {
         }
         cmd.env("TMPDIR", self.tmpdir(built.as_deref()));
         if let (Network::Domains { .. }, Some(port)) = (&self.network, self.proxy_port) {
-            let url = format!("http://127.0.0.1:{port}");
-            for k in [
-                "HTTP_PROXY",
-                "HTTPS_PROXY",
-                "ALL_PROXY",
-                "http_proxy",
-                "https_proxy",
-                "all_proxy",
-            ] {
-                cmd.env(k, &url);
-            }
+            super::env::set_proxy(cmd, port);
             cmd.env("NO_PROXY", "").env("no_proxy", "");
         }
         let fds = built.as_ref().map(|b| {
