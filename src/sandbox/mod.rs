@@ -46,7 +46,35 @@ pub struct Sandbox {
     status: Status,
     #[cfg(target_os = "macos")]
     profile: String,
+    /// The private temporary directory (`TMPDIR` of every command), removed with the sandbox.
+    #[cfg(target_os = "macos")]
+    tmp: PrivateTmp,
     proxy: Option<proxy::Proxy>,
+}
+
+/// macOS: the tools object's private temporary directory, `<host temp>/clarvis-sandbox-<id>`
+/// (mode 700), by its real path; removed when the sandbox is dropped. (Linux has its own,
+/// mounted over `/tmp` in the command's mount namespace: `linux::PrivateDir`.)
+#[cfg(target_os = "macos")]
+#[derive(Debug)]
+struct PrivateTmp(std::path::PathBuf);
+
+#[cfg(target_os = "macos")]
+impl PrivateTmp {
+    fn new() -> std::io::Result<PrivateTmp> {
+        use std::os::unix::fs::DirBuilderExt;
+        let path =
+            std::env::temp_dir().join(format!("clarvis-sandbox-{}", crate::atomic::unique_id()));
+        std::fs::DirBuilder::new().mode(0o700).create(&path)?;
+        Ok(PrivateTmp(std::fs::canonicalize(&path)?))
+    }
+}
+
+#[cfg(target_os = "macos")]
+impl Drop for PrivateTmp {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 /// The port the filtering proxy listens on inside the sandbox's network namespace (any port
@@ -97,7 +125,9 @@ impl Sandbox {
             _ => None,
         };
         let port = proxy.as_ref().map(|p| p.port());
-        let profile = seatbelt::profile(&layout, &policy.network, port);
+        let tmp = PrivateTmp::new()
+            .map_err(|e| StartupError(format!("sandbox: the private temporary directory: {e}")))?;
+        let profile = seatbelt::profile(&layout, &policy.network, port, &tmp.0);
         let status = seatbelt::status(&policy.network);
         status.check(&policy)?;
         Ok(Sandbox {
@@ -105,6 +135,7 @@ impl Sandbox {
             layout,
             status,
             profile,
+            tmp,
             proxy,
         })
     }
@@ -163,6 +194,8 @@ impl Sandbox {
             if let Some(p) = &self.proxy {
                 env::set_proxy(cmd, p.port());
             }
+            #[cfg(target_os = "macos")]
+            cmd.env("TMPDIR", &self.tmp.0);
             Ok(())
         }
     }

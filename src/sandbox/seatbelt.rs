@@ -3,8 +3,10 @@
 //! release workflow's macOS job runs it for real.
 //!
 //! Shape (after codex's base profile): `(deny default)`; processes may run and fork; reads
-//! everywhere but the credentials; writes only beneath the writable roots and the temporary
-//! directories, with `require-not` for every protected path (`literal` for the path itself,
+//! everywhere but the credentials; writes only beneath the writable roots and the tools
+//! object's private temporary directory (exported as `TMPDIR`; unlike codex, the shared
+//! `/tmp` and `/var/folders` stay read-only, so nothing one command leaves there can steer
+//! a later process of the host), with `require-not` for every protected path (`literal` for the path itself,
 //! so a missing one cannot be created, `subpath` for what lies under it); no network, or only
 //! `localhost:<proxy port>`, or all of it; signals only to the sandbox's own processes
 //! (`target same-sandbox`); no `process-info` of others (no `ps` of the host's environment).
@@ -28,8 +30,15 @@ fn quote(s: &str) -> String {
     out
 }
 
-/// The profile for `layout` with `network` (`proxy_port` with `allowedDomains`).
-pub fn profile(layout: &Layout, network: &Network, proxy_port: Option<u16>) -> String {
+/// The profile for `layout` with `network` (`proxy_port` with `allowedDomains`); `tmp` is the
+/// private temporary directory, by its real path (Seatbelt matches resolved paths:
+/// `/private/var/folders/…`, not `/var/folders/…`).
+pub fn profile(
+    layout: &Layout,
+    network: &Network,
+    proxy_port: Option<u16>,
+    tmp: &std::path::Path,
+) -> String {
     let mut p = String::from(
         "(version 1)\n(deny default)\n\
          (allow process-exec process-fork)\n\
@@ -59,9 +68,10 @@ pub fn profile(layout: &Layout, network: &Network, proxy_port: Option<u16>) -> S
             quote(&r.to_string_lossy())
         ));
     }
-    for t in ["/private/tmp", "/private/var/folders"] {
-        p.push_str(&format!("      (subpath {})\n", quote(t)));
-    }
+    p.push_str(&format!(
+        "      (subpath {})\n",
+        quote(&tmp.to_string_lossy())
+    ));
     p.push_str("    )\n");
     for prot in &layout.protected {
         let q = quote(&prot.path.to_string_lossy());
@@ -142,9 +152,11 @@ mod tests {
         }
     }
 
+    const TMP: &str = "/private/var/folders/xy/T/clarvis-sandbox-1";
+
     #[test]
     fn writes_are_denied_by_default_and_protected_paths_excluded() {
-        let p = profile(&layout(), &Network::None, None);
+        let p = profile(&layout(), &Network::None, None, TMP.as_ref());
         assert!(p.starts_with("(version 1)\n(deny default)\n"));
         assert!(p.contains("(subpath \"/Users/u/ws\")"));
         assert!(p.contains("(require-not (literal \"/Users/u/ws/.vscode\"))"));
@@ -157,15 +169,24 @@ mod tests {
     }
 
     #[test]
+    fn the_only_temporary_directory_writable_is_the_private_one() {
+        let p = profile(&layout(), &Network::None, None, TMP.as_ref());
+        assert!(p.contains(&format!("(subpath \"{TMP}\")")));
+        // The shared ones another process of the host reads stay read-only.
+        assert!(!p.contains("\"/private/tmp\""));
+        assert!(!p.contains("\"/private/var/folders\""));
+    }
+
+    #[test]
     fn the_proxy_port_is_the_only_network() {
         let n = Network::Domains {
             allowed: vec!["a.com".into()],
             denied: vec![],
         };
-        let p = profile(&layout(), &n, Some(4242));
+        let p = profile(&layout(), &n, Some(4242), TMP.as_ref());
         assert!(p.contains("(allow network-outbound (remote ip \"localhost:4242\"))"));
         assert_eq!(p.matches("network-outbound").count(), 1);
-        assert!(profile(&layout(), &Network::All, None).contains("(allow network*)"));
+        assert!(profile(&layout(), &Network::All, None, TMP.as_ref()).contains("(allow network*)"));
     }
 
     #[test]
