@@ -50,8 +50,13 @@ struct Armor {
     end: usize,
 }
 
+/// The armor's dashes, searched for in every line of a view: a searcher built once (building
+/// one per line cost more than the search: a tenth of a megabyte's redaction).
+static DASHES: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+    std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"-----"));
+
 fn armor(line: &str) -> Option<Armor> {
-    let i = memchr::memmem::find(line.as_bytes(), b"-----")?;
+    let i = DASHES.find(line.as_bytes())?;
     let rest = &line[i + 5..];
     let (begin, label_at) = if rest.starts_with("BEGIN ") {
         (true, 6)
@@ -65,7 +70,7 @@ fn armor(line: &str) -> Option<Armor> {
         });
     };
     let label_rest = &rest[label_at..];
-    let close = label_rest.find("-----")?;
+    let close = DASHES.find(label_rest.as_bytes())?;
     let label = &label_rest[..close];
     if !label
         .bytes()
@@ -179,10 +184,12 @@ fn body(text: &str) -> Option<(usize, usize)> {
     let lead = s.len() - s.trim_start_matches(['"', '\'']).len();
     s = &s[lead..];
     loop {
-        let t = s
-            .trim_end_matches([',', '"', '\'', ' ', '+', ';'])
-            .trim_end_matches("\\n")
-            .trim_end_matches("\\r");
+        // `strip_suffix`, not `trim_end_matches`: a string pattern there builds a two-way
+        // searcher per call, and this runs for every line of a view.
+        let mut t = s.trim_end_matches([',', '"', '\'', ' ', '+', ';']);
+        while let Some(u) = t.strip_suffix("\\n").or_else(|| t.strip_suffix("\\r")) {
+            t = u;
+        }
         if t.len() == s.len() {
             break;
         }
