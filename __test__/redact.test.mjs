@@ -35,6 +35,9 @@ test('read tools, grep and bash see masks instead of secrets', async () => {
   )
   const g = await call('grep', { pattern: 'AKIA', output_mode: 'content' })
   assert.equal(g.text, "src/a.js:1:const k = '[REDACTED:aws_access_key]'")
+  // A secret on the output's first line (the start of a JSON string), and at its very end.
+  const first = await call('bash', { command: 'printf "DB_PASSWORD=hunter2"' })
+  assert.deepEqual(JSON.parse(first.text).stdout, 'DB_PASSWORD=[REDACTED:password]')
   const b = await call('bash', { command: 'cat .env' })
   assert.ok(!b.text.includes('hunter2') && !b.text.includes(GH), b.text)
   assert.match(b.text, /\[REDACTED:password\]/)
