@@ -1,6 +1,6 @@
 //! Argument validation with the wording and order of ajv (`allErrors`, `useDefaults`).
 //!
-//! Tools' input schemas use a small JSON Schema subset: `type`, `properties`, `required`,
+//! Tools' input schemas use a small JSON Schema subset: `type` (a name or a list of names), `properties`, `required`,
 //! `additionalProperties: false`, `enum`, `minLength`, `minimum`, `maximum`, `minItems`, `maxItems`,
 //! `items` and `default` (plus `maxLength` and `pattern`, which only hosts' `customTools` use).
 //! This module validates a copy of the arguments against it, fills in
@@ -140,6 +140,9 @@ fn has_any(schema: &Map<String, Value>, keys: &[&str]) -> bool {
 fn check(schema: &Value, data: &mut Value, at: &str, coerce: bool, out: &mut Vec<Failure>) {
     let Some(s) = schema.as_object() else { return };
     let ty = s.get("type").and_then(Value::as_str);
+    if let Some(Value::Array(types)) = s.get("type") {
+        check_types(types, data, at, coerce, out);
+    }
     let pointer = at.strip_prefix("data").unwrap_or(at).to_string();
     let fail = |out: &mut Vec<Failure>, what: String, expected: String, received: String| {
         out.push(Failure {
@@ -370,6 +373,29 @@ fn check(schema: &Value, data: &mut Value, at: &str, coerce: bool, out: &mut Vec
             );
         }
     }
+}
+
+/// `type` as a list (`["boolean", "object"]`): ajv checks it up front, coercing (when on) to
+/// the first listed type that takes the value, and says `must be boolean,object`.
+fn check_types(types: &[Value], data: &mut Value, at: &str, coerce: bool, out: &mut Vec<Failure>) {
+    let names: Vec<&str> = types.iter().filter_map(Value::as_str).collect();
+    if names.iter().any(|t| type_matches(t, data)) {
+        return;
+    }
+    if coerce {
+        if let Some(v) = names.iter().find_map(|t| coerce_to(t, data)) {
+            *data = v;
+            return;
+        }
+    }
+    let list = names.join(",");
+    out.push(Failure {
+        at: at.to_string(),
+        what: format!("must be {list}"),
+        path: at.strip_prefix("data").unwrap_or(at).to_string(),
+        expected: list,
+        received: kind(data).into(),
+    });
 }
 
 fn pointer_escape(k: &str) -> String {

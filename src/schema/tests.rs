@@ -152,3 +152,29 @@ fn relax_opens_objects_and_lowers_the_named_minimums() {
         None
     );
 }
+
+#[test]
+fn a_list_of_types_takes_any_of_them_and_says_so_otherwise() {
+    let s = json!({"type": "object", "properties": {
+        "tty": {"type": ["boolean", "object"], "properties": {"cols": {"type": "integer", "minimum": 2}}}
+    }});
+    for ok in [
+        json!({"tty": true}),
+        json!({"tty": {"cols": 80}}),
+        json!({}),
+    ] {
+        let mut v = ok.clone();
+        assert!(validate(&s, &mut v).is_empty(), "{ok}");
+    }
+    let mut v = json!({"tty": "yes"});
+    assert_eq!(
+        message(&validate(&s, &mut v)),
+        "data/tty must be boolean,object"
+    );
+    let mut v = json!({"tty": {"cols": 1}});
+    assert_eq!(message(&validate(&s, &mut v)), "data/tty/cols must be >= 2");
+    // Coercion takes the first type that accepts the value.
+    let mut v = json!({"tty": "true"});
+    assert!(validate_with(&s, &mut v, true).is_empty());
+    assert_eq!(v, json!({"tty": true}));
+}
