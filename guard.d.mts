@@ -8,6 +8,8 @@ export {
   BashFacts,
   Segment,
   PathFact,
+  MonitorFacts,
+  InputFacts,
   GuardContext,
   GuardDecision,
   Verdict,

@@ -415,6 +415,10 @@ export type ToolName =
   | 'monitor_poll'
   | 'monitor_stop'
   | 'monitor_list'
+  /** Ours: input to an interactive monitor (tty or stdin), one conversational turn. */
+  | 'monitor_write'
+  /** Ours: a terminal monitor's screen. */
+  | 'monitor_screen'
   | 'move'
   | 'copy'
   | 'mkdir'
@@ -456,6 +460,8 @@ export type ErrorCode =
   | 'too_many_monitors'
   /** `staleWrites: "refuse"`: the file changed since the model last read it whole (or never was). */
   | 'stale_write'
+  /** monitor_write to a monitor whose program has exited (fields `id`, `exit_code`). */
+  | 'not_running'
   | 'internal'
 
 /** One piece of a running command's output, as `onOutput` receives it. */
@@ -630,17 +636,46 @@ export interface BashFacts {
   segments: Segment[]
   undecidable: boolean
 }
+/** The monitor a `monitor_write` goes to. */
+export interface MonitorFacts {
+  id: string
+  command: string
+  /** Absolute. */
+  cwd: string
+  /** It runs on a terminal. */
+  tty: boolean
+  /** It takes input (a terminal or a stdin pipe). */
+  stdin: boolean
+}
+/** What a `monitor_write` sends. */
+export interface InputFacts {
+  /** `input` as given ("" when absent). */
+  text: string
+  /** The named keys, in order. */
+  keys: string[]
+  /** It ends the input (`close: true`). */
+  close: boolean
+  /** The target monitor; null for an unknown id. */
+  monitor: MonitorFacts | null
+}
 /** What a guard sees. */
 export interface GuardContext {
   tool: string
   args: Record<string, unknown>
   config: ServerConfig
   paths: PathFact[]
+  /**
+   * `bash`, `monitor_start`: the command's analysis. `monitor_write` to a shell (`bash`,
+   * `sh`, `zsh`…): the analysis of the typed text, whose paths (and the monitor's cwd) are
+   * then in `paths`.
+   */
   bash?: BashFacts
   /** The call's title, as `describeCall` gives it (redacted, at most 80 characters). */
   title: string
   /** `true` for `bash` and `monitor_start` when the sandbox is on: the kernel confines the command. */
   sandboxed?: true
+  /** `monitor_write` only: what it sends and where. */
+  input?: InputFacts
 }
 /** What elicit is asked. */
 export interface ElicitRequest {

@@ -330,6 +330,7 @@ function contextFor(handle, tool, args, config) {
     fact: (raw, base, shell) => JSON.parse(handle.pathFact(String(raw), String(base), Boolean(shell))),
     patchPaths: (text) => JSON.parse(native.patchPathsJson(text)),
     checkpointPaths: (id) => JSON.parse(handle.checkpointPathsJson(id)),
+    monitor: (id) => JSON.parse(handle.monitorJson(String(id))),
   })
   ctx.title = titleOf(handle, tool, args)
   return ctx

@@ -11,6 +11,7 @@ import { latest, workspace, envelope, scratch } from './helpers.mjs'
 const REGISTRY = [
   'read_file', 'read_image', 'read_files', 'write_file', 'edit_file', 'multi_edit', 'apply_patch', 'replace',
   'list_dir', 'glob', 'grep', 'diff', 'bash', 'monitor_start', 'monitor_poll', 'monitor_stop', 'monitor_list',
+  'monitor_write', 'monitor_screen',
   'move', 'copy', 'mkdir', 'remove', 'file_stat', 'tree', 'outline', 'check_syntax',
   // Ours (issue 29), after the original's.
   'find_symbol', 'find_references', 'repo_map',

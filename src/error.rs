@@ -49,6 +49,8 @@ pub enum Code {
     /// `staleWrites: "refuse"`: a whole-file overwrite of a file that changed since the model
     /// last saw it whole (or was never shown whole).
     StaleWrite,
+    /// `monitor_write` to a monitor whose program has exited (ours; the exit code is a field).
+    NotRunning,
     /// A bug: anything that was not a `ToolError` (including a Rust panic).
     Internal,
 }
@@ -75,6 +77,7 @@ impl Code {
             Code::MonitorNotFound => "monitor_not_found",
             Code::TooManyMonitors => "too_many_monitors",
             Code::StaleWrite => "stale_write",
+            Code::NotRunning => "not_running",
             Code::Internal => "internal",
         }
     }
@@ -86,8 +89,8 @@ impl Code {
 }
 
 /// Every code, in the order the original's `ErrorCode` union lists them (LATER §2.9), then
-/// ours (`stale_write`) before `internal`.
-pub const ALL_CODES: [Code; 19] = [
+/// ours (`stale_write`, `not_running`) before `internal`.
+pub const ALL_CODES: [Code; 20] = [
     Code::InvalidInput,
     Code::NotFound,
     Code::NotAFile,
@@ -106,6 +109,7 @@ pub const ALL_CODES: [Code; 19] = [
     Code::MonitorNotFound,
     Code::TooManyMonitors,
     Code::StaleWrite,
+    Code::NotRunning,
     Code::Internal,
 ];
 

@@ -50,6 +50,7 @@ pub mod search;
 pub mod stale;
 pub mod symbols;
 pub mod syntax;
+pub mod terminal;
 pub mod text;
 pub mod textdiff;
 pub mod tools;

@@ -2,8 +2,9 @@
 //!
 //! A [`Config`] is values; what lives and changes while the tools object is used lives here:
 //! the checkpoint store, the search index (and its build thread, watches and image), the
-//! redactor compiled from `redactSecrets`, the host's custom tools, and the hashes of what
-//! the model was shown (`staleWrites`). `createAgentTools`
+//! redactor compiled from `redactSecrets`, the host's custom tools, the hashes of what
+//! the model was shown (`staleWrites`), and the live terminals of its monitors (input ends,
+//! screen emulators). `createAgentTools`
 //! builds one `Runtime` (through `crate::dispatch::open`); every call receives it, and each
 //! tool or engine takes what it uses from it — `&Config` and the one service it needs.
 //!
@@ -17,6 +18,7 @@ use crate::custom::CustomTool;
 use crate::index::SearchIndex;
 use crate::redact::Redactor;
 use crate::sandbox::Sandbox;
+use crate::terminal::Terminals;
 use std::sync::Arc;
 
 /// One tools object's configuration and services.
@@ -38,6 +40,8 @@ pub struct Runtime {
     pub seen: crate::stale::Seen,
     /// `sandbox`: the prepared confinement of `bash` and monitors (`None`: off).
     pub sandbox: Option<Arc<Sandbox>>,
+    /// The input ends and screen emulators of this object's terminal monitors.
+    pub terminals: Terminals,
 }
 
 impl Runtime {
@@ -57,6 +61,7 @@ impl Runtime {
             custom_tools: Vec::new(),
             seen: crate::stale::Seen::default(),
             sandbox: None,
+            terminals: Terminals::default(),
         }
     }
 

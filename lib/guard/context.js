@@ -119,6 +119,8 @@ function rawPaths(tool, a, probe) {
     case 'monitor_poll':
     case 'monitor_stop':
     case 'monitor_list':
+    case 'monitor_screen':
+    case 'monitor_write':
     case 'checkpoint_create':
     case 'checkpoint_list':
     case 'checkpoint_drop':
@@ -129,12 +131,58 @@ function rawPaths(tool, a, probe) {
   }
 }
 
+// Programs whose typed lines are shell commands: input to them is analyzed like `bash`'s.
+const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'fish', 'busybox'])
+// Words that run the next word as the program (`exec bash`, `env -i FOO=1 zsh`).
+const WRAPPERS = new Set(['exec', 'env', 'command', 'nohup', 'setsid', 'nice'])
+
+/**
+ * Whether a monitor's command starts an interactive shell: a segment whose program (after
+ * `exec`, `env`, `nohup`… and their options and assignments) is a shell reading its input —
+ * no operand (a script or `-c` string) or `-i`/`-s`. `bash -c '…'` and `sh script.sh` read no
+ * command lines from the terminal.
+ */
+function startsShell(command) {
+  for (const seg of analyzeBash(String(command)).segments) {
+    let argv = seg.argv || []
+    while (argv.length > 0 && WRAPPERS.has(argv[0])) {
+      argv = argv.slice(1)
+      while (argv.length > 0 && (argv[0].startsWith('-') || argv[0].includes('='))) argv = argv.slice(1)
+    }
+    const first = argv[0] || ''
+    if (!SHELLS.has(first.slice(first.lastIndexOf('/') + 1))) continue
+    const opts = argv.slice(1).filter((a) => a.startsWith('-'))
+    const operands = argv.slice(1).filter((a) => !a.startsWith('-'))
+    const flag = (f) => opts.some((o) => o === `-${f}` || (/^-[a-z]+$/.test(o) && o.includes(f)))
+    if (flag('i') || flag('s') || (operands.length === 0 && !flag('c'))) return true
+  }
+  return false
+}
+
+/**
+ * `monitor_write`'s input facts: the text as given, the named keys, whether it closes the
+ * input, and the monitor it goes to (`{ id, command, cwd, tty, stdin }`, null for an unknown
+ * id). Typed into a shell, the text's lines are commands: `bash` then holds their analysis.
+ */
+function inputFacts(a, probe) {
+  const monitor = typeof a.id === 'string' && probe.monitor ? probe.monitor(a.id) : null
+  const input = {
+    text: typeof a.input === 'string' ? a.input : '',
+    keys: Array.isArray(a.keys) ? a.keys.filter((k) => typeof k === 'string') : [],
+    close: a.close === true,
+    monitor: monitor || null,
+  }
+  const bash = monitor && startsShell(monitor.command) && input.text !== '' ? analyzeBash(input.text.replace(/\r\n?/g, '\n')) : undefined
+  return { input, bash, cwd: monitor ? monitor.cwd : undefined }
+}
+
 /**
  * Builds what a guard sees for `tool` called with `args` under `config`. `probe` gives the
  * native facts: `fact(raw, base, shell)` → `{ resolved, within }` (the tools' realpath-based
  * confinement check, computed even when confinement is off), `patchPaths(text)` (the patch
- * parser's names) and `checkpointPaths(id)` (what a restore would put back; `undefined`: the
- * last call's, for `undo`).
+ * parser's names), `checkpointPaths(id)` (what a restore would put back; `undefined`: the
+ * last call's, for `undo`) and `monitor(id)` (a monitor's `{ id, command, cwd, tty, stdin }`,
+ * or null).
  */
 function buildGuardContext(tool, args, config, probe) {
   const a = args && typeof args === 'object' ? args : {}
@@ -152,6 +200,15 @@ function buildGuardContext(tool, args, config, probe) {
       // The command runs in its cwd (the root by default): that is a path it touches too.
       add(cwd === undefined || cwd === '' ? '.' : cwd, '', false)
     } else if (cwd !== undefined) add(cwd, '', false)
+  } else if (tool === 'monitor_write') {
+    const facts = inputFacts(a, probe)
+    bash = facts.bash
+    if (bash) {
+      // Shell lines typed into the monitor: their paths, and the directory it runs in.
+      for (const p of bash.paths) add(p, facts.cwd, true)
+      add(facts.cwd, '', false)
+    }
+    return { tool, args, config, paths, bash, input: facts.input }
   } else {
     for (const raw of rawPaths(tool, a, probe)) add(raw, '', false)
   }

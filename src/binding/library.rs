@@ -58,6 +58,15 @@ impl NativeTools {
         crate::tools::title::finish(&raw, self.runtime.redactor.as_ref())
     }
 
+    /// What a guard is told about monitor `id` (`monitor_write`), as JSON (`null` when there
+    /// is no such monitor).
+    #[napi]
+    pub fn monitor_json(&self, id: String) -> String {
+        crate::process::monitor::facts(&self.runtime.config.workspace_root, &id)
+            .unwrap_or_default()
+            .to_string()
+    }
+
     /// The search index's state as JSON (`searchIndexStatus()`).
     #[napi]
     pub fn search_index_status(&self) -> String {

@@ -36,8 +36,10 @@ pub mod list_dir;
 pub mod mkdir;
 pub mod monitor_list;
 pub mod monitor_poll;
+pub mod monitor_screen;
 pub mod monitor_start;
 pub mod monitor_stop;
+pub mod monitor_write;
 pub mod move_file;
 pub mod multi_edit;
 mod navigate;
@@ -152,6 +154,8 @@ registry!(
     monitor_poll,
     monitor_stop,
     monitor_list,
+    monitor_write,
+    monitor_screen,
     move_file,
     copy_file,
     mkdir,

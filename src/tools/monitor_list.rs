@@ -6,7 +6,7 @@ use crate::error::{ToolError, ToolResult};
 use crate::process::monitor;
 use serde_json::{json, Map, Value};
 
-const DESCRIPTION: &str = "List the background commands started with monitor_start, newest first: JSON {monitors: [{id, command, running, started_at (epoch ms), cwd}]}. Finished monitors stay listed until monitor_stop removes them. Use it to find a lost id or to see what is still running before starting another.";
+const DESCRIPTION: &str = "List the background commands started with monitor_start, newest first: JSON {monitors: [{id, command, running, started_at (epoch ms), cwd}]}. Finished monitors stay listed until monitor_stop removes them; one on a terminal has \"tty\": true. Use it to find a lost id or to see what is still running before starting another.";
 
 /// The `monitor_list` tool definition.
 pub fn def() -> ToolDef {
@@ -31,8 +31,13 @@ fn run(call: &Call) -> ToolResult<Output> {
     let monitors: Vec<Value> = monitor::list(root)
         .iter()
         .map(|s| {
-            json!({"id": s.id, "command": s.command, "running": monitor::running(root, s),
-                "started_at": s.started_at, "cwd": s.cwd})
+            let mut m = json!({"id": s.id, "command": s.command, "running": monitor::running(root, s),
+                "started_at": s.started_at, "cwd": s.cwd});
+            // Only for a terminal monitor, so the original's entries stay exact.
+            if s.input.terminal().is_some() {
+                m["tty"] = json!(true);
+            }
+            m
         })
         .collect();
     Ok(Output::text(json!({ "monitors": monitors }).to_string()))

@@ -5,10 +5,10 @@ use super::{object_schema, Annotations, Call, Handler, Output, ToolDef};
 use crate::error::{Code, ToolError, ToolResult};
 use crate::jsregex::JsRegex;
 use crate::process::monitor;
-use crate::schema::{int_arg, str_arg};
+use crate::schema::{bool_arg, int_arg, str_arg};
 use serde_json::{json, Map, Value};
 
-const DESCRIPTION: &str = "Read a background command's output (see monitor_start): JSON {running, output, next_offset, exit_code}. Pass the previous next_offset as `offset` to get only what is new; a line still being written is held back until it is complete. `match` (a JavaScript regex) keeps only the matching lines, e.g. `error|warn`. When more output is waiting than one page holds, the output ends with `[... more output buffered; continue with offset=N ...]`. exit_code is set once the process has exited on its own (null while running or after monitor_stop). Errors: monitor_not_found (unknown id: see monitor_list), invalid_input (bad match regex).";
+const DESCRIPTION: &str = "Read a background command's output (see monitor_start): JSON {running, output, next_offset, exit_code}. Pass the previous next_offset as `offset` to get only what is new; a line still being written is held back until it is complete. `match` (a JavaScript regex) keeps only the matching lines, e.g. `error|warn`. When more output is waiting than one page holds, the output ends with `[... more output buffered; continue with offset=N ...]`. exit_code is set once the process has exited on its own (null while running or after monitor_stop). For a monitor on a terminal (tty) the output is text as the screen shows it: escape sequences removed, a line redrawn with carriage returns (a progress bar) shown in its last state; `raw: true` returns the bytes as the program wrote them. Errors: monitor_not_found (unknown id: see monitor_list), invalid_input (bad match regex).";
 
 /// The annotations of the monitor tools that only look (they still sit with the other
 /// monitor tools, off the read-only surface, as in the original).
@@ -38,7 +38,8 @@ fn schema() -> Value {
         json!({
             "id": { "type": "string", "description": "The monitor id from monitor_start (mon_…)." },
             "offset": { "type": "integer", "minimum": 0, "default": 0, "description": "Byte offset to read from: the next_offset of the previous poll (0 = from the start)." },
-            "match": { "type": "string", "description": "JavaScript regex: keep only the lines that match." }
+            "match": { "type": "string", "description": "JavaScript regex: keep only the lines that match." },
+            "raw": { "type": "boolean", "description": "Terminal monitors: return the output with its escape sequences, as written (default: cleaned text)." }
         }),
         &["id"],
     )
@@ -63,35 +64,48 @@ fn run(call: &Call) -> ToolResult<Output> {
         None => None,
     };
     let offset = u64::try_from(int_arg(&call.args, "offset").unwrap_or(0)).unwrap_or(0);
-    let mut p = monitor::poll(
-        root,
-        &s,
-        offset,
-        call.config.max_output_bytes,
-        filter.as_ref(),
-    );
+    let view = monitor::View {
+        filter: filter.as_ref(),
+        clean: s.input.terminal().is_some() && bool_arg(&call.args, "raw") != Some(true),
+        partial: false,
+    };
+    let mut p = monitor::poll(root, &s, offset, call.config.max_output_bytes, view);
+    judge_page(call, &s, &mut p, view.clean);
+    Ok(Output::text(answer(&p, "")))
+}
+
+/// What every page of a monitor's output goes through before it is shown (`monitor_poll`,
+/// `monitor_write`): the redaction learns the log around the page (a page is a slice of it:
+/// a key's body is judged with the lines around, as text when the page is cleaned text), and
+/// a sandboxed monitor that failed on a denial gets the sandbox's one line at the end of its
+/// last page, as `bash` output does (judged on the log's tail, where the denial is).
+pub fn judge_page(call: &Call, s: &monitor::Sidecar, p: &mut monitor::Polled, clean: bool) {
+    let root = &call.config.workspace_root;
+    let shown = |text: String| {
+        if clean {
+            crate::terminal::clean::clean(text.as_bytes())
+        } else {
+            text
+        }
+    };
     if call.redaction.is_on() {
-        // A page of the log is a slice of it: a key's body is judged with the lines around.
         let source = monitor::around(root, &s.id, p.start, p.next_offset, 16 << 10);
-        call.redaction.learn(&source);
+        call.redaction.learn(&shown(source));
         super::sources::learn_command(call, &s.command, &s.cwd);
     }
-    // A sandboxed monitor that failed on a denial: its last page ends with the sandbox's
-    // one line, as `bash` output does (judged on the log's tail, where the denial is).
     if let (Some(sandbox), true, Some(code)) = (&call.runtime.sandbox, p.at_end, p.exit_code) {
         if code != 0 {
-            let tail = monitor::tail(root, id, NOTE_TAIL_BYTES);
+            let tail = shown(monitor::tail(root, &s.id, NOTE_TAIL_BYTES));
             sandbox.end_with_note(&mut p.output, &tail);
         }
     }
-    Ok(Output::text(answer(&p)))
 }
 
 /// The answer's JSON, written straight from the page (up to `maxOutputBytes`: going through
 /// a `Value` would copy it once more, and serde_json escapes a byte per step). Keys in the
 /// original's order; `dropped` only when output was dropped, so the original's four keys stay
-/// exact otherwise.
-fn answer(p: &monitor::Polled) -> String {
+/// exact otherwise; then `extra` (`,"key":value…`, already JSON) for `monitor_write`.
+pub fn answer(p: &monitor::Polled, extra: &str) -> String {
     use std::fmt::Write as _;
     let mut out = Vec::with_capacity(p.output.len() + p.output.len() / 16 + 128);
     out.extend_from_slice(if p.running {
@@ -109,6 +123,7 @@ fn answer(p: &monitor::Polled) -> String {
     if p.dropped > 0 {
         write!(tail, ",\"dropped\":{}", p.dropped).unwrap_or(());
     }
+    tail.push_str(extra);
     tail.push('}');
     out.extend_from_slice(tail.as_bytes());
     // Only whole UTF-8 strings and ASCII went in.
@@ -138,7 +153,7 @@ mod tests {
             start: 0,
             at_end: true,
         };
-        let plain = answer(&p);
+        let plain = answer(&p, "");
         assert_eq!(
             plain,
             json!({"running": true, "output": "a\"b\n", "next_offset": 5, "exit_code": null})
@@ -148,7 +163,7 @@ mod tests {
         p.running = false;
         p.exit_code = Some(3);
         assert_eq!(
-            answer(&p),
+            answer(&p, ""),
             r#"{"running":false,"output":"a\"b\n","next_offset":5,"exit_code":3,"dropped":7}"#
         );
     }

@@ -5,14 +5,15 @@ use super::title;
 use super::{object_schema, Annotations, BoxFuture, Call, Handler, Output, ToolDef};
 use crate::error::{Code, ToolError, ToolResult};
 use crate::jsregex::JsRegex;
-use crate::process::monitor;
-use crate::schema::{int_arg, str_arg};
+use crate::process::monitor::{self, spawn::Stdin};
+use crate::schema::{bool_arg, int_arg, str_arg};
+use crate::terminal::{Size, DEFAULT_SIZE};
 use crate::workspace;
 use serde_json::{json, Map, Value};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-const DESCRIPTION: &str = "Start a long-running command in the background — a dev server, a file watcher, a long build or test run — and get an id to follow it with monitor_poll and end it with monitor_stop. Runs `sh -c <command>` in `cwd` (default: the workspace root) with stdout and stderr going to one log. Do not background it yourself (no trailing `&`, no nohup): the monitor already runs in the background, and the id would track the wrong process. With `ready_when` (a JavaScript regex) the call waits until the output matches, the process exits, or ready_timeout_ms passes, and returns the output so far. Returns JSON {id, running, ready (null without ready_when), output, next_offset}. For a command that finishes on its own in a few minutes, bash is simpler. Errors: invalid_input (bad ready_when regex), too_many_monitors (stop some with monitor_stop, see monitor_list), not_found / not_a_file / path_escape (bad cwd), io_error.";
+const DESCRIPTION: &str = "Start a long-running command in the background — a dev server, a file watcher, a long build or test run — and get an id to follow it with monitor_poll and end it with monitor_stop. Runs `sh -c <command>` in `cwd` (default: the workspace root) with stdout and stderr going to one log. Do not background it yourself (no trailing `&`, no nohup): the monitor already runs in the background, and the id would track the wrong process. With `ready_when` (a JavaScript regex) the call waits until the output matches, the process exits, or ready_timeout_ms passes, and returns the output so far. Returns JSON {id, running, ready (null without ready_when), output, next_offset}. For a command that finishes on its own in a few minutes, bash is simpler. For an interactive program — a REPL (python3, node, psql), a prompt to answer, a debugger, a full-screen program (top, vim, less) — pass `tty: true` (or `{cols, rows}`, default 120×40): it runs on a terminal, talk to it with monitor_write, read its screen with monitor_screen; monitor_poll then shows its output without escape sequences. `stdin: true` instead keeps a plain pipe to its stdin for monitor_write (no terminal). Errors: invalid_input (bad ready_when regex), too_many_monitors (stop some with monitor_stop, see monitor_list), not_found / not_a_file / path_escape (bad cwd), io_error.";
 
 /// How often `ready_when` is tested.
 const READY_POLL: Duration = Duration::from_millis(75);
@@ -45,10 +46,39 @@ fn schema() -> Value {
             "command": { "type": "string", "description": "The command, run with sh -c. Do not end it with `&`." },
             "cwd": { "type": "string", "description": "Working directory (default: the workspace root)." },
             "ready_when": { "type": "string", "description": "JavaScript regex; wait until the output matches it (e.g. `listening on|ready in`)." },
-            "ready_timeout_ms": { "type": "integer", "minimum": 0, "description": "How long to wait for ready_when (0 or omitted: the configured default, 30 s)." }
+            "ready_timeout_ms": { "type": "integer", "minimum": 0, "description": "How long to wait for ready_when (0 or omitted: the configured default, 30 s)." },
+            "tty": {
+                "type": ["boolean", "object"],
+                "description": "Run on a terminal (TERM=xterm-256color): true for 120 columns × 40 rows, or {cols, rows}. Needed for prompts, REPLs and full-screen programs; use monitor_write and monitor_screen with it.",
+                "properties": {
+                    "cols": { "type": "integer", "minimum": crate::terminal::MIN_SIDE, "maximum": crate::terminal::MAX_COLS, "description": "Columns (default 120)." },
+                    "rows": { "type": "integer", "minimum": crate::terminal::MIN_SIDE, "maximum": crate::terminal::MAX_ROWS, "description": "Rows (default 40)." }
+                },
+                "additionalProperties": false
+            },
+            "stdin": { "type": "boolean", "description": "Keep a pipe to the command's stdin so monitor_write can send it input (without tty; default: stdin is empty)." }
         }),
         &["command"],
     )
+}
+
+/// The terminal `tty` asks for (validated by the schema: a boolean, or an object of
+/// in-range integers): `None` without one.
+pub fn terminal_size(tty: Option<&Value>) -> Option<Size> {
+    let side = |o: &serde_json::Map<String, Value>, k: &str, default: u16| {
+        o.get(k)
+            .and_then(Value::as_u64)
+            .and_then(|n| u16::try_from(n).ok())
+            .unwrap_or(default)
+    };
+    match tty? {
+        Value::Bool(true) => Some(DEFAULT_SIZE),
+        Value::Object(o) => Some(Size {
+            cols: side(o, "cols", DEFAULT_SIZE.cols),
+            rows: side(o, "rows", DEFAULT_SIZE.rows),
+        }),
+        _ => None,
+    }
 }
 
 fn run(call: Call) -> BoxFuture {
@@ -90,6 +120,21 @@ async fn execute(call: &Call) -> ToolResult<Output> {
         })?),
         None => None,
     };
+    let stdin = match terminal_size(call.args.get("tty")) {
+        Some(size) => Stdin::Terminal(size),
+        None if bool_arg(&call.args, "stdin") == Some(true) => Stdin::Pipe,
+        None => Stdin::Null,
+    };
+    // No pseudo-terminal and no relay off Unix (see `crate::terminal`): say so before anything
+    // is started.
+    #[cfg(not(unix))]
+    if stdin != Stdin::Null {
+        return Err(ToolError::invalid(format!(
+            "tty and stdin monitors are not supported on {} (they need a Unix pseudo-terminal); start it without them",
+            std::env::consts::OS
+        ))
+        .with("platform", std::env::consts::OS));
+    }
     if call.cancel.is_cancelled() {
         return Err(ToolError::aborted());
     }
@@ -109,21 +154,28 @@ async fn execute(call: &Call) -> ToolResult<Output> {
             )
             .with("limit", config.max_monitors));
         }
-        monitor::start(
+        let started = monitor::start(
             &root,
             &cwd,
             &command,
             ready_src,
             config.monitor_log_max_bytes(),
             call.runtime.sandbox.as_deref(),
+            stdin,
         )
         .map_err(|e| {
             ToolError::new(
                 Code::IoError,
                 format!("Failed to spawn monitor: {}", crate::error::io_detail(&e)),
             )
-        })?
-        .sidecar
+        })?;
+        let terminals = &call.runtime.terminals;
+        // Only monitors still on disk keep an entry (others were stopped or swept elsewhere).
+        terminals.retain(|id| monitor::load(&root, id).is_some());
+        if let Some(input) = started.input {
+            terminals.attach(&started.sidecar.id, input);
+        }
+        started.sidecar
     };
     let id = sidecar.id.clone();
     let Some(ready) = ready else {
@@ -143,9 +195,9 @@ async fn execute(call: &Call) -> ToolResult<Output> {
         let running_before = monitor::running(&root, &s);
         if !running_before {
             // Its last output may still be in the relay's pipe.
-            monitor::settle(&root, &id);
+            monitor::settle(&root, &s);
         }
-        let (head, next) = monitor::ready_head(&root, &id, config.max_output_bytes);
+        let (head, next) = monitor::ready_head(&root, &s, config.max_output_bytes);
         // A ready_when cut short by its backtracking budget counts as not (yet) matched.
         let cancelled = || call.cancel.is_cancelled();
         let matched = ready.is_match_until(&head, &cancelled) == Ok(true);

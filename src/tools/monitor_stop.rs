@@ -60,6 +60,8 @@ fn run(call: &Call) -> ToolResult<Output> {
     // Its relay exits once the last writer is gone: return when it has.
     monitor::finish_relay(root, &s.id);
     monitor::forget(root, &s.id);
+    // The host's end of its input and its screen go with it.
+    call.runtime.terminals.forget(&s.id);
     Ok(Output::text(
         json!({"stopped": true, "id": s.id}).to_string(),
     ))

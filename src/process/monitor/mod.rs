@@ -15,12 +15,17 @@
 
 mod read;
 pub mod relay;
-mod spawn;
+pub mod screen;
+pub mod spawn;
+mod stream;
 
 pub use read::{around, poll, ready_head, settle, tail, Polled};
+pub use read::{bytes_from, end_offset, View};
 pub use spawn::{start, Started};
+pub use stream::Stream;
 
 use crate::atomic;
+use crate::terminal::Size;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
@@ -42,17 +47,77 @@ pub struct Sidecar {
     pub started_at: u64,
     /// The `ready_when` pattern.
     pub ready_when: Option<String>,
+    /// How its input is wired (`"tty"` and `"stdin"` keys only when not the original's
+    /// `/dev/null`, so the original's sidecars stay exact).
+    pub input: Input,
+}
+
+/// A monitor's stdin.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Input {
+    /// `/dev/null`, as in the original.
+    #[default]
+    Null,
+    /// A pipe whose write end this tools object holds (`stdin: true`).
+    Pipe,
+    /// A pseudo-terminal: stdin, stdout and stderr, and the controlling terminal.
+    Terminal {
+        /// Its size (updated by a resize).
+        size: Size,
+        /// The slave's device path (`/dev/pts/N`; empty where there is none).
+        path: String,
+    },
+}
+
+impl Input {
+    /// The terminal's size, if it has one.
+    pub fn terminal(&self) -> Option<Size> {
+        match self {
+            Input::Terminal { size, .. } => Some(*size),
+            _ => None,
+        }
+    }
 }
 
 impl Sidecar {
     fn to_json(&self) -> Value {
-        json!({
+        let mut v = json!({
             "id": self.id, "command": self.command, "cwd": self.cwd, "pid": self.pid,
             "startedAt": self.started_at, "readyWhen": self.ready_when,
-        })
+        });
+        match &self.input {
+            Input::Null => {}
+            Input::Pipe => {
+                v["stdin"] = json!(true);
+            }
+            Input::Terminal { size, path } => {
+                v["tty"] = json!({"cols": size.cols, "rows": size.rows, "path": path});
+            }
+        }
+        v
     }
 
     fn from_json(v: &Value) -> Option<Sidecar> {
+        let side = |t: &Value, k: &str| {
+            t.get(k)
+                .and_then(Value::as_u64)
+                .and_then(|n| u16::try_from(n).ok())
+        };
+        let input = match (v.get("tty"), v.get("stdin")) {
+            (Some(t), _) if t.is_object() => Input::Terminal {
+                size: Size {
+                    cols: side(t, "cols")?,
+                    rows: side(t, "rows")?,
+                },
+                path: t
+                    .get("path")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string(),
+            },
+            (_, Some(Value::Bool(true))) => Input::Pipe,
+            _ => Input::Null,
+        };
         Some(Sidecar {
             id: v.get("id")?.as_str()?.to_string(),
             command: v.get("command")?.as_str()?.to_string(),
@@ -63,6 +128,7 @@ impl Sidecar {
                 .get("readyWhen")
                 .and_then(Value::as_str)
                 .map(str::to_string),
+            input,
         })
     }
 }
@@ -101,6 +167,16 @@ pub fn load(root: &Path, id: &str) -> Option<Sidecar> {
     let text = std::fs::read_to_string(file(root, id, "json")).ok()?;
     let v: Value = serde_json::from_str(&text).ok()?;
     Sidecar::from_json(&v).filter(|s| s.id == id)
+}
+
+/// What a guard is told about monitor `id` (`monitor_write`'s context): `{id, command, cwd,
+/// tty, stdin}`, or `None` for an unknown id.
+pub fn facts(root: &Path, id: &str) -> Option<Value> {
+    let s = load(root, id)?;
+    Some(json!({
+        "id": s.id, "command": s.command, "cwd": s.cwd,
+        "tty": s.input.terminal().is_some(), "stdin": s.input != Input::Null,
+    }))
 }
 
 /// Writes a sidecar atomically: a temp file renamed over the name, so a reader sees all of

@@ -7,8 +7,9 @@
 //! between reading `dropped` and reading the bytes.
 
 use super::relay;
-use super::{exit_status, file, running, Sidecar};
+use super::{exit_status, file, running, Input, Sidecar};
 use crate::jsregex::JsRegex;
+use crate::terminal::clean;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
@@ -48,6 +49,23 @@ fn read_range(root: &Path, id: &str, offset: u64, max: u64) -> Range {
         end: dropped + size,
         dropped,
     }
+}
+
+/// The logical offset just past the output written so far (the log's end).
+pub fn end_offset(root: &Path, id: &str) -> u64 {
+    let Ok(f) = std::fs::File::open(file(root, id, "log")) else {
+        return 0;
+    };
+    let _lock = SharedLock::take(&f);
+    let dropped = relay::read_state(&file(root, id, "state")).dropped;
+    dropped + f.metadata().map(|m| m.len()).unwrap_or(0)
+}
+
+/// Up to `max` bytes of the output from logical `offset` (clamped to what the log holds), and
+/// the logical offset they start at (later than `offset` when the log dropped what was there).
+pub fn bytes_from(root: &Path, id: &str, offset: u64, max: u64) -> (Vec<u8>, u64) {
+    let r = read_range(root, id, offset, max);
+    (r.bytes, r.start)
 }
 
 /// A shared `flock` on the log for the length of a read (a no-op off Unix).
@@ -108,8 +126,12 @@ fn zombie(pid: u32) -> bool {
 /// but the relay holds the pipe, so then the wait is as long as the relay takes, however
 /// loaded the machine; while a background child of the monitor keeps the pipe open (it may
 /// never close it), the wait gives up after 300 ms.
-pub fn settle(root: &Path, id: &str) {
-    let path = file(root, id, "state");
+pub fn settle(root: &Path, s: &Sidecar) {
+    let path = file(root, &s.id, "state");
+    let tty = match &s.input {
+        Input::Terminal { path, .. } => path.as_str(),
+        _ => "",
+    };
     let short = std::time::Instant::now() + std::time::Duration::from_millis(300);
     let mut certain = false;
     loop {
@@ -123,7 +145,7 @@ pub fn settle(root: &Path, id: &str) {
             return;
         }
         if !certain && std::time::Instant::now() >= short {
-            if relay::pipe_shared(pid) {
+            if relay::pipe_shared(pid, tty) {
                 return;
             }
             certain = true;
@@ -162,11 +184,17 @@ fn complete_end(buf: &[u8]) -> usize {
 
 /// The head of the log `ready_when` is tested against: its first `max` bytes (cut on a
 /// character boundary), and the logical offset just after it.
-pub fn ready_head(root: &Path, id: &str, max: u64) -> (String, u64) {
-    let r = read_range(root, id, 0, max);
+/// A terminal monitor's head is its text (escapes removed, see [`crate::terminal::clean`]).
+pub fn ready_head(root: &Path, s: &Sidecar, max: u64) -> (String, u64) {
+    let r = read_range(root, &s.id, 0, max);
     // Offsets count the log's bytes: cut on them, then show invalid ones as U+FFFD.
-    let end = complete_end(&r.bytes);
-    let head = String::from_utf8_lossy(&r.bytes[..end]).into_owned();
+    let mut end = complete_end(&r.bytes);
+    let head = if s.input.terminal().is_some() {
+        end -= clean::unfinished_escape(&r.bytes[..end]);
+        clean::clean(&r.bytes[..end])
+    } else {
+        String::from_utf8_lossy(&r.bytes[..end]).into_owned()
+    };
     (head, r.start + end as u64)
 }
 
@@ -176,6 +204,19 @@ pub fn tail(root: &Path, id: &str, max: u64) -> String {
     let end = read_range(root, id, u64::MAX, 0).end;
     let r = read_range(root, id, end.saturating_sub(max), max);
     String::from_utf8_lossy(&r.bytes).into_owned()
+}
+
+/// How a page of output is shown.
+#[derive(Clone, Copy, Default)]
+pub struct View<'a> {
+    /// `match`: keep only the lines it matches.
+    pub filter: Option<&'a JsRegex>,
+    /// Show a terminal's output as text: escapes removed, carriage-return rewrites collapsed
+    /// (`monitor_poll` on a terminal monitor without `raw`).
+    pub clean: bool,
+    /// Show a trailing partial line (a prompt) rather than hold it back while the program
+    /// runs (`monitor_write`: the prompt is the answer).
+    pub partial: bool,
 }
 
 /// One `monitor_poll` answer.
@@ -200,11 +241,11 @@ pub struct Polled {
 /// Reads from `offset` (clamped to the log) at most `max` bytes. When nothing more is
 /// buffered and the process still runs, a trailing partial line is held back (unless it is
 /// the only line); then `filter` keeps the matching lines.
-pub fn poll(root: &Path, s: &Sidecar, offset: u64, max: u64, filter: Option<&JsRegex>) -> Polled {
+pub fn poll(root: &Path, s: &Sidecar, offset: u64, max: u64, view: View<'_>) -> Polled {
     let alive = running(root, s);
     if !alive {
         await_exit_file(root, s);
-        settle(root, &s.id);
+        settle(root, s);
     }
     let Range {
         bytes: buf,
@@ -218,16 +259,28 @@ pub fn poll(root: &Path, s: &Sidecar, offset: u64, max: u64, filter: Option<&JsR
     let mut buf = buf;
     let mut used = complete_end(&buf);
     // On bytes, before any U+FFFD replacement: offsets count the log's bytes.
-    if start + used as u64 >= size && alive && buf[..used].last() != Some(&b'\n') {
+    if !view.partial && start + used as u64 >= size && alive && buf[..used].last() != Some(&b'\n') {
         if let Some(nl) = memchr::memrchr(b'\n', &buf[..used]) {
             used = nl + 1;
         }
     }
+    if view.clean && (alive || more) {
+        // A sequence cut by the page (or still being written) is read whole next time —
+        // unless it fills the page, which must move on.
+        let cut = clean::unfinished_escape(&buf[..used]);
+        if cut < used || !more {
+            used -= cut;
+        }
+    }
     buf.truncate(used);
     let next = start + used as u64;
-    let text = String::from_utf8(buf)
-        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-    let mut output = match filter {
+    let text = if view.clean {
+        clean::clean(&buf)
+    } else {
+        String::from_utf8(buf)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    };
+    let mut output = match view.filter {
         None => text,
         Some(re) => {
             let mut lines: Vec<&str> = text.split('\n').collect();

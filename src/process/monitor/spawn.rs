@@ -1,34 +1,75 @@
 //! Starting a monitor: a detached `sh -c` in its own session, output appended to its log,
-//! exit status written by an EXIT trap, state in a sidecar.
+//! exit status written by an EXIT trap, state in a sidecar. Its stdin is `/dev/null` (the
+//! original's), a pipe (`stdin: true`) or, with its stdout and stderr, a pseudo-terminal
+//! (`tty`), which then is its controlling terminal too.
 
-use super::{ensure_dir, file, new_id, save, Sidecar};
+use super::{ensure_dir, file, new_id, save, Input, Sidecar};
 use crate::process::group::CALL_ID_VAR;
+use crate::terminal::{input, Size};
 use std::fs::File;
 use std::io;
-/// The relay's end of the output pipe (Unix; elsewhere there is no relay).
-#[cfg(unix)]
-type RelayInput = std::os::fd::OwnedFd;
-#[cfg(not(unix))]
-type RelayInput = File;
 use std::path::Path;
 use std::process::{Command, Stdio};
+
+/// The relay's end of the output (Unix; elsewhere there is no relay).
+#[cfg(unix)]
+type RelayInput = std::os::fd::OwnedFd;
 
 /// A started monitor.
 #[derive(Debug)]
 pub struct Started {
     /// Its sidecar (already on disk).
     pub sidecar: Sidecar,
+    /// The host's end of its input (a pipe's write end or the terminal's master), when it
+    /// has one.
+    pub input: Option<input::Writer>,
+}
+
+/// How the monitor's input is wired, as asked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stdin {
+    /// `/dev/null`.
+    Null,
+    /// A pipe the host writes to.
+    Pipe,
+    /// A pseudo-terminal of this size.
+    Terminal(Size),
 }
 
 /// The script the shell runs: an EXIT trap that writes `$?` to `$MON_EXIT`, then the command
 /// on its own line (so a trailing comment or an unterminated heredoc in it cannot swallow
 /// the trap). A sandboxed shell cannot write under `.clarvis/` (a protected path): the host's
 /// reaper writes the exit file for it.
-fn script(command: &str, sandboxed: bool) -> String {
-    if sandboxed {
-        return format!("{command}\n");
-    }
-    format!("trap 'echo $? > \"$MON_EXIT\"' EXIT\n{command}\n")
+///
+/// On a terminal the shell shares the foreground process group with the command, so Ctrl-C
+/// reaches it too. Left alone, `dash` kills itself with SIGINT once the command returns —
+/// even when the command caught the interrupt and went on (a REPL), and without running the
+/// EXIT trap, so the exit code would be lost (sandboxed: the reaper would see a death by a
+/// signal and write none). The INT trap does what bash does instead: the shell exits (130)
+/// only when the command itself died of the interrupt. A trapped signal is reset to its
+/// default in the command, so it still gets it.
+fn script(command: &str, terminal: bool, sandboxed: bool) -> String {
+    let exit = if sandboxed {
+        ""
+    } else {
+        "trap 'echo $? > \"$MON_EXIT\"' EXIT\n"
+    };
+    let int = if terminal {
+        "trap '[ $? -ne 130 ] || exit 130' INT\n"
+    } else {
+        ""
+    };
+    format!("{exit}{int}{command}\n")
+}
+
+/// What the command's three standard descriptors are, what the relay reads, and what the
+/// host keeps.
+struct Wiring {
+    stdio: [Stdio; 3],
+    #[cfg(unix)]
+    relay: RelayInput,
+    input: Option<input::Writer>,
+    input_kind: Input,
 }
 
 /// Starts `command` in `cwd` (an existing directory) for the workspace `root`, its log kept
@@ -41,6 +82,7 @@ pub fn start(
     ready_when: Option<&str>,
     log_max: u64,
     sandbox: Option<&crate::sandbox::Sandbox>,
+    stdin: Stdin,
 ) -> io::Result<Started> {
     ensure_dir(root)?;
     // A fresh id whose files do not exist yet (4 random bytes: a collision is rare, not impossible).
@@ -50,30 +92,45 @@ pub fn start(
             break id;
         }
     };
-    let log_path = file(root, &id, "log");
-    let (out, relay_input, relay_files) = match open_output(root, &id, &log_path, log_max) {
+    let wired = open_log(root, &id).and_then(|files| Ok((files, wire(root, &id, stdin)?)));
+    let (files, wiring) = match wired {
         Ok(v) => v,
         Err(e) => {
             remove_files(root, &id);
             return Err(e);
         }
     };
-    let err = out.try_clone()?;
+    let [sin, sout, serr] = wiring.stdio;
+    let terminal = match stdin {
+        Stdin::Terminal(size) => Some(size),
+        _ => None,
+    };
     let mut cmd = match sandbox {
         Some(s) => s.shell(),
         None => Command::new("/bin/sh"),
     };
     cmd.arg("-c")
-        .arg(script(command, sandbox.is_some()))
+        .arg(script(command, terminal.is_some(), sandbox.is_some()))
         .current_dir(cwd)
         // As for `bash` (`group::spawn`): no inherited CDPATH.
         .env_remove("CDPATH")
         .env("MON_EXIT", file(root, &id, "exit"))
         .env(CALL_ID_VAR, &id)
-        .stdin(Stdio::null())
-        .stdout(Stdio::from(out))
-        .stderr(Stdio::from(err));
+        .stdin(sin)
+        .stdout(sout)
+        .stderr(serr);
+    if let Some(size) = terminal {
+        cmd.env("TERM", "xterm-256color")
+            .env("COLUMNS", size.cols.to_string())
+            .env("LINES", size.rows.to_string());
+    }
     crate::process::group::new_session(&mut cmd);
+    // After `setsid` (a session leader may take a terminal), before the sandbox (which keeps
+    // the terminal: its descriptors are inherited, `/dev/tty` and `/dev/pts` stay writable).
+    #[cfg(unix)]
+    if terminal.is_some() {
+        crate::terminal::pty::make_controlling(&mut cmd);
+    }
     if let Some(s) = sandbox {
         if let Err(e) = s.confine(&mut cmd, cwd) {
             remove_files(root, &id);
@@ -81,8 +138,9 @@ pub fn start(
         }
     }
     let spawned = cmd.spawn();
-    // The command's copies of the pipe's write end are the only ones left: the relay sees
-    // end of file when the monitor and all its children are gone.
+    // The command's copies of the output's write end (the pipe, or the terminal's slave) are
+    // the only ones left: the relay sees end of file when the monitor and all its children
+    // are gone.
     drop(cmd);
     let mut child = match spawned {
         Ok(c) => c,
@@ -92,9 +150,10 @@ pub fn start(
         }
     };
     #[cfg(unix)]
-    if let (Some(input), Some((log, state))) = (relay_input, relay_files) {
-        if let Err(e) = super::relay::spawn(&input, &log, &state, log_max) {
-            // Without a relay nobody reads the pipe: the command would block. End it.
+    {
+        let (log, state) = files;
+        if let Err(e) = super::relay::spawn(&wiring.relay, &log, &state, log_max) {
+            // Without a relay nobody reads the output: the command would block. End it.
             super::stop_pid(child.id(), &id);
             let _ = child.wait();
             remove_files(root, &id);
@@ -102,7 +161,7 @@ pub fn start(
         }
     }
     #[cfg(not(unix))]
-    let _ = (relay_input, relay_files);
+    let _ = (files, log_max);
     let sidecar = Sidecar {
         id,
         command: command.to_string(),
@@ -113,6 +172,7 @@ pub fn start(
             .map(|d| d.as_millis() as u64)
             .unwrap_or(0),
         ready_when: ready_when.map(str::to_string),
+        input: wiring.input_kind,
     };
     // Reap it when it exits, so it does not linger as a zombie of this process (liveness is
     // judged from the pid, and a new instance would see it as a stranger's process).
@@ -135,7 +195,10 @@ pub fn start(
             }
         });
     save(root, &sidecar)?;
-    Ok(Started { sidecar })
+    Ok(Started {
+        sidecar,
+        input: wiring.input,
+    })
 }
 
 /// Waits for `child` to exit without reaping it (it stays a zombie) and returns its exit code,
@@ -176,35 +239,87 @@ fn remove_files(root: &Path, id: &str) {
     }
 }
 
-/// Where the command's output goes, the relay's input, and the relay's log and state files.
-/// On Unix: a pipe whose write end the command gets, read by the relay; elsewhere the log
-/// itself, opened for append.
-#[allow(clippy::type_complexity)]
-fn open_output(
-    root: &Path,
-    id: &str,
-    log_path: &Path,
-    log_max: u64,
-) -> io::Result<(File, Option<RelayInput>, Option<(File, File)>)> {
-    #[cfg(unix)]
-    {
-        let log = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .open(log_path)?;
-        let state = super::relay::create_state(&file(root, id, "state"))?;
-        let (read, write) = super::relay::pipe()?;
-        let _ = log_max;
-        Ok((File::from(write), Some(read), Some((log, state))))
+/// The log (created empty; Unix: with the relay's state file), or the log opened for append
+/// where the command writes it itself.
+#[cfg(unix)]
+fn open_log(root: &Path, id: &str) -> io::Result<(File, File)> {
+    let log = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .open(file(root, id, "log"))?;
+    let state = super::relay::create_state(&file(root, id, "state"))?;
+    Ok((log, state))
+}
+
+#[cfg(not(unix))]
+fn open_log(root: &Path, id: &str) -> io::Result<File> {
+    std::fs::OpenOptions::new()
+        .append(true)
+        .create_new(true)
+        .open(file(root, id, "log"))
+}
+
+/// Unix: the output goes into a pipe (or the terminal) the relay reads; stdin is
+/// `/dev/null`, a pipe, or the terminal.
+#[cfg(unix)]
+fn wire(_root: &Path, _id: &str, stdin: Stdin) -> io::Result<Wiring> {
+    use std::os::fd::OwnedFd;
+    if let Stdin::Terminal(size) = stdin {
+        let pty = crate::terminal::pty::open(size)?;
+        let slave = pty.slave;
+        let stdio = [
+            Stdio::from(slave.try_clone()?),
+            Stdio::from(slave.try_clone()?),
+            Stdio::from(slave),
+        ];
+        let relay = pty.master.try_clone()?;
+        return Ok(Wiring {
+            stdio,
+            relay,
+            input: Some(input::Writer::new(input::Kind::Terminal, pty.master)),
+            input_kind: Input::Terminal {
+                size,
+                path: pty.path,
+            },
+        });
     }
-    #[cfg(not(unix))]
-    {
-        let _ = (root, id, log_max);
-        let log = std::fs::OpenOptions::new()
-            .append(true)
-            .create_new(true)
-            .open(log_path)?;
-        Ok((log, None, None))
+    let (read, write) = super::relay::pipe()?;
+    let out = File::from(write);
+    let err = out.try_clone()?;
+    let (sin, input, input_kind) = match stdin {
+        Stdin::Pipe => {
+            let (r, w) = io::pipe()?;
+            let writer = input::Writer::new(input::Kind::Pipe, OwnedFd::from(w));
+            (Stdio::from(r), Some(writer), Input::Pipe)
+        }
+        _ => (Stdio::null(), None, Input::Null),
+    };
+    Ok(Wiring {
+        stdio: [sin, Stdio::from(out), Stdio::from(err)],
+        relay: read,
+        input,
+        input_kind,
+    })
+}
+
+/// Elsewhere the command appends to the log itself, and takes no input (see
+/// [`crate::terminal`]: `monitor_start` refuses `tty` and `stdin` before this).
+#[cfg(not(unix))]
+fn wire(root: &Path, id: &str, stdin: Stdin) -> io::Result<Wiring> {
+    if stdin != Stdin::Null {
+        return Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "monitors with a terminal or a stdin pipe need Unix",
+        ));
     }
+    let log = std::fs::OpenOptions::new()
+        .append(true)
+        .open(file(root, id, "log"))?;
+    let err = log.try_clone()?;
+    Ok(Wiring {
+        stdio: [Stdio::null(), Stdio::from(log), Stdio::from(err)],
+        input: None,
+        input_kind: Input::Null,
+    })
 }

@@ -1,5 +1,7 @@
 //! The relay process itself: the pipe, the fork and the child's loop (every Unix; the
 //! Linux-only calls — `pipe2`, `close_range`, naming the process — have portable fallbacks).
+//! Its input is the pipe the command writes to, or a terminal monitor's master, which reads
+//! `EIO` (Linux) or end of file once the terminal's last slave is closed.
 
 use super::{encode, STATE_LEN};
 use std::fs::File;
@@ -105,10 +107,22 @@ unsafe fn relay(fds: Fds, max: u64, buf: &mut [u8], copy: &mut [u8]) -> ! {
             break;
         }
         if n < 0 {
-            if errno() == libc::EINTR {
-                continue;
+            match errno() {
+                libc::EINTR => continue,
+                // A terminal's master is one open file description shared with the host,
+                // which makes it non-blocking for the length of each input write: wait a
+                // moment and read again.
+                libc::EAGAIN => {
+                    let pause = libc::timespec {
+                        tv_sec: 0,
+                        tv_nsec: 1_000_000,
+                    };
+                    libc::nanosleep(&pause, std::ptr::null_mut());
+                    continue;
+                }
+                // End of the terminal (`EIO`: its every slave is closed) or a read error.
+                _ => break,
             }
-            break;
         }
         let n = n as usize;
         if size + n as u64 > max {

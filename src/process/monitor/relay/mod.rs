@@ -1,5 +1,7 @@
-//! The log relay (every Unix): a monitor's output goes through a pipe to a small process that
-//! appends it to the log and keeps the log under `monitorLogMaxBytes`, dropping its oldest part.
+//! The log relay (every Unix): a monitor's output goes through a pipe (or, for a terminal
+//! monitor, the terminal's master) to a small process that appends it to the log and keeps
+//! the log under `monitorLogMaxBytes`, dropping its oldest part. Holding the master, the relay
+//! also keeps a terminal monitor's terminal open when the host that started it is gone.
 //!
 //! Why a separate process: the monitor must outlive the host (the state is on disk, a new
 //! instance lists, polls and stops it), so nothing in the host may sit between the command
@@ -178,20 +180,24 @@ pub fn is_relay(_pid: u32, _state: &Path) -> bool {
     false
 }
 
-/// Whether a process other than relay `pid` holds the relay's input pipe (a background child
-/// of the monitor, still able to write). When none does, the relay's end of file is certain.
-/// Linux; elsewhere `true` (not knowable: the caller keeps to its short wait).
+/// Whether a process other than relay `pid` holds the relay's input pipe — or, for a
+/// terminal monitor, the terminal's slave `tty` (its device path; empty for none) — a
+/// background child of the monitor, still able to write. When none does, the relay's end of
+/// file is certain. Linux; elsewhere `true` (not knowable: the caller keeps to its short wait).
 #[cfg(target_os = "linux")]
-pub fn pipe_shared(pid: u32) -> bool {
+pub fn pipe_shared(pid: u32, tty: &str) -> bool {
     let link = |p: &Path| std::fs::read_link(p).ok();
     let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
         return false;
     };
-    let pipes: Vec<_> = fds
+    let mut pipes: Vec<_> = fds
         .flatten()
         .filter_map(|fd| link(&fd.path()))
         .filter(|l| l.to_string_lossy().starts_with("pipe:"))
         .collect();
+    if !tty.is_empty() {
+        pipes.push(std::path::PathBuf::from(tty));
+    }
     let Ok(procs) = std::fs::read_dir("/proc") else {
         return true;
     };
@@ -209,7 +215,7 @@ pub fn pipe_shared(pid: u32) -> bool {
 
 /// See the Linux version: not knowable here.
 #[cfg(not(target_os = "linux"))]
-pub fn pipe_shared(_pid: u32) -> bool {
+pub fn pipe_shared(_pid: u32, _tty: &str) -> bool {
     true
 }
 
