@@ -1,6 +1,6 @@
 // Shared pieces of the benchmark: timing, interleaved sampling, rows and the table.
 
-import { spawn } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
 
 /** Milliseconds taken by `fn` (awaited). */
 export async function time(fn) {
@@ -49,6 +49,15 @@ export function capture(cmd, args, cwd) {
     child.on('error', reject)
     child.on('close', (code) => resolve({ code, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString() }))
   })
+}
+
+/** Runs `node script ...args` (a measuring child process) and parses the JSON it prints. */
+export function childJson(script, args, timeout) {
+  return new Promise((resolve, reject) =>
+    execFile(process.execPath, [script, ...args], { maxBuffer: 1 << 20, timeout }, (err, stdout, stderr) =>
+      err ? reject(new Error(`${script} failed: ${stderr || err.message}`)) : resolve(JSON.parse(stdout)),
+    ),
+  )
 }
 
 // Warn-sink lines of the addon: an unmerged tool's placeholder answers `internal`, with the

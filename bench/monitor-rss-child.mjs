@@ -1,8 +1,10 @@
-// Child process of the monitor memory row: loads the addon, creates tools in `<scratch>/rss`,
-// starts a monitor that prints ~100 MB/s for 10 s (a paced writer), polls it every 100 ms
-// like an agent would, and prints its peak RSS growth as JSON. Linux only (/proc).
+// Child process of the monitor memory rows: loads the addon, creates tools in `<scratch>/rss`,
+// starts a monitor that prints ~100 MB/s for 10 s (a paced writer) — or, with `tty`, a
+// terminal monitor printing 1 GB of coloured lines as fast as the terminal takes them, whose
+// screen is read too — polls it every 100 ms like an agent would, and prints its peak RSS
+// growth as JSON. Linux only (/proc).
 //
-// Usage: node bench/monitor-rss-child.mjs <scratch>
+// Usage: node bench/monitor-rss-child.mjs <scratch> [tty]
 
 import fs from 'node:fs'
 import path from 'node:path'
@@ -10,7 +12,8 @@ import { createRequire } from 'node:module'
 
 const require = createRequire(import.meta.url)
 const { createAgentTools } = require('../index.js')
-const root = path.join(process.argv[2], 'rss')
+const tty = process.argv[3] === 'tty'
+const root = path.join(process.argv[2], tty ? 'tty-rss' : 'rss')
 fs.mkdirSync(root, { recursive: true })
 const tools = createAgentTools({ workspaceRoot: root })
 const call = async (name, args) => {
@@ -38,9 +41,10 @@ for (let i = 0; i < 1000; i++) {
 `,
 )
 // Warm up (the first calls load what they need), then measure from here.
-const warm = await call('monitor_start', { command: 'echo warm' })
+const warm = await call('monitor_start', { command: 'printf "\\033[31mwarm\\033[0m\\n"', tty })
 await sleep(100)
 await call('monitor_poll', { id: warm.id })
+if (tty) await call('monitor_screen', { id: warm.id })
 await call('monitor_stop', { id: warm.id })
 global.gc?.()
 try {
@@ -48,7 +52,11 @@ try {
 } catch {}
 const baseKb = statusKb('VmRSS')
 const t0 = Date.now()
-const s = await call('monitor_start', { command: `exec ${JSON.stringify(process.execPath)} ${JSON.stringify(writer)}` })
+const line = 'GET /api/items?page=17 \\033[32m200\\033[0m 12.5ms user=4711 trace=0123456789abcdef'
+const command = tty
+  ? `yes "$(printf '${line}')" | head -c 1000000000`
+  : `exec ${JSON.stringify(process.execPath)} ${JSON.stringify(writer)}`
+const s = await call('monitor_start', { command, tty })
 const log = path.join(root, `.clarvis/monitor-${s.id}.log`)
 let offset = 0
 let polls = 0
@@ -58,6 +66,7 @@ let p
 for (;;) {
   await sleep(100)
   p = await call('monitor_poll', { id: s.id, offset })
+  if (tty) await call('monitor_screen', { id: s.id })
   polls++
   dropped += p.dropped ?? 0
   offset = p.next_offset

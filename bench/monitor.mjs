@@ -2,11 +2,10 @@
 // monitor_start of `true` against our bash of `true`, and the host's RSS while a monitor
 // prints ~100 MB/s for 10 s (in a child process).
 
-import { execFile } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { expectOk, median, row, skipped, time } from './lib.mjs'
+import { childJson, expectOk, median, row, skipped, time } from './lib.mjs'
 
 const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'monitor-rss-child.mjs')
 const LOG_BYTES = 16 * 1024 * 1024
@@ -107,11 +106,7 @@ export async function monitorRows(ctx, want) {
     if (process.platform !== 'linux') rows.push(skipped(name, target, 'n/a', 'needs /proc (Linux)'))
     else {
       try {
-        const r = await new Promise((resolve, reject) =>
-          execFile(process.execPath, [CHILD, scratch], { maxBuffer: 1 << 20, timeout: 120_000 }, (err, stdout, stderr) =>
-            err ? reject(new Error(`rss child failed: ${stderr || err.message}`)) : resolve(JSON.parse(stdout)),
-          ),
-        )
+        const r = await childJson(CHILD, [scratch], 120_000)
         const grow = (r.hwmKb - r.baseKb) / 1024
         rows.push({
           name,

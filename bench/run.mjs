@@ -18,6 +18,7 @@ import { hostRows } from './host.mjs'
 import { captureWarnings, printTable } from './lib.mjs'
 import { memoryRows } from './memory.mjs'
 import { monitorRows } from './monitor.mjs'
+import { terminalRows } from './terminal.mjs'
 import { readToolRows } from './readtools.mjs'
 import { globRows, grepRows } from './search.mjs'
 import { syntaxRows } from './syntax.mjs'
@@ -104,7 +105,7 @@ async function main() {
 
   const rows = []
   try {
-    for (const group of [grepRows, globRows, callRows, readToolRows, checkpointRows, hostRows, syntaxRows, navigationRows, monitorRows, memoryRows]) {
+    for (const group of [grepRows, globRows, callRows, readToolRows, checkpointRows, hostRows, syntaxRows, navigationRows, monitorRows, terminalRows, memoryRows]) {
       const got = await group(ctx, want)
       rows.push(...got)
       for (const r of got) process.stderr.write(`  done: ${r.name} (${r.status})\n`)
