@@ -142,17 +142,14 @@ impl Perform for Line {
                     self.cells[self.col..end].fill(' ');
                 }
             }
-            'P' => {
-                if self.col < self.cells.len() {
-                    let end = (self.col + n).min(self.cells.len());
-                    self.cells.drain(self.col..end);
-                }
+            // Deleting or inserting past the line's end changes nothing.
+            'P' if self.col < self.cells.len() => {
+                let end = (self.col + n).min(self.cells.len());
+                self.cells.drain(self.col..end);
             }
-            '@' => {
-                if self.col < self.cells.len() {
-                    let at = self.col;
-                    self.cells.splice(at..at, std::iter::repeat_n(' ', n));
-                }
+            '@' if self.col < self.cells.len() => {
+                let at = self.col;
+                self.cells.splice(at..at, std::iter::repeat_n(' ', n));
             }
             'H' | 'f' => {
                 self.leave_row();
