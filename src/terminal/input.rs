@@ -134,7 +134,10 @@ impl Writer {
         #[cfg(unix)]
         return super::pty::resize(end, size);
         #[cfg(not(unix))]
-        match *end {}
+        {
+            let _ = size;
+            match *end {}
+        }
     }
 }
 
