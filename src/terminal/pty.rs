@@ -26,8 +26,7 @@ pub struct Pty {
 
 /// Opens a pseudo-terminal of `size`.
 pub fn open(size: Size) -> io::Result<Pty> {
-    let master =
-        rustix::pty::openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY | OpenptFlags::CLOEXEC)?;
+    let master = open_master()?;
     rustix::pty::grantpt(&master)?;
     rustix::pty::unlockpt(&master)?;
     let name = rustix::pty::ptsname(&master, Vec::new())?;
@@ -39,6 +38,23 @@ pub fn open(size: Size) -> io::Result<Pty> {
         slave,
         path,
     })
+}
+
+/// The master, close-on-exec from the start on Linux. macOS's `posix_openpt` takes no
+/// `O_CLOEXEC`: the flag is set right after, so a process another thread forks in between
+/// keeps the master across its exec (the relay closes every descriptor it does not use).
+#[cfg(target_os = "linux")]
+fn open_master() -> io::Result<OwnedFd> {
+    Ok(rustix::pty::openpt(
+        OpenptFlags::RDWR | OpenptFlags::NOCTTY | OpenptFlags::CLOEXEC,
+    )?)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn open_master() -> io::Result<OwnedFd> {
+    let master = rustix::pty::openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY)?;
+    rustix::io::fcntl_setfd(&master, rustix::io::FdFlags::CLOEXEC)?;
+    Ok(master)
 }
 
 /// Linux: `TIOCGPTPEER` opens the slave from the master itself (no lookup of the path, which
