@@ -117,9 +117,10 @@ test('probeSandbox and sandboxStatus report every property enforced on this kern
   assert.equal(createAgentTools({ workspaceRoot: ws }).sandboxStatus(), null)
 })
 
-test('the guard context says sandboxed for bash and monitor_start', { skip }, () => {
+test('the guard context says sandboxed for bash, monitor_start and monitor_write', { skip }, () => {
   assert.equal(buildGuardContext('bash', { command: 'ls' }, tools.config).sandboxed, true)
   assert.equal(buildGuardContext('monitor_start', { command: 'ls' }, tools.config).sandboxed, true)
+  assert.equal(buildGuardContext('monitor_write', { id: 'mon_x', input: 'ls\r' }, tools.config).sandboxed, true)
   assert.equal(buildGuardContext('read_file', { path: 'README' }, tools.config).sandboxed, undefined)
   const plain = createAgentTools({ workspaceRoot: ws })
   assert.equal(buildGuardContext('bash', { command: 'ls' }, plain.config).sandboxed, undefined)
@@ -392,6 +393,52 @@ test('a monitor is confined the same way, and says so when it fails', { skip }, 
   assert.match(lines.at(-1), /^\[sandbox\] This command ran in a sandbox: it may write only under /)
   assert.equal(polled.output.split('[sandbox]').length, 2)
   await tools.callTool('monitor_stop', { id: failing.id })
+  unchanged()
+})
+
+test('a terminal monitor is confined like a pipe monitor: what is typed into it too; its exit codes stay', { skip }, async () => {
+  const call = async (name, args) => {
+    const r = await tools.callTool(name, args)
+    assert.equal(r.isError, false, r.text)
+    return JSON.parse(r.text)
+  }
+  const { id } = await call('monitor_start', { command: 'PS1="sbx$ " sh -i', tty: true, ready_when: 'sbx\\$ ' })
+  // The sandboxed shell has its terminal (a controlling one: /dev/tty opens) and nothing else.
+  const typed = [
+    'cat ~/.ssh/id_rsa',
+    `echo x > ${outside}/tty.txt`,
+    'echo evil > .git/hooks/pre-commit',
+    'echo seen > /dev/tty',
+    'echo "in=$TMPDIR" > typed.txt',
+    'echo typed-$((6*7))',
+  ].join('; ')
+  const r = await call('monitor_write', { id, input: `${typed}\r`, until: 'typed-42', wait_ms: 20000 })
+  assert.equal(r.matched, true, r.output)
+  assert.ok(!r.output.includes(SECRET), r.output)
+  assert.match(r.output, /^seen$/m)
+  assert.ok(!fs.existsSync(path.join(outside, 'tty.txt')))
+  assert.ok(!fs.existsSync(path.join(ws, '.git/hooks/pre-commit')))
+  assert.match(fs.readFileSync(path.join(ws, 'typed.txt'), 'utf8'), /^in=\S+/)
+  // The exit code of a sandboxed shell (no EXIT trap: the reaper writes it) on a terminal.
+  const end = await call('monitor_write', { id, input: 'exit 3\r', wait_ms: 20000 })
+  let polled = end
+  for (let i = 0; i < 200 && polled.running; i++) {
+    await new Promise((res) => setTimeout(res, 25))
+    polled = await call('monitor_poll', { id })
+  }
+  assert.equal(polled.exit_code, 3, JSON.stringify(polled))
+  await call('monitor_stop', { id })
+  // Ctrl-C: the command dies of the interrupt, the shell with it (job control on the
+  // terminal), and the reaper writes 130 (no trap reports a death by a signal).
+  const sleeper = await call('monitor_start', { command: 'echo go; sleep 30; echo not reached', tty: true, ready_when: 'go' })
+  let c = await call('monitor_write', { id: sleeper.id, keys: ['ctrl-c'], wait_ms: 20000 })
+  for (let i = 0; i < 200 && c.running; i++) {
+    await new Promise((res) => setTimeout(res, 25))
+    c = await call('monitor_poll', { id: sleeper.id })
+  }
+  assert.equal(c.exit_code, 130, JSON.stringify(c))
+  assert.ok(!c.output.includes('not reached'), c.output)
+  await call('monitor_stop', { id: sleeper.id })
   unchanged()
 })
 

@@ -188,6 +188,7 @@ function buildGuardContext(tool, args, config, probe) {
   const a = args && typeof args === 'object' ? args : {}
   const paths = []
   let bash
+  let input
   const add = (raw, base, shell) => {
     const f = probe.fact(raw, base, shell)
     paths.push({ raw, resolved: f.resolved, withinWorkspace: f.within })
@@ -208,13 +209,15 @@ function buildGuardContext(tool, args, config, probe) {
       for (const p of bash.paths) add(p, facts.cwd, true)
       add(facts.cwd, '', false)
     }
-    return { tool, args, config, paths, bash, input: facts.input }
+    input = facts.input
   } else {
     for (const raw of rawPaths(tool, a, probe)) add(raw, '', false)
   }
   const ctx = { tool, args, config, paths, bash }
-  // The kernel confines the command: a host may auto-allow sandboxed commands.
-  if (COMMAND_TOOLS.has(tool) && config && config.sandbox) ctx.sandboxed = true
+  if (input) ctx.input = input
+  // The kernel confines the command (and what is typed into a monitor: only the tools object
+  // that started it holds its input): a host may auto-allow sandboxed commands.
+  if ((COMMAND_TOOLS.has(tool) || tool === 'monitor_write') && config && config.sandbox) ctx.sandboxed = true
   return ctx
 }
 

@@ -74,5 +74,8 @@ fn run(call: &Call) -> ToolResult<Output> {
 
 /// The call's title (`describeCall`): what a progress list or an approval prompt shows.
 pub fn title(args: &Map<String, Value>) -> String {
-    format!("Look at the screen of {}", title::named(args, "id", "monitor"))
+    format!(
+        "Look at the screen of {}",
+        title::named(args, "id", "monitor")
+    )
 }

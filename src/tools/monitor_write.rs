@@ -396,3 +396,37 @@ fn visible(input: &str) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(args: Value) -> String {
+        title(args.as_object().unwrap())
+    }
+
+    #[test]
+    fn the_title_shows_what_is_typed_as_a_person_reads_it() {
+        assert_eq!(
+            t(json!({"id": "mon_1", "input": "print(1)\r"})),
+            "Type \"print(1)⏎\" in monitor mon_1"
+        );
+        assert_eq!(
+            t(json!({"id": "mon_1", "input": "a\tb\u{3}\u{1b}[A\u{7f}"})),
+            "Type \"a⇥b^C^[[A^?\" in monitor mon_1"
+        );
+        assert_eq!(
+            t(json!({"id": "mon_1", "keys": ["ctrl-c", "enter"], "close": true})),
+            "Press ctrl-c enter, end the input in monitor mon_1"
+        );
+        assert_eq!(
+            t(json!({"id": "mon_1", "resize": {"cols": 100, "rows": 30}})),
+            "Resize to 100×30 in monitor mon_1"
+        );
+        assert_eq!(
+            t(json!({"id": "mon_1"})),
+            "Wait for the answer of monitor mon_1"
+        );
+        assert_eq!(t(json!({})), "Wait for the answer of a monitor");
+    }
+}

@@ -41,25 +41,22 @@ pub enum Stdin {
 /// the trap). A sandboxed shell cannot write under `.clarvis/` (a protected path): the host's
 /// reaper writes the exit file for it.
 ///
-/// On a terminal the shell shares the foreground process group with the command, so Ctrl-C
-/// reaches it too. Left alone, `dash` kills itself with SIGINT once the command returns —
-/// even when the command caught the interrupt and went on (a REPL), and without running the
-/// EXIT trap, so the exit code would be lost (sandboxed: the reaper would see a death by a
-/// signal and write none). The INT trap does what bash does instead: the shell exits (130)
-/// only when the command itself died of the interrupt. A trapped signal is reset to its
-/// default in the command, so it still gets it.
+/// On a terminal the shell turns job control on (`set -m`), as an interactive shell has it:
+/// each command runs in its own process group, which the shell makes the terminal's
+/// foreground group while it runs, so Ctrl-C reaches the command and not the shell. A
+/// command that died of the interrupt makes the shell kill itself with SIGINT too (dash and
+/// bash alike: the rest of the script does not run, as at a terminal), a REPL that caught it
+/// goes on with the shell waiting, and a loop of built-ins, run by the shell itself in the
+/// foreground, ends at once. The reaper writes 130 for a shell the interrupt ended (the EXIT
+/// trap does not run on a death by a signal).
 fn script(command: &str, terminal: bool, sandboxed: bool) -> String {
     let exit = if sandboxed {
         ""
     } else {
         "trap 'echo $? > \"$MON_EXIT\"' EXIT\n"
     };
-    let int = if terminal {
-        "trap '[ $? -ne 130 ] || exit 130' INT\n"
-    } else {
-        ""
-    };
-    format!("{exit}{int}{command}\n")
+    let jobs = if terminal { "set -m\n" } else { "" };
+    format!("{exit}{jobs}{command}\n")
 }
 
 /// What the command's three standard descriptors are, what the relay reads, and what the
@@ -176,22 +173,37 @@ pub fn start(
     };
     // Reap it when it exits, so it does not linger as a zombie of this process (liveness is
     // judged from the pid, and a new instance would see it as a stranger's process).
-    let exit_file = sandbox.is_some().then(|| file(root, &sidecar.id, "exit"));
+    let exit_file =
+        (sandbox.is_some() || terminal.is_some()).then(|| file(root, &sidecar.id, "exit"));
+    let trapped = sandbox.is_none();
+    let on_terminal = terminal.is_some();
     let _ = std::thread::Builder::new()
         .name("clarvis-monitor-reaper".into())
         .spawn(move || {
             // A sandboxed shell has no EXIT trap: its exit code is written here, as the trap
             // would have (nothing after a kill by a signal) — before the zombie is reaped, so
             // a poll that sees the pid gone finds the file (`read::poll` waits on a zombie).
-            let write = |path: &Path, code: i32| std::fs::write(path, format!("{code}\n")).is_ok();
-            let written = exit_file
-                .as_deref()
-                .is_some_and(|path| exit_code_unreaped(&child).is_some_and(|c| write(path, c)));
+            // On a terminal a Ctrl-C ends the shell by SIGINT (see `script`), which no trap
+            // reports: written as 130, what a shell reports for a command the interrupt
+            // ended. What the EXIT trap wrote stays.
+            let write = |path: &Path, code: i32| {
+                (trapped && path.exists()) || std::fs::write(path, format!("{code}\n")).is_ok()
+            };
+            let code = |how: Ended| match how {
+                Ended::Code(c) => Some(c),
+                Ended::Signal(libc::SIGINT) if on_terminal => Some(130),
+                Ended::Signal(_) => None,
+            };
+            let written = exit_file.as_deref().is_some_and(|path| {
+                exit_unreaped(&child)
+                    .and_then(code)
+                    .is_some_and(|c| write(path, c))
+            });
             let status = child.wait();
-            if let (Some(path), false, Ok(Some(code))) =
-                (exit_file, written, status.map(|s| s.code()))
-            {
-                write(&path, code);
+            if let (Some(path), false, Ok(status)) = (exit_file, written, status) {
+                if let Some(c) = ended(status).and_then(code) {
+                    write(&path, c);
+                }
             }
         });
     save(root, &sidecar)?;
@@ -201,10 +213,32 @@ pub fn start(
     })
 }
 
-/// Waits for `child` to exit without reaping it (it stays a zombie) and returns its exit code,
-/// or `None` when a signal ended it (or off Linux, where the caller writes the code after
-/// reaping, a moment after the pid is gone).
-fn exit_code_unreaped(child: &std::process::Child) -> Option<i32> {
+/// How the monitor's shell ended.
+#[derive(Clone, Copy)]
+enum Ended {
+    /// It exited with this code.
+    Code(i32),
+    /// This signal killed it.
+    #[cfg_attr(not(unix), allow(dead_code))]
+    Signal(i32),
+}
+
+/// How a reaped shell ended (`None`: neither known, off Unix a signal).
+fn ended(status: std::process::ExitStatus) -> Option<Ended> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(sig) = status.signal() {
+            return Some(Ended::Signal(sig));
+        }
+    }
+    status.code().map(Ended::Code)
+}
+
+/// Waits for `child` to exit without reaping it (it stays a zombie) and says how it ended
+/// (`None` off Linux, where the caller writes the code after reaping, a moment after the pid
+/// is gone).
+fn exit_unreaped(child: &std::process::Child) -> Option<Ended> {
     #[cfg(target_os = "linux")]
     {
         let pid = libc::id_t::from(child.id());
@@ -221,7 +255,11 @@ fn exit_code_unreaped(child: &std::process::Child) -> Option<i32> {
                     return None;
                 }
             }
-            (info.si_code == libc::CLD_EXITED).then(|| info.si_status())
+            match info.si_code {
+                libc::CLD_EXITED => Some(Ended::Code(info.si_status())),
+                libc::CLD_KILLED | libc::CLD_DUMPED => Some(Ended::Signal(info.si_status())),
+                _ => None,
+            }
         }
     }
     #[cfg(not(target_os = "linux"))]

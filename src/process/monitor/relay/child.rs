@@ -110,14 +110,10 @@ unsafe fn relay(fds: Fds, max: u64, buf: &mut [u8], copy: &mut [u8]) -> ! {
             match errno() {
                 libc::EINTR => continue,
                 // A terminal's master is one open file description shared with the host,
-                // which makes it non-blocking for the length of each input write: wait a
-                // moment and read again.
+                // which makes it non-blocking for the length of each input write: wait for
+                // the next output and read again.
                 libc::EAGAIN => {
-                    let pause = libc::timespec {
-                        tv_sec: 0,
-                        tv_nsec: 1_000_000,
-                    };
-                    libc::nanosleep(&pause, std::ptr::null_mut());
+                    wait_readable(fds.input);
                     continue;
                 }
                 // End of the terminal (`EIO`: its every slave is closed) or a read error.
@@ -140,6 +136,31 @@ unsafe fn relay(fds: Fds, max: u64, buf: &mut [u8], copy: &mut [u8]) -> ! {
     }
     write_state(fds.state, dropped, b'd', me);
     libc::_exit(0)
+}
+
+/// Waits until `fd` has something to read (or is closed), without regard to `O_NONBLOCK`:
+/// `poll` where it works on terminals. A sleep would add its length to every answer that
+/// arrives while the host writes a keystroke (its echo comes back within that window).
+unsafe fn wait_readable(fd: RawFd) {
+    // macOS's `poll` does not take devices: a short sleep there.
+    #[cfg(not(target_os = "macos"))]
+    {
+        let mut p = libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        libc::poll(&mut p, 1, -1);
+    }
+    #[cfg(target_os = "macos")]
+    {
+        let _ = fd;
+        let pause = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 200_000,
+        };
+        libc::nanosleep(&pause, std::ptr::null_mut());
+    }
 }
 
 /// Drops the log's oldest bytes so that about `max / 2` remain; returns how many. Leaves the
