@@ -29,71 +29,67 @@ function absolute(name, value, target, note, unit) {
 
 const call = async (tools, name, args) => JSON.parse(expectOk(name, await tools.callTool(name, args)))
 
+/** `body(id)` on a monitor started with `args`, stopped afterwards: its row, or the error's
+ * (terminal monitors need Unix). */
+async function withMonitor(tools, name, target, args, body) {
+  if (process.platform === 'win32') return skipped(name, target, 'n/a', 'terminal monitors need Unix')
+  let id
+  try {
+    id = (await call(tools, 'monitor_start', args)).id
+    return await body(id)
+  } catch (e) {
+    return skipped(name, target, 'ERROR', e.message)
+  } finally {
+    if (id) await tools.callTool('monitor_stop', { id })
+  }
+}
+
 export async function terminalRows(ctx, want) {
   const rows = []
   const { tools } = ctx
-  const unix = process.platform !== 'win32'
 
   let name = 'monitor_write keystroke round trip (cat on a tty)'
   let target = { op: '<=', value: 2, unit: 'ms' }
   if (want(name)) {
-    if (!unix) rows.push(skipped(name, target, 'n/a', 'terminal monitors need Unix'))
-    else {
-      let id
-      try {
-        id = (await call(tools, 'monitor_start', { command: 'cat', tty: true })).id
-        const turn = async (i) => {
-          const r = await call(tools, 'monitor_write', { id, input: `line ${i}\r`, until: `line ${i}\\n[\\s\\S]*line ${i}\\n`, wait_ms: 30000 })
-          if (!r.matched) throw new Error(`no echo of line ${i}: ${JSON.stringify(r)}`)
-        }
-        for (let i = 0; i < 20; i++) await turn(i)
-        const samples = []
-        const n = 20
-        for (let r = 0; r < ctx.rounds.calls * 4; r++) samples.push((await time(async () => { for (let i = 0; i < n; i++) await turn(r * n + i) })) / n)
-        rows.push(absolute(name, median(samples), target, `monitor_write {input: "line N\\r", until: its echo and cat's copy}, median of ${samples.length} batches of ${n} turns`, 'ms'))
-      } catch (e) {
-        rows.push(skipped(name, target, 'ERROR', e.message))
-      } finally {
-        if (id) await tools.callTool('monitor_stop', { id })
+    rows.push(await withMonitor(tools, name, target, { command: 'cat', tty: true }, async (id) => {
+      const turn = async (i) => {
+        const r = await call(tools, 'monitor_write', { id, input: `line ${i}\r`, until: `line ${i}\\n[\\s\\S]*line ${i}\\n`, wait_ms: 30000 })
+        if (!r.matched) throw new Error(`no echo of line ${i}: ${JSON.stringify(r)}`)
       }
-    }
+      for (let i = 0; i < 20; i++) await turn(i)
+      const samples = []
+      const n = 20
+      for (let r = 0; r < ctx.rounds.calls * 4; r++) samples.push((await time(async () => { for (let i = 0; i < n; i++) await turn(r * n + i) })) / n)
+      return absolute(name, median(samples), target, `monitor_write {input: "line N\\r", until: its echo and cat's copy}, median of ${samples.length} batches of ${n} turns`, 'ms')
+    }))
   }
 
   name = 'monitor_screen 200×60, full screen'
   target = { op: '<=', value: 1, unit: 'ms' }
   if (want(name)) {
-    if (!unix) rows.push(skipped(name, target, 'n/a', 'terminal monitors need Unix'))
-    else {
-      let id
-      try {
-        // 60 rows of 200 coloured characters, then a repaint per keystroke: every look feeds the
-        // emulator one new screen (12 KB of text and escapes) and renders all 60 rows.
-        const paint = "while read x; do printf '\\033[H'; i=0; while [ $i -lt 60 ]; do printf '\\033[3%dm%0200d\\033[0m' $((i % 8)) $i; i=$((i+1)); done; done"
-        id = (await call(tools, 'monitor_start', { command: paint, tty: { cols: 200, rows: 60 } })).id
-        await call(tools, 'monitor_write', { id, input: '\r', until: '0{198}59', wait_ms: 30000 })
-        const look = async () => {
-          const s = await call(tools, 'monitor_screen', { id })
-          if (s.rows.length !== 60 || s.rows[59].length !== 200) throw new Error(`bad screen: ${s.rows.length} rows`)
-        }
-        const still = []
-        for (let i = 0; i < 20; i++) await look()
-        const n = 50
-        for (let r = 0; r < ctx.rounds.calls; r++) still.push((await time(async () => { for (let i = 0; i < n; i++) await look() })) / n)
-        // With a repaint fed each time (the repaint's wait untimed).
-        const fresh = []
-        for (let r = 0; r < ctx.rounds.calls * 4; r++) {
-          const before = (await call(tools, 'monitor_screen', { id })).next_offset
-          const w = await call(tools, 'monitor_write', { id, input: '\r', wait_ms: 30000, until: '0{198}59[\\s\\S]*$', raw: true })
-          if (w.next_offset <= before) throw new Error('no repaint')
-          fresh.push(await time(look))
-        }
-        rows.push(absolute(name, median(still), target, `monitor_screen of a 200×60 screen full of coloured text, median of ${still.length} batches of ${n}; after a fresh 12 KB repaint each: ${median(fresh).toFixed(3)} ms`, 'ms'))
-      } catch (e) {
-        rows.push(skipped(name, target, 'ERROR', e.message))
-      } finally {
-        if (id) await tools.callTool('monitor_stop', { id })
+    // 60 rows of 200 coloured characters, then a repaint per keystroke: every look feeds the
+    // emulator one new screen (12 KB of text and escapes) and renders all 60 rows.
+    const paint = "while read x; do printf '\\033[H'; i=0; while [ $i -lt 60 ]; do printf '\\033[3%dm%0200d\\033[0m' $((i % 8)) $i; i=$((i+1)); done; done"
+    rows.push(await withMonitor(tools, name, target, { command: paint, tty: { cols: 200, rows: 60 } }, async (id) => {
+      await call(tools, 'monitor_write', { id, input: '\r', until: '0{198}59', wait_ms: 30000 })
+      const look = async () => {
+        const s = await call(tools, 'monitor_screen', { id })
+        if (s.rows.length !== 60 || s.rows[59].length !== 200) throw new Error(`bad screen: ${s.rows.length} rows`)
       }
-    }
+      const still = []
+      for (let i = 0; i < 20; i++) await look()
+      const n = 50
+      for (let r = 0; r < ctx.rounds.calls; r++) still.push((await time(async () => { for (let i = 0; i < n; i++) await look() })) / n)
+      // With a repaint fed each time (the repaint's wait untimed).
+      const fresh = []
+      for (let r = 0; r < ctx.rounds.calls * 4; r++) {
+        const before = (await call(tools, 'monitor_screen', { id })).next_offset
+        const w = await call(tools, 'monitor_write', { id, input: '\r', wait_ms: 30000, until: '0{198}59[\\s\\S]*$', raw: true })
+        if (w.next_offset <= before) throw new Error('no repaint')
+        fresh.push(await time(look))
+      }
+      return absolute(name, median(still), target, `monitor_screen of a 200×60 screen full of coloured text, median of ${still.length} batches of ${n}; after a fresh 12 KB repaint each: ${median(fresh).toFixed(3)} ms`, 'ms')
+    }))
   }
 
   name = 'RSS growth, 1 GB printed through a terminal'
