@@ -26,6 +26,7 @@ mod pins;
 pub use descriptors::*;
 pub use pins::Pins;
 pub mod listing;
+pub mod winpath;
 
 /// The lexical absolute form of `input`: joined to the root when relative, then normalised.
 pub fn lexical(config: &Config, input: &str) -> PathBuf {
@@ -53,7 +54,9 @@ pub fn unmention<'a>(config: &Config, input: &'a str) -> &'a str {
 /// Resolves a caller's path, enforcing confinement when it is on. A leading `@` (a chat
 /// mention) is dropped unless a file literally named so exists ([`unmention`]). Errors:
 /// `invalid_input` for a NUL byte, `path_escape` (field `path` = `input`) for a path outside
-/// the root.
+/// the root. On Windows, [`winpath::check`] runs first: names Win32 would reinterpret
+/// (streams, trailing dots and spaces, devices) are `invalid_input`, and with confinement on
+/// a drive-relative, device or foreign-share path is `path_escape` before anything is touched.
 pub fn resolve(config: &Config, input: &str) -> ToolResult<PathBuf> {
     if input.contains('\0') {
         return Err(ToolError::invalid(format!(
@@ -62,11 +65,25 @@ pub fn resolve(config: &Config, input: &str) -> ToolResult<PathBuf> {
         ))
         .with("path", input));
     }
-    let abs = lexical(config, unmention(config, input));
+    let path = unmention(config, input);
+    #[cfg(windows)]
+    windows_rules(config, path, input)?;
+    let abs = lexical(config, path);
     if config.confine_to_workspace && !is_inside(config, &abs) {
         return Err(escape_error(input));
     }
     Ok(abs)
+}
+
+/// [`winpath::check`] with the root as given and its real location.
+#[cfg(windows)]
+fn windows_rules(config: &Config, path: &str, input: &str) -> ToolResult<()> {
+    let real = config.real_root.get(&config.workspace_root);
+    let given = config.workspace_root.to_string_lossy();
+    let real = real.as_ref().map(|r| r.to_string_lossy());
+    let mut roots = vec![given.as_ref()];
+    roots.extend(real.as_deref());
+    winpath::check(path, input, &roots, config.confine_to_workspace)
 }
 
 /// [`resolve`] for a path a tool is about to change (write, edit, patch, create, remove, a
@@ -165,13 +182,35 @@ pub fn is_inside(config: &Config, abs: &Path) -> bool {
 }
 
 /// How a path is shown to the model: relative to the root (`.` for the root itself), or
-/// absolute when it lies outside the root.
+/// absolute when it lies outside the root. On Windows that is what Node's `path.relative`
+/// gives the original: `\`-separated, the root matched without regard to case.
 pub fn display(config: &Config, abs: &Path) -> String {
-    match abs.strip_prefix(&config.workspace_root) {
-        Ok(rel) if rel.as_os_str().is_empty() => ".".to_string(),
-        Ok(rel) => rel.to_string_lossy().into_owned(),
-        Err(_) => abs.to_string_lossy().into_owned(),
+    match strip_root(abs, &config.workspace_root, cfg!(windows)) {
+        Some(rel) if rel.as_os_str().is_empty() => ".".to_string(),
+        Some(rel) => rel.to_string_lossy().into_owned(),
+        None => abs.to_string_lossy().into_owned(),
     }
+}
+
+/// `abs` relative to `root`, when it lies under it; with `fold_case` (Windows) the root's
+/// names compare as `path.relative` compares them there, lower-cased.
+fn strip_root<'a>(abs: &'a Path, root: &Path, fold_case: bool) -> Option<&'a Path> {
+    if let Ok(rel) = abs.strip_prefix(root) {
+        return Some(rel);
+    }
+    if fold_case {
+        let mut rest = abs.components();
+        for want in root.components() {
+            let got = rest.next()?;
+            let same = got.as_os_str().to_string_lossy().to_lowercase()
+                == want.as_os_str().to_string_lossy().to_lowercase();
+            if !same {
+                return None;
+            }
+        }
+        return Some(rest.as_path());
+    }
+    None
 }
 
 // Unix only: these tests build symlinks, FIFOs and permission bits.
@@ -305,5 +344,15 @@ mod tests {
         assert_eq!(display(&c, &root.path().join("..env")), "..env");
         assert_eq!(display(&c, &root.path().join("a/b")), "a/b");
         assert_eq!(display(&c, Path::new("/etc/x")), "/etc/x");
+    }
+
+    #[test]
+    fn the_root_matches_without_case_where_names_fold() {
+        let root = Path::new("/Users/Me/WS");
+        let abs = Path::new("/users/me/ws/Sub/B.txt");
+        assert_eq!(strip_root(abs, root, false), None);
+        assert_eq!(strip_root(abs, root, true), Some(Path::new("Sub/B.txt")));
+        assert_eq!(strip_root(Path::new("/users/me/wsx/a"), root, true), None);
+        assert_eq!(strip_root(Path::new("/users/me"), root, true), None);
     }
 }

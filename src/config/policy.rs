@@ -4,7 +4,7 @@
 use super::{js_string, StartupError};
 use crate::paths::normalize;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 /// Which generation of the original's surface a configuration reproduces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -133,7 +133,12 @@ impl WriteScope {
                         )))
                     }
                 };
-                if Path::new(raw).is_absolute() {
+                // Rooted (`\\x`) and drive paths too: Node's `path.isAbsolute` says so on Windows.
+                let relative = matches!(
+                    Path::new(raw).components().next(),
+                    Some(Component::Normal(_) | Component::CurDir | Component::ParentDir)
+                );
+                if !relative {
                     return Err(StartupError(format!(
                         "writeScope entries must be workspace-relative directories, got: {raw}"
                     )));
