@@ -222,6 +222,8 @@ pub type ToolResult<T = String> = Result<T, ToolError>;
 pub fn io_detail(err: &io::Error) -> String {
     match (errno(err), err.raw_os_error()) {
         (Some(n), Some(_)) => format!("{}: {}", errno_name(n), lower(&err.to_string())),
+        // A made-up error (Windows maps kinds to errnos) keeps its own sentence.
+        (Some(n), None) if err.get_ref().is_some() => format!("{}: {err}", errno_name(n)),
         (Some(n), None) => format!("{}: {}", errno_name(n), lower(&os_error(n).to_string())),
         (None, _) => format!("EIO: {err}"),
     }

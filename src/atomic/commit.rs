@@ -24,9 +24,8 @@
 
 use super::journal::{self, Record};
 use super::undo::{discard_backups, rename_noreplace, undo, Step, Unrestored};
-use crate::atomic::{fsync_dirs, parallel_map, sweep_stale};
+use crate::atomic::{fsync_dirs, parallel_map, rename_over, sweep_stale};
 use crate::error::{io_detail, Code, ToolError, ToolResult};
-use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -260,9 +259,9 @@ fn touched(step: &Step) -> Vec<PathBuf> {
 
 fn perform(step: &Step) -> io::Result<()> {
     match step {
-        Step::Modify { target, temp, .. } => fs::rename(&temp.0, &target.0),
+        Step::Modify { target, temp, .. } => rename_over(&temp.0, &target.0),
         Step::Create { target, temp, .. } => rename_noreplace(&temp.0, &target.0),
-        Step::Delete { target, backup, .. } => fs::rename(&target.0, &backup.0),
+        Step::Delete { target, backup, .. } => rename_over(&target.0, &backup.0),
         Step::Rename { from, to, .. } => rename_noreplace(&from.0, &to.0),
         Step::RenameEdit {
             from,
@@ -272,7 +271,7 @@ fn perform(step: &Step) -> io::Result<()> {
             ..
         } => {
             rename_noreplace(&temp.0, &to.0)?;
-            fs::rename(&from.0, &backup.0)
+            rename_over(&from.0, &backup.0)
         }
     }
 }

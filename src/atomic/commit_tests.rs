@@ -1,6 +1,7 @@
 use super::*;
 use crate::atomic::undo::JPath;
 use crate::config::Config;
+use std::fs;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 
 fn leftovers(dir: &Path) -> Vec<String> {

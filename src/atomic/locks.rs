@@ -25,9 +25,14 @@ fn lock_table(t: &LockTable) -> MutexGuard<'_, HashSet<PathBuf>> {
 }
 
 /// The key a path is locked under: its real location (the longest existing prefix
-/// canonicalised), so `a/../f`, `./f` and a symlinked directory all name one lock.
+/// canonicalised), so `a/../f`, `./f` and a symlinked directory all name one lock. On
+/// Windows, where `A.txt` and `a.txt` are one file, the key is lower-cased too.
 pub fn lock_key(path: &Path) -> PathBuf {
-    crate::paths::realpath_prefix(path).unwrap_or_else(|_| path.to_path_buf())
+    let key = crate::paths::realpath_prefix(path).unwrap_or_else(|_| path.to_path_buf());
+    if cfg!(windows) {
+        return PathBuf::from(key.to_string_lossy().to_lowercase());
+    }
+    key
 }
 
 /// Holds the locks of one or more paths; dropping it releases them.

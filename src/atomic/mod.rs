@@ -40,12 +40,14 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
+mod busy;
 pub mod commit;
 pub mod journal;
 mod locks;
 mod parallel;
 mod stale;
 pub mod undo;
+pub use busy::{held_open, rename_over, retry_busy, BUSY_RETRY_DELAYS};
 pub use locks::{lock_key, lock_paths, PathGuard};
 pub use parallel::{fsync_dirs, parallel_map, IO_THREADS};
 pub use stale::{pid_alive, sweep_stale, STALE_TEMP_AGE};
@@ -240,13 +242,14 @@ pub fn ensure_parent_dirs(dir: &Path) -> io::Result<Vec<PathBuf>> {
 }
 
 /// Replaces `abs` with `bytes` atomically (temp file, fsync, mode, rename, fsync dir), then
-/// sweeps stale temp files from the directory. `mode` is normally [`mode_of`] the old file.
+/// sweeps stale temp files from the directory. A target another process holds open on
+/// Windows is waited for ([`rename_over`]). `mode` is normally [`mode_of`] the old file.
 /// The caller has already refused symlinks and holds the path's lock. Parent directories
 /// must exist.
 pub fn replace(abs: &Path, bytes: &[u8], mode: Option<u32>) -> io::Result<()> {
     let dir = abs.parent().unwrap_or(Path::new("/"));
     let temp = write_temp(dir, bytes, mode)?;
-    fs::rename(temp.path(), abs)?;
+    rename_over(temp.path(), abs)?;
     temp.keep();
     fsync_dir(dir)?;
     sweep_stale(dir);

@@ -308,7 +308,7 @@ fn undo_step(step: &Step) -> Result<(), Unrestored> {
                         return Err(problem(target, "its backup is missing"));
                     }
                     // Over our own new file: a plain rename, atomic for readers.
-                    fs::rename(backup, target)
+                    crate::atomic::rename_over(backup, target)
                         .map_err(|e| problem(target, format!("{e}; {}", kept(backup))))
                 }
                 Some(cur) if cur == *old_id || cur == *backup_id => {

@@ -92,7 +92,7 @@ fn copy_into(
         return Err(ToolError::aborted());
     }
     call.before_write(std::slice::from_ref(&ends.dst));
-    std::fs::rename(temp.path(), &to).map_err(fail)?;
+    atomic::rename_over(temp.path(), &to).map_err(fail)?;
     temp.keep();
     let _ = atomic::fsync_dir(&dst_dir);
     call.after_write(std::slice::from_ref(&ends.dst));

@@ -48,7 +48,7 @@ fn run(call: &Call) -> ToolResult<Output> {
     call.before_move(&ends.src, &ends.dst);
     let from = via(&from_dir, &ends.src);
     let to = via(&to_dir, &ends.dst);
-    std::fs::rename(&from, &to)
+    atomic::rename_over(&from, &to)
         .map_err(|e| ToolError::fs(&e, &ends.src_shown))
         .inspect_err(|_| remove_created(&created))?;
     // Both directory entries changed: make both durable.

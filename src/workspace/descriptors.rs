@@ -16,7 +16,9 @@ use std::fs::OpenOptions;
 use std::io;
 use std::path::{Path, PathBuf};
 
-/// Options that read a file without blocking on a FIFO (Unix) — on Windows, plain reading.
+/// Options that read a file without blocking on a FIFO (Unix). On Windows with
+/// `FILE_FLAG_BACKUP_SEMANTICS`, so a directory opens as it does on Unix (callers see it in
+/// the metadata and say `Path is a directory`) instead of failing with `ERROR_ACCESS_DENIED`.
 fn read_options() -> OpenOptions {
     let mut o = OpenOptions::new();
     o.read(true);
@@ -24,6 +26,11 @@ fn read_options() -> OpenOptions {
     {
         use std::os::unix::fs::OpenOptionsExt;
         o.custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC);
+    }
+    #[cfg(windows)]
+    {
+        use std::os::windows::fs::OpenOptionsExt;
+        o.custom_flags(FILE_FLAG_BACKUP_SEMANTICS);
     }
     o
 }
@@ -44,6 +51,10 @@ pub fn open_nofollow(abs: &Path) -> io::Result<File> {
     o.open(abs)
 }
 
+/// Opens directories (and, unlike `O_DIRECTORY`, files too) on Windows.
+#[cfg(windows)]
+const FILE_FLAG_BACKUP_SEMANTICS: u32 = 0x0200_0000;
+
 /// Options that open a directory as a handle: `O_PATH` on Linux, `O_DIRECTORY` on other
 /// Unixes, `FILE_FLAG_BACKUP_SEMANTICS` on Windows (without which a directory cannot be
 /// opened at all).
@@ -58,7 +69,6 @@ fn dir_options() -> OpenOptions {
     #[cfg(windows)]
     {
         use std::os::windows::fs::OpenOptionsExt;
-        const FILE_FLAG_BACKUP_SEMANTICS: u32 = 0x0200_0000;
         o.custom_flags(FILE_FLAG_BACKUP_SEMANTICS);
     }
     o
@@ -86,6 +96,18 @@ fn open_error(e: &io::Error, abs: &Path, input: &str) -> ToolError {
     {
         return ToolError::not_regular(input);
     }
+    #[cfg(windows)]
+    if e.kind() == io::ErrorKind::NotFound {
+        // Windows says "not found" where Unix says `ENOTDIR`: a file stands where a parent
+        // directory should be.
+        let nearest = abs
+            .ancestors()
+            .skip(1)
+            .find_map(|a| std::fs::metadata(a).ok());
+        if nearest.is_some_and(|m| !m.is_dir()) {
+            return ToolError::fs(&crate::error::os_error(libc::ENOTDIR), input);
+        }
+    }
     let _ = abs;
     ToolError::fs(e, input)
 }
@@ -99,7 +121,12 @@ fn open_error(e: &io::Error, abs: &Path, input: &str) -> ToolError {
 pub fn open_dir_confined(config: &Config, abs: &Path, input: &str) -> ToolResult<File> {
     let file = dir_options()
         .open(abs)
-        .map_err(|e| ToolError::fs(&e, input))?;
+        .map_err(|e| open_error(&e, abs, input))?;
+    // `FILE_FLAG_BACKUP_SEMANTICS` opens files too, where `O_DIRECTORY` refuses them.
+    #[cfg(windows)]
+    if !file.metadata().is_ok_and(|m| m.is_dir()) {
+        return Err(ToolError::fs(&crate::error::os_error(libc::ENOTDIR), input));
+    }
     verify_open(config, &file, abs, input)?;
     Ok(file)
 }
