@@ -24,21 +24,20 @@ use tokio::process::{Child, Command};
 pub const CALL_ID_VAR: &str = "CLARVIS_CALL_ID";
 
 /// Starts `sh -c <command>` in `cwd` with stdin on `/dev/null`, stdout and stderr piped,
-/// in a new session, marked with `CLARVIS_CALL_ID=<id>`, and confined by `sandbox` when
-/// given (the one hook of the sandbox in the spawn path).
+/// in a new session, marked with `CLARVIS_CALL_ID=<id>`, without `CDPATH`, and confined by
+/// `sandbox` when given (the one hook of the sandbox in the spawn path). The shell is the
+/// sandbox's, else [`super::shell::shell`] (its error, on Windows without Git for Windows'
+/// `sh.exe`, says so).
 pub fn spawn(
     command: &str,
     cwd: &Path,
     id: &str,
     sandbox: Option<&crate::sandbox::Sandbox>,
 ) -> std::io::Result<Child> {
-    #[cfg(unix)]
     let mut cmd = match sandbox {
         Some(s) => s.shell(),
-        None => std::process::Command::new("/bin/sh"),
+        None => std::process::Command::new(super::shell::shell()?),
     };
-    #[cfg(not(unix))]
-    let mut cmd = std::process::Command::new("sh");
     cmd.arg("-c")
         .arg(command)
         .current_dir(cwd)

@@ -23,6 +23,7 @@ pub mod group;
 pub mod live;
 pub mod monitor;
 pub mod pump;
+pub mod shell;
 pub mod spill;
 pub mod view;
 

@@ -81,6 +81,8 @@ pub fn start(
     sandbox: Option<&crate::sandbox::Sandbox>,
     stdin: Stdin,
 ) -> io::Result<Started> {
+    // Before any file is made: without a shell (Windows without Git for Windows) nothing runs.
+    let sh = crate::process::shell::shell()?;
     ensure_dir(root)?;
     // A fresh id whose files do not exist yet (4 random bytes: a collision is rare, not impossible).
     let id = loop {
@@ -104,7 +106,7 @@ pub fn start(
     };
     let mut cmd = match sandbox {
         Some(s) => s.shell(),
-        None => Command::new("/bin/sh"),
+        None => Command::new(sh),
     };
     cmd.arg("-c")
         .arg(script(command, terminal.is_some(), sandbox.is_some()))
