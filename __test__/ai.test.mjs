@@ -11,6 +11,7 @@ import { toAiSdkTools, ToolCallError } from '../ai.mjs'
 import { createRequire } from 'node:module'
 import { workspace } from './helpers.mjs'
 import { pendingTools } from './pending.mjs'
+import { native } from './platform.mjs'
 
 const usage = {
   inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
@@ -176,7 +177,7 @@ test('a scripted session: read, edit, a failing edit and bash, over a scratch wo
   assert.equal(fs.readFileSync(path.join(root, 'src/app.js'), 'utf8'), "const greeting = 'hello, world'\n")
 
   assert.deepEqual(toolResultsIn(prompts[1])['call-0-0'], { type: 'text', value: "     1\tconst greeting = 'hello'" })
-  assert.deepEqual(toolResultsIn(prompts[2])['call-1-0'], { type: 'text', value: 'Replaced 1 occurrence in src/app.js.' })
+  assert.deepEqual(toolResultsIn(prompts[2])['call-1-0'], { type: 'text', value: `Replaced 1 occurrence in ${native('src/app.js')}.` })
   const failed = toolResultsIn(prompts[3])['call-2-0']
   assert.equal(failed.type, 'error-text')
   assert.equal(JSON.parse(failed.value).error, 'no_match')

@@ -10,6 +10,7 @@ import Anthropic from '@anthropic-ai/sdk'
 import { toAnthropicTools, runAnthropicToolUses } from '../anthropic.mjs'
 import { latest, workspace } from './helpers.mjs'
 import { fakeModel, PNG_1X1 } from './fake-model.mjs'
+import { noSh } from './platform.mjs'
 
 function message(content, stop) {
   return {
@@ -26,7 +27,7 @@ function message(content, stop) {
 
 const use = (id, name, input) => ({ type: 'tool_use', id, name, input })
 
-test('Messages API: a full loop edits a file and runs bash through the real SDK client', async (t) => {
+test('Messages API: a full loop edits a file and runs bash through the real SDK client', { skip: noSh }, async (t) => {
   const { root, tools } = latest({ 'lib/x.py': 'print("a")\n' })
   const script = [
     [{ type: 'text', text: 'Let me look.' }, use('t1', 'read_file', { path: 'lib/x.py' }), use('t2', 'grep', { pattern: 'print' })],

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
 import { workspace, envelope, scratch } from './helpers.mjs'
+import { modeAs, native, noSymlinks } from './platform.mjs'
 
 // This suite injects faults through `__testHooks`, which only work with this variable set.
 process.env.CLARVIS_AGENT_TOOLS_TEST_HOOKS = '1'
@@ -45,12 +46,12 @@ test('a modify keeps the permission bits; a rename keeps them too, with or witho
     '--- a/edit.sh', '+++ b/edited.sh', '@@ -1 +1 @@', '-x', '+y', '',
   ].join('\n')
   const r = await call('apply_patch', { patch })
-  assert.equal(r.text, 'Applied patch:\n  M run.sh (+1 -1)\n  R tool.sh -> bin/tool.sh\n  R edit.sh -> edited.sh (+1 -1)')
+  assert.equal(r.text, `Applied patch:\n  M run.sh (+1 -1)\n  R tool.sh -> ${native('bin/tool.sh')}\n  R edit.sh -> edited.sh (+1 -1)`)
   assert.equal(read(root, 'run.sh').toString(), '#!/bin/sh\necho 2\n')
-  assert.equal(mode(path.join(root, 'run.sh')), 0o750)
-  assert.equal(mode(path.join(root, 'bin/tool.sh')), 0o705)
+  assert.equal(mode(path.join(root, 'run.sh')), modeAs(0o750))
+  assert.equal(mode(path.join(root, 'bin/tool.sh')), modeAs(0o705))
   assert.equal(read(root, 'edited.sh').toString(), 'y\n')
-  assert.equal(mode(path.join(root, 'edited.sh')), 0o711)
+  assert.equal(mode(path.join(root, 'edited.sh')), modeAs(0o711))
   assert.deepEqual(listing(root), ['bin/', 'bin/tool.sh', 'edited.sh', 'run.sh'])
 })
 
@@ -99,14 +100,14 @@ test('an injected commit failure between two renames leaves every file as it was
   assert.doesNotMatch(e.message, /rollback could not restore/)
   assert.deepEqual(listing(root), before)
   assert.equal(read(root, 'one.txt').toString(), '1\n')
-  assert.equal(mode(path.join(root, 'one.txt')), 0o741)
+  assert.equal(mode(path.join(root, 'one.txt')), modeAs(0o741))
 })
 
 test('the same patch without the hook commits both renames', async () => {
   const { root, call } = workspace({ 'one.txt': '1\n', 'two.txt': '2\n' })
   const patch = 'diff --git a/one.txt b/dir/uno.txt\nrename from one.txt\nrename to dir/uno.txt\ndiff --git a/two.txt b/dos.txt\nrename from two.txt\nrename to dos.txt\n'
   const r = await call('apply_patch', { patch })
-  assert.equal(r.text, 'Applied patch:\n  R one.txt -> dir/uno.txt\n  R two.txt -> dos.txt')
+  assert.equal(r.text, `Applied patch:\n  R one.txt -> ${native('dir/uno.txt')}\n  R two.txt -> dos.txt`)
   assert.deepEqual(listing(root), ['dir/', 'dir/uno.txt', 'dos.txt'])
 })
 
@@ -119,7 +120,7 @@ test('an aborted call writes nothing', async () => {
   assert.equal(read(root, 'a.txt').toString(), 'a\n')
 })
 
-test('confinement: a symlinked directory pointing outside is an escape; an absolute path too', async () => {
+test('confinement: a symlinked directory pointing outside is an escape; an absolute path too', { skip: noSymlinks }, async () => {
   const outside = scratch('outside-')
   fs.writeFileSync(path.join(outside, 'secret.txt'), 's\n')
   const { root, call } = workspace({ 'a.txt': 'a\n' })
@@ -137,7 +138,7 @@ test('confinement: a symlinked directory pointing outside is an escape; an absol
   assert.equal(fs.existsSync(abs), false)
 })
 
-test('writing through a symlink is refused with the absolute path', async () => {
+test('writing through a symlink is refused with the absolute path', { skip: noSymlinks }, async () => {
   const { root, call } = workspace({ 'real.txt': 'r\n' })
   fs.symlinkSync('real.txt', path.join(root, 'alias.txt'))
   const e = envelope(await call('apply_patch', { patch: '--- a/alias.txt\n+++ b/alias.txt\n@@ -1 +1 @@\n-r\n+R\n' }))
@@ -174,7 +175,7 @@ test('blocks are checked in order: the first failing block decides the error', a
 test('a rename onto a file that is the same file is a plain modify', async () => {
   const { root, call } = workspace({ 'dir/f.txt': 'f\n' })
   const r = await call('apply_patch', { patch: '--- a/dir/../dir/f.txt\n+++ b/dir/f.txt\n@@ -1 +1 @@\n-f\n+F\n' })
-  assert.equal(r.text, 'Applied patch:\n  M dir/f.txt (+1 -1)')
+  assert.equal(r.text, `Applied patch:\n  M ${native('dir/f.txt')} (+1 -1)`)
   assert.equal(read(root, 'dir/f.txt').toString(), 'F\n')
 })
 
@@ -192,7 +193,7 @@ test('the *** Begin Patch format creates, edits with an anchor, and refuses a tr
   const r = await call('apply_patch', {
     patch: '*** Begin Patch\n*** Update File: m.py\n@@ def b():\n-    return 0\n+    return 1\n*** Add File: pkg/__init__.py\n+x = 1\n*** End Patch',
   })
-  assert.equal(r.text, 'Applied patch:\n  M m.py (+1 -1)\n  A pkg/__init__.py (+1 -0)')
+  assert.equal(r.text, `Applied patch:\n  M m.py (+1 -1)\n  A ${native('pkg/__init__.py')} (+1 -0)`)
   assert.equal(read(root, 'm.py').toString(), 'def a():\n    return 0\n\ndef b():\n    return 1\n')
   assert.equal(read(root, 'pkg/__init__.py').toString(), 'x = 1\n')
   const e = envelope(await call('apply_patch', { patch: '*** Begin Patch\n*** Add File: t.txt\n+x\n' }))

@@ -5,6 +5,8 @@
 //   fixtures/patch/NNN_name/expected_error.json  or: the error envelope ($ROOT = workspace
 //                                            root); the workspace must then be unchanged
 //   fixtures/patch/NNN_name/expected_output.txt  optional: the exact success text
+// Paths in the expectations are written with `/`; on Windows the tools display them with `\`
+// (path.relative's form), except a path_escape, which quotes the patch's own path.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
@@ -12,6 +14,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createAgentTools } from '../index.mjs'
 import { scratch } from './helpers.mjs'
+import { windows } from './platform.mjs'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const fixtures = path.join(here, 'fixtures', 'patch')
@@ -46,14 +49,20 @@ for (const name of fs.readdirSync(fixtures).filter((n) => /^\d{3}_/.test(n)).sor
     const errorFile = path.join(dir, 'expected_error.json')
     if (fs.existsSync(errorFile)) {
       assert.equal(result.isError, true, `expected an error, got: ${result.text}`)
-      const expected = JSON.parse(fs.readFileSync(errorFile, 'utf8').replaceAll('$ROOT', root))
+      const expected = JSON.parse(fs.readFileSync(errorFile, 'utf8'))
+      for (const key of ['message', 'path']) {
+        if (typeof expected[key] !== 'string') continue
+        if (windows && expected.error !== 'path_escape') expected[key] = expected[key].replaceAll('/', '\\')
+        expected[key] = expected[key].replaceAll('$ROOT', root)
+      }
       assert.deepEqual(JSON.parse(result.text), expected)
       assert.deepEqual(tree(root), before, 'a failed patch changes nothing')
     } else {
       assert.equal(result.isError, false, result.text)
       assert.deepEqual(tree(root, { dirs: false }), tree(path.join(dir, 'expected'), { dirs: false }))
       const outFile = path.join(dir, 'expected_output.txt')
-      if (fs.existsSync(outFile)) assert.equal(result.text, fs.readFileSync(outFile, 'utf8'))
+      const output = (t) => (windows ? t.replaceAll('/', '\\') : t)
+      if (fs.existsSync(outFile)) assert.equal(result.text, output(fs.readFileSync(outFile, 'utf8')))
     }
     const leftovers = Object.keys(tree(root)).filter((p) => p.split('/').some((c) => c.startsWith('.clarvis-tmp-')))
     assert.deepEqual(leftovers, [])

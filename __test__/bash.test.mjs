@@ -7,6 +7,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { workspace, envelope, dead, beforeTheTimeout } from './helpers.mjs'
 import { sweepSpillDir } from '../index.mjs'
+import { noModes, noSh, noSignals, noSymlinks, windows } from './platform.mjs'
 
 // Every command this file runs exports MARK, so the last test can prove no process of the
 // suite is left behind.
@@ -16,6 +17,7 @@ const bash = (ws, args, signal) => ws.call('bash', { ...args, command: marked(ar
 
 function markedPids() {
   const pids = []
+  if (!fs.existsSync('/proc')) return pids // Windows: the group tests that need it skip there
   for (const name of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue
     try {
@@ -48,7 +50,7 @@ const ok = (r) => {
   return JSON.parse(r.text)
 }
 
-test('success is JSON with keys in contract order; non-zero exit is a success', async () => {
+test('success is JSON with keys in contract order; non-zero exit is a success', { skip: noSh }, async () => {
   const ws = workspace()
   const r = await ws.call('bash', { command: 'echo out; echo err >&2; exit 7' })
   assert.deepEqual(r, {
@@ -58,7 +60,7 @@ test('success is JSON with keys in contract order; non-zero exit is a success', 
   assert.deepEqual(Object.keys(JSON.parse(r.text)), ['exit_code', 'stdout', 'stderr', 'signal', 'timed_out'])
 })
 
-test('a signal-killed shell reports 128 + signal number and the signal name', async () => {
+test('a signal-killed shell reports 128 + signal number and the signal name', { skip: noSignals || noSh }, async () => {
   const ws = workspace()
   assert.deepEqual(ok(await ws.call('bash', { command: 'kill -TERM $$' })), {
     exit_code: 143,
@@ -73,19 +75,25 @@ test('a signal-killed shell reports 128 + signal number and the signal name', as
   assert.equal(k.stdout, 'before\n')
 })
 
-test('stdout and stderr stay separate, stdin is closed, the marker env is set', async () => {
+test('stdout and stderr stay separate, stdin is closed, the marker env is set', { skip: noSh }, async () => {
   const ws = workspace()
   const r = ok(await ws.call('bash', { command: 'for i in 1 2 3; do echo o$i; echo e$i >&2; done; cat; echo "[$CLARVIS_CALL_ID]"' }))
   assert.equal(r.stderr, 'e1\ne2\ne3\n')
   assert.match(r.stdout, /^o1\no2\no3\n\[\d+-\d+-\d+-[0-9a-f]{12}\]\n$/)
 })
 
-test('cwd: default and empty string are the root; missing, file and outside are refused', async () => {
+test('cwd: default and empty string are the root', { skip: noSh }, async () => {
   const ws = workspace({ 'sub/f.txt': 'x', 'file.txt': 'x' })
-  const real = fs.realpathSync(ws.root)
-  assert.equal(ok(await ws.call('bash', { command: 'pwd -P' })).stdout, `${real}\n`)
-  assert.equal(ok(await ws.call('bash', { command: 'pwd -P', cwd: '' })).stdout, `${real}\n`)
+  // Git for Windows' sh prints the directory in its own form: `pwd -W` gives C:/…
+  const real = windows ? fs.realpathSync(ws.root).replaceAll('\\', '/') : fs.realpathSync(ws.root)
+  const pwd = windows ? 'pwd -W' : 'pwd -P'
+  assert.equal(ok(await ws.call('bash', { command: pwd })).stdout, `${real}\n`)
+  assert.equal(ok(await ws.call('bash', { command: pwd, cwd: '' })).stdout, `${real}\n`)
   assert.equal(ok(await ws.call('bash', { command: 'ls', cwd: 'sub' })).stdout, 'f.txt\n')
+})
+
+test('cwd: missing, file and outside are refused', async () => {
+  const ws = workspace({ 'sub/f.txt': 'x', 'file.txt': 'x' })
   assert.deepEqual(envelope(await ws.call('bash', { command: 'true', cwd: 'nope' })), {
     error: 'not_found',
     message: 'No such file: nope',
@@ -107,7 +115,7 @@ test('a NUL byte in the command is a spawn failure without fields', async () => 
   assert.match(e.message, /^Failed to spawn command: /)
 })
 
-test('an unsearchable cwd fails after starting: Failed to run command', { skip: process.getuid?.() === 0 && 'root can enter any directory' }, async () => {
+test('an unsearchable cwd fails after starting: Failed to run command', { skip: noModes || process.getuid?.() === 0 && 'root can enter any directory' }, async () => {
   const ws = workspace({ 'locked/x': '' })
   fs.chmodSync(path.join(ws.root, 'locked'), 0o000)
   try {
@@ -119,7 +127,7 @@ test('an unsearchable cwd fails after starting: Failed to run command', { skip: 
   }
 })
 
-test('a stream over its budget is spilled whole and shown as head + marker + tail', async () => {
+test('a stream over its budget is spilled whole and shown as head + marker + tail', { skip: noSh }, async () => {
   const ws = workspace({}, { maxOutputBytes: 1024 })
   const r = ok(await bash(ws, { command: 'seq 1 5000; echo tiny >&2' }))
   const full = Array.from({ length: 5000 }, (_, i) => `${i + 1}\n`).join('')
@@ -137,7 +145,7 @@ test('a stream over its budget is spilled whole and shown as head + marker + tai
   assert.equal(fs.readFileSync(path.join(ws.root, '.clarvis/.gitignore'), 'utf8'), '*\n')
 })
 
-test('both streams over half: stderr gets floor(max/2), each spills to its own file', async () => {
+test('both streams over half: stderr gets floor(max/2), each spills to its own file', { skip: noSh }, async () => {
   const ws = workspace({}, { maxOutputBytes: 1025 })
   const r = ok(await bash(ws, { command: 'seq 1 3000; seq 1 3000 >&2' }))
   assert.ok(Buffer.byteLength(r.stderr) <= 512, `${Buffer.byteLength(r.stderr)}`)
@@ -149,18 +157,18 @@ test('both streams over half: stderr gets floor(max/2), each spills to its own f
   assert.equal(fs.readFileSync(path.join(ws.root, err), 'utf8'), full)
 })
 
-test('the marker omits the file when the spill cannot be written', async () => {
+test('the marker omits the file when the spill cannot be written', { skip: noSh }, async () => {
   const ws = workspace({ '.clarvis': 'a file where the spill directory should be' }, { maxOutputBytes: 1024 })
   const r = ok(await bash(ws, { command: 'seq 1 5000' }))
   assert.match(r.stdout, /\n\[\.\.\. output truncated: \d+ of 23893 bytes shown \.\.\.\]\n/)
 })
 
-test('output that is not UTF-8 is shown with replacement characters', async () => {
+test('output that is not UTF-8 is shown with replacement characters', { skip: noSh }, async () => {
   const ws = workspace()
   assert.equal(ok(await ws.call('bash', { command: "printf 'a\\377b'" })).stdout, 'a\uFFFDb')
 })
 
-test('a stream past the capture ceiling kills the group: output_limit, memory bounded', async () => {
+test('a stream past the capture ceiling kills the group: output_limit, memory bounded', { skip: noSignals || noSh }, async () => {
   const ws = workspace()
   const rss = process.memoryUsage().rss
   const r = await bash(ws, { command: 'yes & echo $! > yes.pid; wait' })
@@ -175,7 +183,7 @@ test('a stream past the capture ceiling kills the group: output_limit, memory bo
   assert.ok(process.memoryUsage().rss - rss < 64 * 1024 * 1024, 'memory stays bounded')
 })
 
-test('timeout kills the whole group, grandchildren and escapees included', async () => {
+test('timeout kills the whole group, grandchildren and escapees included', { skip: noSignals || noSh }, async () => {
   const ws = workspace()
   // `partial` comes once both pid files are written; a run whose timer fired earlier is retried.
   const { ms, r } = await beforeTheTimeout(
@@ -196,7 +204,7 @@ test('timeout kills the whole group, grandchildren and escapees included', async
   assert.ok(dead(readPid(ws, 'escaped.pid')), 'the setsid escapee is dead')
 })
 
-test('timeout_ms over bashTimeoutMaxMs is clamped, not refused', async () => {
+test('timeout_ms over bashTimeoutMaxMs is clamped, not refused', { skip: noSh }, async () => {
   const ws = workspace({}, { bashTimeoutMs: 200, bashTimeoutMaxMs: 300 })
   // Unclamped, `sleep 100` would end the call with a success long after.
   const e = envelope(await bash(ws, { command: 'sleep 100', timeout_ms: 100000 }))
@@ -206,7 +214,7 @@ test('timeout_ms over bashTimeoutMaxMs is clamped, not refused', async () => {
   assert.equal(d.message, 'Command exceeded 200ms', 'the default applies without timeout_ms')
 })
 
-test('the call ends with the shell: backgrounded processes never hold it open', async () => {
+test('the call ends with the shell: backgrounded processes never hold it open', { skip: noSh }, async () => {
   const ws = workspace()
   for (const command of [
     'sleep 100 > /dev/null 2>&1 & echo $! > bg.pid; echo started',
@@ -222,7 +230,7 @@ test('the call ends with the shell: backgrounded processes never hold it open', 
   }
 })
 
-test('abort mid-command kills the group and returns aborted', async () => {
+test('abort mid-command kills the group and returns aborted', { skip: noSignals || noSh }, async () => {
   const ws = workspace()
   const ac = new AbortController()
   // Aborted once `before` is out (after child.pid is written), not after a guessed delay.
@@ -251,7 +259,7 @@ test('a pre-aborted signal never starts the command', async () => {
   assert.equal(envelope(await bash(ws, { command: 'sleep 100', timeout_ms: 1 }, AbortSignal.abort())).error, 'aborted')
 })
 
-test('sweepSpillDir removes old bash-* files only', async () => {
+test('sweepSpillDir removes old bash-* files only', { skip: noSymlinks }, async () => {
   const ws = workspace({
     '.clarvis/bash-old.stdout.log': 'old',
     '.clarvis/bash-new.stdout.log': 'new',

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict'
 import { getEventListeners } from 'node:events'
 import { workspace } from './helpers.mjs'
 import { dispatch } from '../index.mjs'
+import { noSh } from './platform.mjs'
 
 const OPERATION_ABORTED = '{"error":"aborted","message":"Operation aborted (run cancelled)"}'
 
@@ -65,7 +66,7 @@ test('10,000 calls on one long-lived signal leave no listener behind and no warn
   }
 })
 
-test('one abort reaches every call that shares the signal', async () => {
+test('one abort reaches every call that shares the signal', { skip: noSh }, async () => {
   const ws = workspace()
   const ac = new AbortController()
   const calls = Array.from({ length: 20 }, () => ws.call('bash', { command: 'sleep 30' }, ac.signal))

@@ -52,7 +52,7 @@ test('check_syntax: UTF-16 columns, 50-error cap, the example', async () => {
 test('check_syntax: bad input and pathological files', async () => {
   const { call, root } = latest({
     'a.txt': 'x',
-    'nul.rs': Buffer.alloc(4096),
+    'zeros.rs': Buffer.alloc(4096),
     'bad8.py': Buffer.concat([Buffer.from("x = '"), Buffer.from([0xff, 0xfe, 0x80]), Buffer.from("'\n")]),
     'deep.js': '['.repeat(200_000) + ']'.repeat(200_000),
     'line.ts': 'a'.repeat(10_000_000),
@@ -61,7 +61,7 @@ test('check_syntax: bad input and pathological files', async () => {
   const e = async (p) => envelope(await call('check_syntax', { path: p }))
   const m = (await e('a.txt')).message
   assert.equal(m, "check_syntax does not support '.txt' files; supported extensions: .bash, .c, .cc, .cjs, .cpp, .cs, .css, .cts, .cxx, .go, .h, .hh, .hpp, .ini, .java, .js, .jsx, .mjs, .mts, .php, .ps1, .psd1, .psm1, .py, .pyi, .rb, .rs, .sh, .ts, .tsx")
-  assert.equal((await e('nul.rs')).error, 'is_binary')
+  assert.equal((await e('zeros.rs')).error, 'is_binary')
   assert.equal((await e('d.ts')).error, 'not_a_file')
   assert.equal((await e('line.ts')).error, 'too_large')
   assert.equal(JSON.parse((await call('check_syntax', { path: 'bad8.py' })).text).ok, true)

@@ -7,6 +7,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { createAgentTools, ToolError, StartupError } from '../index.mjs'
 import { latest, scratch } from './helpers.mjs'
+import { native, noSh } from './platform.mjs'
 
 function tree(root) {
   const out = {}
@@ -41,7 +42,7 @@ test('every mutating tool is recorded; restore puts the workspace back byte for 
     ['a.txt', 'modified'],
     ['b.txt', 'modified'],
     ['gone.txt', 'deleted'],
-    ['new/c.txt', 'created'],
+    [native('new/c.txt'), 'created'],
   ])
   assert.match(changes[0].diff, /^Index: a\.txt\n={67}\n--- a\.txt\n\+\+\+ a\.txt\n@@ /)
   assert.match(changes[0].diff, /\n-two\r?\n\+TWO\r?\n/)
@@ -117,7 +118,7 @@ test('a checkpoint costs nothing until a file changes; contents live under .clar
   assert.ok(!g.text.includes('.clarvis'), 'the ignore policy hides the store')
 })
 
-test('checkpointBash: what a command creates, changes and deletes is recorded and restored', async () => {
+test('checkpointBash: what a command creates, changes and deletes is recorded and restored', { skip: noSh }, async () => {
   const files = { 'a.txt': 'a\n', 'b.txt': 'b\n', 'ignored/x.log': 'x\n', '.gitignore': 'ignored/\n' }
   const { root, tools, call } = latest(files, { checkpointBash: true })
   assert.equal(tools.config.checkpointBash, true)
@@ -137,7 +138,7 @@ test('checkpointBash: what a command creates, changes and deletes is recorded an
   assert.equal(fs.existsSync(path.join(root, 'c.txt')), false)
 })
 
-test('checkpointBash: content over the budget is reported as unrecoverable, never silently skipped', async () => {
+test('checkpointBash: content over the budget is reported as unrecoverable, never silently skipped', { skip: noSh }, async () => {
   const big = 'z'.repeat(4096) + '\n'
   const { root, tools, call } = latest({ 'big.txt': big, 'small.txt': 's\n' }, { checkpointBash: true, checkpointBytes: 1024 })
   const id = tools.checkpoint()
@@ -150,7 +151,7 @@ test('checkpointBash: content over the budget is reported as unrecoverable, neve
   assert.equal(fs.readFileSync(path.join(root, 'big.txt'), 'utf8'), 'changed\n')
 })
 
-test('without checkpointBash a command’s changes are outside changes', async () => {
+test('without checkpointBash a command’s changes are outside changes', { skip: noSh }, async () => {
   const { root, tools, call } = latest({ 'a.txt': 'a\n' })
   const id = tools.checkpoint()
   await call('write_file', { path: 'a.txt', content: 'tool\n' })

@@ -6,6 +6,7 @@
 // write to their directory.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
+import path from 'node:path'
 import { runCrashes, killMidCommit, violations } from '../soak/crash.mjs'
 
 test('a multi-file patch killed between two renames is rolled back at the next start-up', async () => {
@@ -27,10 +28,12 @@ test('recovery leaves a file edited after the crash alone and says so on the war
   // The rest of the patch is rolled back.
   assert.deepEqual(r.recovered.versions.slice(1), [0, 0, 0, 0])
   assert.equal(r.warnings.length, 1, r.warnings.join(''))
+  const group = path.join(r.root, 'group').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+  const sep = path.sep.replace('\\', '\\\\')
   assert.match(
     r.warnings[0],
     new RegExp(
-      `^clarvis-agent-tools: warning: rolling back the interrupted patch \\d+-\\d+-\\d+-[0-9a-f]{12}\\.json: could not restore ${r.root}/group/g0\\.txt: it was changed since and is left as it is; its previous content is kept at ${r.root}/group/\\.clarvis-tmp-\\d+-\\d+-\\d+-[0-9a-f]{12}\\n$`,
+      `^clarvis-agent-tools: warning: rolling back the interrupted patch \\d+-\\d+-\\d+-[0-9a-f]{12}\\.json: could not restore ${group}${sep}g0\\.txt: it was changed since and is left as it is; its previous content is kept at ${group}${sep}\\.clarvis-tmp-\\d+-\\d+-\\d+-[0-9a-f]{12}\\n$`,
     ),
   )
   assert.equal(r.journalsLeft, 0)

@@ -14,6 +14,7 @@ import path from 'node:path'
 import { setWarnSink } from '../index.mjs'
 import { stubbedTools } from './sentinel.mjs'
 import { setup, runRace, shown } from './escape-fixture.mjs'
+import { noSymlinks, windows } from './platform.mjs'
 
 const RACE_MS = Number(process.env.RACE_MS || 2500)
 
@@ -155,7 +156,18 @@ test('the escape battery: every path-taking tool refuses every way out, and noth
   const { outside, sentinel, tools, outsideSnap } = setup()
   const stubs = await stubbedTools(tools, setWarnSink, sink)
   const before = outsideSnap()
-  const list = attempts().map(([tool, args, want]) => [tool, JSON.parse(JSON.stringify(args).replaceAll(O, outside)), want])
+  // Where links cannot be made (Wine), the attempts through them are left out; on Windows the
+  // /proc ones too (windows_paths.test.mjs has the Windows ways out: drives, UNC, devices).
+  const LINKS = /link|chain|rel-up|dangling|proc-root/
+  const possible = ([, args]) => {
+    const text = JSON.stringify(args)
+    // `root-link<out>` is `root-linkC:\…` on Windows: a colon in a name, refused as such.
+    return !(noSymlinks && LINKS.test(text)) && !(windows && (text.includes('/proc') || text.includes(`root-link${O}`)))
+  }
+  const out = JSON.stringify(outside).slice(1, -1) // as it appears inside a JSON string
+  const list = attempts()
+    .filter(possible)
+    .map(([tool, args, want]) => [tool, JSON.parse(JSON.stringify(args).replaceAll(O, out)), want])
   let tried = 0
   let refused = 0
   for (const [tool, args, want] of list) {
@@ -232,7 +244,7 @@ test('hard links: confinement is path-based, so a hard link inside IS the outsid
   assert.equal(fs.statSync(path.join(root, 'hard')).ino, fs.statSync(path.join(outside, 'hard-src.txt')).ino)
 })
 
-test('a directory swapped for a symlink to the outside while calls run: zero escapes', async (t) => {
+test('a directory swapped for a symlink to the outside while calls run: zero escapes', { skip: noSymlinks }, async (t) => {
   const { leaks, before, after, stats, restores, flips } = await runRace(RACE_MS, (s) => t.diagnostic(s), sink)
   assert.deepEqual(leaks, [])
   assert.deepEqual(after, before, 'something outside was written')

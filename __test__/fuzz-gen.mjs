@@ -250,7 +250,8 @@ export function fuzzWorkspace(options = {}) {
     fs.writeFileSync(path.join(root, rel), content)
   }
   // A FIFO: opening it for reading blocks until a writer comes, unless the tool is careful.
-  execFileSync('mkfifo', [path.join(root, 'fifo')])
+  // Windows has no FIFOs in the file system (named pipes live in \\.\pipe\).
+  if (process.platform !== 'win32') execFileSync('mkfifo', [path.join(root, 'fifo')])
   const sentinel = makeSentinel(path.join(base, 'outside'))
   fs.symlinkSync(sentinel.dir, path.join(root, 'out-link'))
   const tools = createAgentTools({ workspaceRoot: root, bashTimeoutMs: BASH_MAX_MS, bashTimeoutMaxMs: BASH_MAX_MS, ...options })

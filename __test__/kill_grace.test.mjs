@@ -5,6 +5,7 @@
 import test from 'node:test'
 import assert from 'node:assert/strict'
 import { latest, beforeTheTimeout } from './helpers.mjs'
+import { noSh, noSignals } from './platform.mjs'
 
 // `up` is printed once the trap is set. The loop's short sleeps are the shell's foreground
 // commands: a trap waits for the running one (POSIX), at most 50 ms.
@@ -13,7 +14,7 @@ const TRAP = "trap 'echo trapped; exit 0' TERM; echo up; while :; do sleep 0.05;
 const GRACE = 60_000
 const armed = (r) => JSON.parse(r.text).stdout.startsWith('up\n')
 
-test('killGraceMs: a SIGTERM trap runs within the grace and the error names SIGTERM', async () => {
+test('killGraceMs: a SIGTERM trap runs within the grace and the error names SIGTERM', { skip: noSh || noSignals }, async () => {
   const { tools } = latest({}, { killGraceMs: GRACE })
   const r = await beforeTheTimeout((ms) => tools.callTool('bash', { command: TRAP, timeout_ms: ms }), armed)
   assert.equal(r.isError, true)
@@ -23,7 +24,7 @@ test('killGraceMs: a SIGTERM trap runs within the grace and the error names SIGT
   assert.equal(e.signal, 'SIGTERM')
 })
 
-test('killGraceMs unset: immediate SIGKILL, no trap, no signal field', async () => {
+test('killGraceMs unset: immediate SIGKILL, no trap, no signal field', { skip: noSh || noSignals }, async () => {
   const { tools } = latest({})
   const r = await beforeTheTimeout((ms) => tools.callTool('bash', { command: TRAP, timeout_ms: ms }), armed)
   const e = JSON.parse(r.text)
@@ -32,7 +33,7 @@ test('killGraceMs unset: immediate SIGKILL, no trap, no signal field', async () 
   assert.equal('signal' in e, false)
 })
 
-test('killGraceMs applies to an abort too: the trap runs, the error names SIGTERM', async () => {
+test('killGraceMs applies to an abort too: the trap runs, the error names SIGTERM', { skip: noSh || noSignals }, async () => {
   const { tools } = latest({}, { killGraceMs: GRACE })
   const ac = new AbortController()
   const r = tools.callTool('bash', { command: TRAP, timeout_ms: 600_000 }, {
@@ -50,7 +51,7 @@ test('killGraceMs applies to an abort too: the trap runs, the error names SIGTER
 // group is signalled at once), so after reaping them it runs the trap instead of going on.
 // Issue 31: when the children were signalled first, the shell could reap them and start its
 // next command (`sleep 30`) before its own signal came, and the trap waited past the grace.
-test('killGraceMs applies at the output ceiling: the trap runs, the error names SIGTERM', async () => {
+test('killGraceMs applies at the output ceiling: the trap runs, the error names SIGTERM', { skip: noSh || noSignals }, async () => {
   const { tools } = latest({}, { killGraceMs: GRACE })
   const command = "trap 'echo trapped >&2; exit 0' TERM; yes | cat; sleep 30"
   const e = JSON.parse((await tools.callTool('bash', { command, timeout_ms: 600_000 })).text)

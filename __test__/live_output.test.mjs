@@ -18,13 +18,14 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { toAiSdkTools } from '../ai.mjs'
 import { workspace, latest, envelope, beforeTheTimeout } from './helpers.mjs'
+import { noSh } from './platform.mjs'
 
 const BIN = fileURLToPath(new URL('../bin/clarvis-agent-tools.mjs', import.meta.url))
 
 // Prints `one`, waits (up to the timeout) for the host to create `go`, then prints `two`.
 const HANDSHAKE = 'echo one; while [ ! -f go ]; do sleep 0.02; done; echo two'
 
-test('onOutput is called while bash runs, in order, and the result is unchanged', async () => {
+test('onOutput is called while bash runs, in order, and the result is unchanged', { skip: noSh }, async () => {
   const { root, tools } = latest()
   const chunks = []
   const r = await tools.callTool(
@@ -46,7 +47,7 @@ test('onOutput is called while bash runs, in order, and the result is unchanged'
   for (const c of chunks) assert.deepEqual(Object.keys(c).sort(), ['stream', 'text'])
 })
 
-test('chunks never split a character, and none arrives after the result', async () => {
+test('chunks never split a character, and none arrives after the result', { skip: noSh }, async () => {
   const { tools } = latest()
   const chunks = []
   let resolved = false
@@ -70,7 +71,7 @@ test('chunks never split a character, and none arrives after the result', async 
   assert.equal(late, 0)
 })
 
-test('a throwing or rejecting callback does not disturb the call', async () => {
+test('a throwing or rejecting callback does not disturb the call', { skip: noSh }, async () => {
   const { tools } = latest()
   let calls = 0
   const unhandled = []
@@ -99,7 +100,7 @@ test('a throwing or rejecting callback does not disturb the call', async () => {
   assert.deepEqual(unhandled, [])
 })
 
-test('the third argument: an AbortSignal as before, or { signal, onOutput }; 0.1 too', async () => {
+test('the third argument: an AbortSignal as before, or { signal, onOutput }; 0.1 too', { skip: noSh }, async () => {
   const { root, call } = workspace()
   const c1 = new AbortController()
   const pending = call('bash', { command: 'sleep 30' }, c1.signal)
@@ -124,7 +125,7 @@ test('the third argument: an AbortSignal as before, or { signal, onOutput }; 0.1
   assert.equal(fs.readdirSync(root).length, 0)
 })
 
-test("a command killed at the capture ceiling streams at most the ceiling", async () => {
+test("a command killed at the capture ceiling streams at most the ceiling", { skip: noSh }, async () => {
   const { tools } = latest()
   let stdout = 0
   const r = await tools.callTool('bash', { command: 'yes' }, { onOutput: (c) => (stdout += c.text.length) })
@@ -161,7 +162,7 @@ function bashThenDone(input) {
   })
 }
 
-test('AI SDK: bash streams preliminary tool results, then the final result reaches the model', async () => {
+test('AI SDK: bash streams preliminary tool results, then the final result reaches the model', { skip: noSh }, async () => {
   const { root, tools } = latest()
   const model = bashThenDone({ command: HANDSHAKE, timeout_ms: 60000 })
   const result = streamText({ model, tools: toAiSdkTools(tools), prompt: 'go', stopWhen: stepCountIs(3) })
@@ -185,7 +186,7 @@ test('AI SDK: bash streams preliminary tool results, then the final result reach
   assert.equal(JSON.parse(steps[0].toolResults[0].output).stdout, 'one\ntwo\n')
 })
 
-test('AI SDK: a failing bash under streaming is still a tool error with the envelope', async () => {
+test('AI SDK: a failing bash under streaming is still a tool error with the envelope', { skip: noSh }, async () => {
   const { tools } = latest()
   // A run whose timer fired before `echo partial` (a loaded machine) is retried.
   const errors = await beforeTheTimeout(async (ms) => {
@@ -200,7 +201,7 @@ test('AI SDK: a failing bash under streaming is still a tool error with the enve
   assert.equal(errors[0].error.fields.stdout, 'partial\n')
 })
 
-test('MCP: a client with a progress token gets the output as notifications/progress before the result', async (t) => {
+test('MCP: a client with a progress token gets the output as notifications/progress before the result', { skip: noSh }, async (t) => {
   const { root } = latest()
   const transport = new StdioClientTransport({
     command: process.execPath,

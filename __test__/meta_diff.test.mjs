@@ -3,6 +3,7 @@
 import test from 'node:test'
 import assert from 'node:assert/strict'
 import { latest, workspace } from './helpers.mjs'
+import { native } from './platform.mjs'
 
 const RULE = '='.repeat(67)
 
@@ -17,7 +18,10 @@ test('edit_file sets meta.diff; the text is unchanged', async () => {
 test('multi_edit sets one diff for all its edits; a missing final newline is marked', async () => {
   const { call } = latest({ 'dir/b.txt': 'one\ntwo\nthree' })
   const r = await call('multi_edit', { path: 'dir/b.txt', edits: [{ old_string: 'one', new_string: '1' }, { old_string: 'three', new_string: '3' }] })
-  assert.equal(r.meta.diff, `Index: dir/b.txt\n${RULE}\n--- dir/b.txt\n+++ dir/b.txt\n@@ -1,3 +1,3 @@\n-one\n+1\n two\n-three\n\\ No newline at end of file\n+3\n\\ No newline at end of file\n`)
+  // jsdiff quotes a name with a backslash (Windows' display form) C-style.
+  const name = native('dir/b.txt')
+  const q = name.includes('\\') ? JSON.stringify(name) : name
+  assert.equal(r.meta.diff, `Index: ${name}\n${RULE}\n--- ${q}\n+++ ${q}\n@@ -1,3 +1,3 @@\n-one\n+1\n two\n-three\n\\ No newline at end of file\n+3\n\\ No newline at end of file\n`)
 })
 
 test('write_file: a diff on overwrite only, none when new or unchanged or not UTF-8', async () => {

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
 import { workspace, envelope } from './helpers.mjs'
+import { modeAs } from './platform.mjs'
 
 const bytes = (root, rel) => fs.readFileSync(path.join(root, rel))
 const strays = (dir) => fs.readdirSync(dir).filter((n) => n.startsWith('.clarvis-tmp-'))
@@ -106,7 +107,7 @@ test('mode bits are preserved and an aborted call writes nothing', async () => {
   const { root, call } = workspace({ 'run.sh': 'echo a\n' })
   fs.chmodSync(path.join(root, 'run.sh'), 0o750)
   await call('multi_edit', { path: 'run.sh', edits: [{ old_string: 'a', new_string: 'b' }] })
-  assert.equal(fs.statSync(path.join(root, 'run.sh')).mode & 0o7777, 0o750)
+  assert.equal(fs.statSync(path.join(root, 'run.sh')).mode & 0o7777, modeAs(0o750))
   const ac = new AbortController()
   ac.abort()
   const e = envelope(await call('multi_edit', { path: 'run.sh', edits: [{ old_string: 'b', new_string: 'c' }] }, ac.signal))

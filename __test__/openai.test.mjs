@@ -10,6 +10,7 @@ import OpenAI from 'openai'
 import { toOpenAITools, toOpenAIResponsesTools, runOpenAIToolCalls, runOpenAIResponsesCalls } from '../openai.mjs'
 import { latest, workspace } from './helpers.mjs'
 import { fakeModel, PNG_1X1 } from './fake-model.mjs'
+import { noSh } from './platform.mjs'
 
 function chatAnswer(message, finish) {
   return {
@@ -39,7 +40,7 @@ async function chatLoop(client, agent, prompt) {
   throw new Error('the loop did not end')
 }
 
-test('Chat Completions: a full loop edits a file and runs bash through the real SDK client', async (t) => {
+test('Chat Completions: a full loop edits a file and runs bash through the real SDK client', { skip: noSh }, async (t) => {
   const { root, tools } = latest({ 'src/app.js': "const greeting = 'hello'\n" })
   const script = [
     [toolCall('c1', 'read_file', { path: 'src/app.js' }), toolCall('c2', 'list_dir', {})],
@@ -81,7 +82,7 @@ test('Chat Completions: a full loop edits a file and runs bash through the real 
   })
 })
 
-test('Responses API: a full loop edits a file and runs bash through the real SDK client', async (t) => {
+test('Responses API: a full loop edits a file and runs bash through the real SDK client', { skip: noSh }, async (t) => {
   const { root, tools } = latest({ 'notes.txt': 'one\ntwo\n' })
   const script = [
     [['edit_file', { path: 'notes.txt', old_string: 'two', new_string: 'three' }]],
@@ -218,7 +219,7 @@ test('bad arguments, unknown tools and non-function calls answer in place; inclu
   assert.deepEqual(r, [{ type: 'function_call_output', call_id: 'o', output: '     1\ta' }])
 })
 
-test('the signal reaches callTool: an aborted batch kills bash and reports aborted', async () => {
+test('the signal reaches callTool: an aborted batch kills bash and reports aborted', { skip: noSh }, async () => {
   const { tools } = latest()
   const controller = new AbortController()
   // Whether bash is running yet or not when the abort comes, the answer is aborted; left

@@ -6,6 +6,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { latest, envelope } from './helpers.mjs'
 import * as ref from '../bench/syntax-ref.mjs'
+import { slash } from './platform.mjs'
 
 const FIXTURES = {
   'server.ts': `import { x } from "y";
@@ -161,7 +162,7 @@ for (const [name, src] of Object.entries(FIXTURES)) {
     const { call } = latest({ [`src/${name}`]: src })
     const r = await call('outline', { path: `src/${name}` })
     assert.equal(r.isError, false, r.text)
-    assert.match(r.text, new RegExp(`^src/${name.replace('.', '\\.')} — [a-z-]+, ${src.split('\n').length} lines\n`))
+    assert.match(slash(r.text), new RegExp(`^src/${name.replace('.', '\\.')} — [a-z-]+, ${src.split('\n').length} lines\n`))
     if (!ref.available) return t.skip('@vscode/tree-sitter-wasm not installed')
     const grammar = r.text.split('\n')[0].split(' — ')[1].split(',')[0]
     assert.equal(r.text, await ref.outline(`src/${name}`, grammar, src))
@@ -227,7 +228,7 @@ test('outline paths: several files and directories, bounded at a file boundary',
   const r = await call('outline', { path: 'src', paths: ['c.go', 'nope.ts'] })
   assert.equal(r.isError, false)
   assert.equal(
-    r.text,
+    slash(r.text),
     'src/a.ts — typescript, 2 lines\n  function a() {} (1-1)\n\nsrc/sub/b.py — python, 2 lines\n  def b(): pass (1-1)\n\nc.go — go, 3 lines\n  func C() {} (2-2)\n\nnope.ts: No such file: nope.ts',
   )
   const files = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`m/f${String(i).padStart(2, '0')}.ts`, `export function f${i}() {}\n`.repeat(20)]))

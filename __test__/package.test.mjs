@@ -10,6 +10,7 @@ import path from 'node:path'
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { scratch } from './helpers.mjs'
+import { windows } from './platform.mjs'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
@@ -19,6 +20,13 @@ const REPO = fileURLToPath(new URL('..', import.meta.url))
 const FIXTURES = path.join(REPO, '__test__', 'consumer')
 const TSC = path.join(REPO, 'node_modules', 'typescript', 'bin', 'tsc')
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm'
+// On Windows npm is a .cmd file, which Node no longer spawns without a shell: run its
+// JavaScript entry with this node instead (npm sets npm_execpath; else it sits beside node.exe).
+const NPM_CLI = process.env.npm_execpath?.endsWith('.js')
+  ? process.env.npm_execpath
+  : path.join(path.dirname(process.execPath), 'node_modules', 'npm', 'bin', 'npm-cli.js')
+const noNpm = windows && !fs.existsSync(NPM_CLI) && 'npm is not installed beside this node.exe (the Wine lane installs node.exe alone)'
+const noShims = noNpm || (windows && "npm's .bin shims and npm exec are .cmd files, which Node spawns only through a shell on Windows")
 
 let tmp
 let consumer
@@ -26,7 +34,8 @@ let packed
 
 /** npm with no registry it could reach and an empty cache of its own. */
 function npm(args, cwd) {
-  return execFileSync(NPM, args, {
+  const [command, argv] = windows ? [process.execPath, [NPM_CLI, ...args]] : [NPM, args]
+  return execFileSync(command, argv, {
     cwd,
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -59,6 +68,7 @@ function tsc(files, extra = []) {
 }
 
 before(() => {
+  if (noNpm) return
   tmp = scratch('cat-pkg-')
   packed = JSON.parse(npm(['pack', '--json', '--ignore-scripts', '--pack-destination', tmp], REPO))[0]
   consumer = path.join(tmp, 'consumer')
@@ -69,7 +79,7 @@ before(() => {
   npm(['install', '--ignore-scripts', '--no-package-lock', path.join(tmp, packed.filename)], consumer)
 })
 
-test('the tarball holds the entry points, types, the bin and this platform\'s addon, nothing else', () => {
+test('the tarball holds the entry points, types, the bin and this platform\'s addon, nothing else', { skip: noNpm }, () => {
   const files = packed.files.map((f) => f.path).sort()
   const addons = files.filter((f) => f.endsWith('.node'))
   assert.equal(addons.length, 1, `one native addon: ${addons}`)
@@ -130,7 +140,7 @@ test('the tarball holds the entry points, types, the bin and this platform\'s ad
   assert.equal(fs.existsSync(path.join(consumer, 'node_modules/ai')), false, 'optional peers are not installed')
 })
 
-test('ESM import works in the consumer project', () => {
+test('ESM import works in the consumer project', { skip: noNpm }, () => {
   const out = node(
     ['--input-type=module', '-e', `
       import { createAgentTools, StartupError, ToolError, buildConfig, listTools } from '@clarvis/agent-tools'
@@ -155,7 +165,7 @@ test('ESM import works in the consumer project', () => {
   })
 })
 
-test('CommonJS require works in the consumer project', () => {
+test('CommonJS require works in the consumer project', { skip: noNpm }, () => {
   const out = node(['-e', `
     const m = require('@clarvis/agent-tools')
     const tools = m.createAgentTools({ workspaceRoot: process.cwd(), readOnly: true })
@@ -169,7 +179,7 @@ test('CommonJS require works in the consumer project', () => {
   assert.deepEqual(defaults, [131072, 20000000, 120000, 600000])
 })
 
-test('the bin is installed; without the MCP SDK installed, mcp serves with the bundled copy', () => {
+test('the bin is installed; without the MCP SDK installed, mcp serves with the bundled copy', { skip: noShims }, () => {
   const bin = path.join(consumer, 'node_modules', '.bin', 'clarvis-agent-tools')
   assert.equal(execFileSync(bin, ['--version'], { encoding: 'utf8' }), `${packed.version}\n`)
   assert.equal(fs.existsSync(path.join(consumer, 'node_modules/@modelcontextprotocol')), false)
@@ -179,7 +189,7 @@ test('the bin is installed; without the MCP SDK installed, mcp serves with the b
   assert.deepEqual(JSON.parse(r.stdout).result.serverInfo, { name: 'clarvis-agent-tools', version: packed.version })
 })
 
-test('without the MCP SDK installed, mcp --http serves with the bundled copy (Bearer token)', async (t) => {
+test('without the MCP SDK installed, mcp --http serves with the bundled copy (Bearer token)', { skip: noShims }, async (t) => {
   const bin = path.join(consumer, 'node_modules', '.bin', 'clarvis-agent-tools')
   const proc = spawn(bin, ['mcp', '--workspace', '.', '--http', '127.0.0.1:0', '--token', 'tk'], { cwd: consumer, stdio: ['ignore', 'ignore', 'pipe'] })
   t.after(() => proc.kill())
@@ -201,7 +211,7 @@ test('without the MCP SDK installed, mcp --http serves with the bundled copy (Be
   assert.deepEqual(r.content, [{ type: 'text', text: '     1\thello' }])
 })
 
-test('npx one-liner: `npm exec --package=<tarball> clarvis-agent-tools mcp --workspace .` in an empty directory', async (t) => {
+test('npx one-liner: `npm exec --package=<tarball> clarvis-agent-tools mcp --workspace .` in an empty directory', { skip: noShims }, async (t) => {
   const empty = path.join(tmp, 'empty')
   fs.mkdirSync(empty)
   const transport = new StdioClientTransport({
@@ -232,12 +242,12 @@ test('npx one-liner: `npm exec --package=<tarball> clarvis-agent-tools mcp --wor
   assert.equal(fs.existsSync(path.join(empty, 'package.json')), false)
 })
 
-test('tsc --noEmit --strict accepts a consumer using the whole root API (ESM and CommonJS)', () => {
+test('tsc --noEmit --strict accepts a consumer using the whole root API (ESM and CommonJS)', { skip: noNpm }, () => {
   tsc(['usage.mts', 'usage.cts'])
   tsc(['guard.mts', 'guard.cts'])
 })
 
-test('with the optional peers installed, /ai and /mcp load (ESM and CJS) and type-check', () => {
+test('with the optional peers installed, /ai and /mcp load (ESM and CJS) and type-check', { skip: noNpm }, () => {
   fs.symlinkSync(path.join(REPO, 'node_modules', 'ai'), path.join(consumer, 'node_modules', 'ai'), 'dir')
   fs.mkdirSync(path.join(consumer, 'node_modules', '@modelcontextprotocol'))
   fs.symlinkSync(
@@ -279,7 +289,7 @@ test('with the optional peers installed, /ai and /mcp load (ESM and CJS) and typ
   tsc(['integrations.mts', 'integrations.cts'], ['--skipLibCheck'])
 })
 
-test('/openai and /anthropic load without their SDKs (ESM and CJS), and type-check with them installed', () => {
+test('/openai and /anthropic load without their SDKs (ESM and CJS), and type-check with them installed', { skip: noNpm }, () => {
   const esm = node(['--input-type=module', '-e', `
     import { createAgentTools } from '@clarvis/agent-tools'
     import { toOpenAITools, runOpenAIToolCalls } from '@clarvis/agent-tools/openai'

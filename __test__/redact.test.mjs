@@ -11,6 +11,7 @@ import { toAiSdkTools } from '../ai.mjs'
 import { latest, envelope, scratch } from './helpers.mjs'
 import { scriptedModel, toolResultsIn } from './scripted-model.mjs'
 import { mcpClient } from './in-process-mcp.mjs'
+import { noSh, slash } from './platform.mjs'
 
 const GH = 'ghp_' + 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8'
 const AWS = 'AKIA' + 'IOSFODNN7EXAMPLE'
@@ -34,7 +35,7 @@ test('read tools, grep and bash see masks instead of secrets', async () => {
     '     1\t-----BEGIN OPENSSH PRIVATE KEY-----\n     2\t[REDACTED:private_key]\n     3\t[REDACTED:private_key]\n     4\t-----END OPENSSH PRIVATE KEY-----',
   )
   const g = await call('grep', { pattern: 'AKIA', output_mode: 'content' })
-  assert.equal(g.text, "src/a.js:1:const k = '[REDACTED:aws_access_key]'")
+  assert.equal(slash(g.text), "src/a.js:1:const k = '[REDACTED:aws_access_key]'")
   // A secret on the output's first line (the start of a JSON string), and at its very end.
   const first = await call('bash', { command: 'printf "DB_PASSWORD=hunter2"' })
   assert.deepEqual(JSON.parse(first.text).stdout, 'DB_PASSWORD=[REDACTED:password]')
