@@ -356,3 +356,41 @@ mod tests {
         assert_eq!(strip_root(Path::new("/users/me"), root, true), None);
     }
 }
+
+// Windows only: resolve applies the name and prefix rules of `winpath` (run by the release
+// workflow's `cargo test` on windows-latest; the rules themselves are tested everywhere).
+#[cfg(all(test, windows))]
+mod windows_tests {
+    use super::*;
+
+    #[test]
+    fn resolve_applies_the_windows_rules() {
+        let root = tempfile::tempdir().unwrap();
+        let c = Config::with_root(root.path());
+        for name in [
+            "a.txt:secret",
+            "dot.txt.",
+            "aux.txt",
+            "sub\\CON",
+            "what?.txt",
+        ] {
+            let e = resolve(&c, name).unwrap_err();
+            assert_eq!(e.code, Code::InvalidInput, "{name}");
+            assert_eq!(e.fields["path"], name);
+        }
+        let drive = &root.path().to_str().unwrap()[..2];
+        for p in [
+            format!("{drive}x.txt"),
+            "\\\\evil\\share\\x".into(),
+            "\\\\.\\C:\\x".into(),
+        ] {
+            assert_eq!(resolve(&c, &p).unwrap_err().code, Code::PathEscape, "{p}");
+        }
+        let upper = root.path().join("f.txt").to_str().unwrap().to_uppercase();
+        assert!(
+            resolve(&c, &upper).is_ok(),
+            "the root in another case is inside"
+        );
+        assert_eq!(display(&c, Path::new(&upper)), "F.TXT");
+    }
+}

@@ -119,9 +119,24 @@ fn open_error(e: &io::Error, abs: &Path, input: &str) -> ToolError {
 /// itself, so whatever is done through [`io_path`] (list it, `chdir` into it) is checked by
 /// the kernel exactly as it would have been on the path.
 pub fn open_dir_confined(config: &Config, abs: &Path, input: &str) -> ToolResult<File> {
-    let file = dir_options()
-        .open(abs)
-        .map_err(|e| open_error(&e, abs, input))?;
+    open_dir_checked(config, abs, input, true)
+}
+
+/// [`open_dir_confined`]; `unix_errors` maps "not found" under a file to `ENOTDIR` (a walk up
+/// the ancestors, which a caller that walks up itself must not pay once per level).
+fn open_dir_checked(
+    config: &Config,
+    abs: &Path,
+    input: &str,
+    unix_errors: bool,
+) -> ToolResult<File> {
+    let file = dir_options().open(abs).map_err(|e| {
+        if unix_errors {
+            open_error(&e, abs, input)
+        } else {
+            ToolError::fs(&e, input)
+        }
+    })?;
     // `FILE_FLAG_BACKUP_SEMANTICS` opens files too, where `O_DIRECTORY` refuses them.
     #[cfg(windows)]
     if !file.metadata().is_ok_and(|m| m.is_dir()) {
@@ -230,7 +245,8 @@ pub fn open_dir_for_write(
     let mut missing: Vec<&std::ffi::OsStr> = Vec::new();
     let mut cur = dir;
     let mut handle = loop {
-        match open_dir_confined(config, cur, input) {
+        // Walking up finds a file in the way by itself (`Not a directory` when it opens it).
+        match open_dir_checked(config, cur, input, !create) {
             Ok(h) => break h,
             Err(e) if create && e.code == Code::NotFound => match (cur.file_name(), cur.parent()) {
                 (Some(name), Some(parent)) => {
