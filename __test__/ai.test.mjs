@@ -11,7 +11,7 @@ import { toAiSdkTools, ToolCallError } from '../ai.mjs'
 import { createRequire } from 'node:module'
 import { workspace } from './helpers.mjs'
 import { pendingTools } from './pending.mjs'
-import { native } from './platform.mjs'
+import { native, noSh } from './platform.mjs'
 
 const usage = {
   inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
@@ -162,7 +162,7 @@ test('the CommonJS entry exports the same adapter', () => {
 })
 
 // Needs edit_file and bash (other helpers' branches); skips while they are stubs.
-test('a scripted session: read, edit, a failing edit and bash, over a scratch workspace', async (t) => {
+test('a scripted session: read, edit, a failing edit and bash, over a scratch workspace', { skip: noSh }, async (t) => {
   const pending = await pendingTools(['edit_file', 'bash'])
   if (pending.length) return t.skip(`not implemented on this branch yet: ${pending.join(', ')}`)
   const { root, tools } = workspace({ 'src/app.js': "const greeting = 'hello'\n" })

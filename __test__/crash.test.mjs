@@ -8,6 +8,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import path from 'node:path'
 import { runCrashes, killMidCommit, violations } from '../soak/crash.mjs'
+import { wine } from './platform.mjs'
 
 test('a multi-file patch killed between two renames is rolled back at the next start-up', async () => {
   const r = await killMidCommit({ bytes: 1 << 20 })
@@ -39,7 +40,7 @@ test('recovery leaves a file edited after the crash alone and says so on the war
   assert.equal(r.journalsLeft, 0)
 })
 
-test('random SIGKILLs never tear a file, never leave a mixed patch, never leak temp files', async (t) => {
+test('random SIGKILLs never tear a file, never leave a mixed patch, never leak temp files', { skip: wine && 'under Wine a child starts too slowly for the 500 ms kill window: every kill lands before the first write (measured: 24 kills, 0 iterations, 306 s), so the run would check nothing' }, async (t) => {
   const f = await runCrashes({ kills: 24, bytes: 1 << 20, windowMs: 500, pauseMs: 15 })
   t.diagnostic(JSON.stringify(f))
   assert.equal(f.kills, 24)

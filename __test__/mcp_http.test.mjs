@@ -11,6 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { serveHttp } from '../mcp.mjs'
 import { latest, dead, eventually } from './helpers.mjs'
+import { noFetch, noSh, noSignals } from './platform.mjs'
 
 const BIN = fileURLToPath(new URL('../bin/clarvis-agent-tools.mjs', import.meta.url))
 const TOKEN = 'test-token-0123456789'
@@ -59,7 +60,7 @@ before(async () => {
 
 after(() => child.kill('SIGTERM'))
 
-test('the endpoint is /mcp on 127.0.0.1; list and call over HTTP', async (t) => {
+test('the endpoint is /mcp on 127.0.0.1; list and call over HTTP', { skip: noFetch }, async (t) => {
   assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/)
   const { client } = await connect(t)
   const { tools } = await client.listTools()
@@ -74,7 +75,7 @@ test('the endpoint is /mcp on 127.0.0.1; list and call over HTTP', async (t) => 
   assert.equal(JSON.parse(text(missing)).error, 'not_found')
 })
 
-test('no token or a wrong token is HTTP 401; other paths are 404', async () => {
+test('no token or a wrong token is HTTP 401; other paths are 404', { skip: noFetch }, async () => {
   const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }
   const post = (headers) =>
     fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify(init) })
@@ -89,7 +90,7 @@ test('no token or a wrong token is HTTP 401; other paths are 404', async () => {
   await assert.rejects(connect(null, null), /401|Unauthorized/)
 })
 
-test('notifications/cancelled aborts the call: a long bash is killed; the session goes on', async (t) => {
+test('notifications/cancelled aborts the call: a long bash is killed; the session goes on', { skip: noFetch || noSh || noSignals }, async (t) => {
   const { client } = await connect(t)
   const controller = new AbortController()
   const call = client.callTool({ name: 'bash', arguments: { command: 'echo $$ > c.pid; sleep 1000' } }, undefined, { signal: controller.signal })
@@ -102,7 +103,7 @@ test('notifications/cancelled aborts the call: a long bash is killed; the sessio
   assert.equal(JSON.parse(text(await client.callTool({ name: 'bash', arguments: { command: 'echo on' } }))).stdout, 'on\n')
 })
 
-test('ending a session (DELETE) aborts its running calls, not those of other sessions', async (t) => {
+test('ending a session (DELETE) aborts its running calls, not those of other sessions', { skip: noFetch || noSh || noSignals }, async (t) => {
   const a = await connect(t)
   const b = await connect(t)
   const call = a.client.callTool({ name: 'bash', arguments: { command: 'echo $$ > d.pid; sleep 1000' } }).catch((e) => e)
@@ -116,7 +117,7 @@ test('ending a session (DELETE) aborts its running calls, not those of other ses
   void call
 })
 
-test('50 concurrent sessions each write and read their own file', async () => {
+test('50 concurrent sessions each write and read their own file', { skip: noFetch }, async () => {
   const clients = await Promise.all(Array.from({ length: 50 }, () => connect(null)))
   try {
     const results = await Promise.all(
@@ -135,7 +136,7 @@ test('50 concurrent sessions each write and read their own file', async () => {
   }
 })
 
-test('a non-loopback address without a token is refused (exit 2); serveHttp rejects', async () => {
+test('a non-loopback address without a token is refused (exit 2); serveHttp rejects', { skip: noFetch }, async () => {
   const r = spawnSync(process.execPath, [BIN, 'mcp', '--workspace', ws.root, '--http', '0.0.0.0:0'], {
     env: { PATH: process.env.PATH },
     encoding: 'utf8',

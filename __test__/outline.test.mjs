@@ -165,7 +165,7 @@ for (const [name, src] of Object.entries(FIXTURES)) {
     assert.match(slash(r.text), new RegExp(`^src/${name.replace('.', '\\.')} — [a-z-]+, ${src.split('\n').length} lines\n`))
     if (!ref.available) return t.skip('@vscode/tree-sitter-wasm not installed')
     const grammar = r.text.split('\n')[0].split(' — ')[1].split(',')[0]
-    assert.equal(r.text, await ref.outline(`src/${name}`, grammar, src))
+    assert.equal(slash(r.text), await ref.outline(`src/${name}`, grammar, src))
   })
 }
 
@@ -238,9 +238,9 @@ test('outline paths: several files and directories, bounded at a file boundary',
   assert.match(t, /\n\n\[\.\.\. \d+ more files omitted \(maxOutputBytes\) \.\.\.\]$/)
   // Outlined on several threads, listed in order.
   const whole = (await latest(files).call('outline', { path: 'm', paths: [] })).text
-  const heads = whole.split('\n\n').map((b) => b.split(' — ')[0])
+  const heads = slash(whole).split('\n\n').map((b) => b.split(' — ')[0])
   assert.deepEqual(heads, Object.keys(files))
-  assert.equal(whole.split('\n\n')[7], `m/f07.ts — typescript, 21 lines\n${Array.from({ length: 20 }, (_, k) => `  function f7() {} (${k + 1}-${k + 1})`).join('\n')}`)
+  assert.equal(slash(whole).split('\n\n')[7], `m/f07.ts — typescript, 21 lines\n${Array.from({ length: 20 }, (_, k) => `  function f7() {} (${k + 1}-${k + 1})`).join('\n')}`)
   // The single-path form is unchanged: a directory is refused (extensionless → invalid_input).
   assert.equal(envelope(await call('outline', { path: 'src' })).error, 'invalid_input')
 })

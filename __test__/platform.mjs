@@ -2,6 +2,7 @@
 // that cannot run here says why: `test(name, { skip: noSh }, fn)` skips with the reason on
 // Windows without Git for Windows' sh and runs everywhere else.
 import fs from 'node:fs'
+import http from 'node:http'
 import os from 'node:os'
 import path from 'node:path'
 import { spawnSync } from 'node:child_process'
@@ -64,6 +65,23 @@ function canLink(type) {
     fs.rmSync(dir, { recursive: true, force: true })
   }
 }
+
+/** Whether Node's fetch reaches a local HTTP server (under Wine 8 undici's connect fails with
+ * `UNKNOWN` while http.get works). */
+async function fetchWorks() {
+  const server = http.createServer((_, res) => res.end('ok'))
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
+  try {
+    return (await (await fetch(`http://127.0.0.1:${server.address().port}/`)).text()) === 'ok'
+  } catch {
+    return false
+  } finally {
+    server.close()
+  }
+}
+
+/** Skip reason for tests that talk HTTP through fetch (MCP over HTTP, the SDK clients), or false. */
+export const noFetch = windows && !(await fetchWorks()) && "Node's fetch cannot connect to 127.0.0.1 here (Wine: undici's connect fails with UNKNOWN)"
 
 /** Skip reason for tests that run git (a real repository's ignore files), or false. */
 export const noGit = spawnSync('git', ['--version']).error ? 'git is not installed here' : false

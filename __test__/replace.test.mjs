@@ -105,7 +105,7 @@ test('a catastrophic pattern ends: invalid_input naming the file, nothing writte
     assert.equal(e.error, 'invalid_input')
     assert.match(slash(e.message), /^Regular expression too complex: it backtracked past its limit on src\/bomb\.txt; nothing was changed\./)
     assert.equal(e.pattern, '(a+)+$')
-    assert.equal(e.path, 'src/bomb.txt')
+    assert.equal(slash(e.path), 'src/bomb.txt')
     assert.equal(fs.readFileSync(path.join(root, 'src/ok.txt'), 'utf8'), 'aaa\n')
     assert.equal(fs.readFileSync(path.join(root, 'src/bomb.txt'), 'utf8'), bomb)
   }
