@@ -65,7 +65,7 @@ test('killGraceMs applies at the output ceiling: the trap runs, the error names 
 // `up` comes from the foreground command itself, so the abort finds the shell waiting on it:
 // a SIGTERM that reached the shell between two commands would be held, by the shell, until
 // the next one ended (SPEC, killGraceMs).
-test('a trap can run commands of its own within the grace; their output is kept', async () => {
+test('a trap can run commands of its own within the grace; their output is kept', { skip: noSh || noSignals }, async () => {
   const { tools } = latest({}, { killGraceMs: GRACE })
   const command = "trap 'sleep 0.2; echo cleaned; exit 0' TERM; sh -c 'echo up; exec sleep 1000'"
   const ac = new AbortController()

@@ -41,7 +41,8 @@ command -v x86_64-w64-mingw32-gcc >/dev/null || need+=(gcc-mingw-w64-x86-64)
 command -v x86_64-w64-mingw32-g++ >/dev/null || need+=(g++-mingw-w64-x86-64)
 command -v gendef >/dev/null || need+=(mingw-w64-tools)
 command -v x86_64-w64-mingw32-dlltool >/dev/null || need+=(binutils-mingw-w64-x86-64)
-{ command -v wine >/dev/null || command -v wine64 >/dev/null; } || need+=(wine64)
+# `wine` (the /usr/bin/wine launcher) is only a Recommends of wine64: name both.
+{ command -v wine >/dev/null || command -v wine64 >/dev/null; } || need+=(wine wine64)
 if ((${#need[@]})); then
   if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
     step "apt-get install ${need[*]}"
