@@ -8,6 +8,7 @@ import path from 'node:path'
 import { analyzeBash, buildGuardContext, withinWorkspace, touchesOutside, createAgentTools } from '../index.mjs'
 import { scratch } from './helpers.mjs'
 import { fuzzCommand } from './bash-fuzz.mjs'
+import { home } from './platform.mjs'
 
 // Commands that read, write, run or change into something outside the workspace (or run code
 // the analysis cannot read). None may be decided inside.
@@ -502,8 +503,8 @@ test('property: a random composition is undecidable or lists every path it touch
     decided++
     const listed = ctx.paths.map((p) => p.resolved)
     for (const t of touched) {
-      const abs = t.startsWith('~') ? path.join(process.env.HOME, t.slice(1)) : path.resolve(root, t)
-      if (!listed.some((l) => abs === l || abs.startsWith(l.endsWith('/') ? l : l + '/'))) {
+      const abs = t.startsWith('~') ? path.join(home, t.slice(1)) : path.resolve(root, t)
+      if (!listed.some((l) => abs === l || abs.startsWith(l.endsWith(path.sep) ? l : l + path.sep))) {
         failures.push(`seed ${seed}: ${JSON.stringify(command)} touches ${abs}, listed ${JSON.stringify(listed)}`)
         break
       }

@@ -7,7 +7,7 @@ import path from 'node:path'
 import { analyzeBash, buildGuardContext, withinWorkspace, touchesOutside, commandsIn, ToolError, StartupError, createAgentTools } from '../index.mjs'
 import * as guardEntry from '../guard.mjs'
 import { latest, envelope, scratch } from './helpers.mjs'
-import { noSymlinks } from './platform.mjs'
+import { home, noSymlinks } from './platform.mjs'
 
 test('the /guard entry exports the same functions as the root', () => {
   for (const k of ['analyzeBash', 'buildGuardContext', 'withinWorkspace', 'touchesOutside', 'commandsIn']) {
@@ -63,10 +63,32 @@ test('buildGuardContext: path facts per tool, realpath-based, computed even when
   assert.deepEqual(buildGuardContext('read_files', { paths: ['a', 3, 'b'] }, config).paths.map((p) => p.raw), ['a', 'b'])
   const b = buildGuardContext('bash', { command: 'cat ~/x /etc/hosts', cwd: 'sub' }, config)
   assert.deepEqual(b.paths.map((p) => [p.raw, p.withinWorkspace]), [['~/x', false], ['/etc/hosts', false], ['sub', true]])
-  assert.equal(b.paths[0].resolved, path.join(process.env.HOME, 'x'))
+  assert.equal(b.paths[0].resolved, path.join(home, 'x'))
   assert.equal(b.bash.segments[0].normalized, 'cat ~/x /etc/hosts')
   assert.deepEqual(buildGuardContext('monitor_list', {}, config).paths, [])
   assert.equal(buildGuardContext('read_file', { path: '~' }, config).paths[0].withinWorkspace, true)
+})
+
+// Windows usually has no HOME; an empty one once made `~` the workspace root, so `rm -rf ~` was
+// judged inside. With no home known a `~` path is outside, as given.
+test('~ with no home known is outside, never the workspace root', (t) => {
+  const root = scratch()
+  const config = createAgentTools({ workspaceRoot: root }).config
+  const saved = { HOME: process.env.HOME, USERPROFILE: process.env.USERPROFILE }
+  t.after(() => {
+    for (const [k, v] of Object.entries(saved)) v === undefined ? delete process.env[k] : (process.env[k] = v)
+  })
+  for (const unset of [(k) => delete process.env[k], (k) => (process.env[k] = '')]) {
+    unset('HOME')
+    unset('USERPROFILE')
+    for (const command of ['ls ~', 'rm -rf ~', 'cat ~/.ssh/id_rsa', 'cd; rm -rf .']) {
+      const ctx = buildGuardContext('bash', { command }, config)
+      assert.equal(withinWorkspace(ctx), false, command)
+      assert.equal(touchesOutside(ctx), true, command)
+    }
+    const ctx = buildGuardContext('bash', { command: 'rm -rf ~' }, config)
+    assert.deepEqual(ctx.paths.filter((p) => p.raw === '~').map((p) => [p.resolved, p.withinWorkspace]), [['~', false]])
+  }
 })
 
 test('allow runs; deny is `denied` with the reason; the guard sees validated, default-filled args', async () => {

@@ -14,6 +14,10 @@ export const windows = process.platform === 'win32'
 /** Running under Wine: `npm run test:windows` sets CLARVIS_WINE=1. */
 export const wine = windows && process.env.CLARVIS_WINE === '1'
 
+/** The home directory the tools give a shell's `~` (`HOME`; on Windows, where it is usually
+ * unset, `USERPROFILE`, as Git for Windows' sh does). */
+export const home = process.env.HOME || (windows ? process.env.USERPROFILE : undefined)
+
 /** A `/`-separated relative path as the tools display it here: `path.relative`'s form
  * (`sub\\b.txt` on Windows, as the original shows it; SPEC §9, Platforms). */
 export const native = (p) => p.split('/').join(path.sep)

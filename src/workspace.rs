@@ -152,12 +152,17 @@ pub fn escape_error(input: &str) -> ToolError {
 /// the root itself when empty) — with `shell`, a leading `~` or `~/` is `$HOME` as a shell
 /// expands it — and whether its real location is inside the workspace ([`is_inside`],
 /// whatever `confineToWorkspace` says).
+///
+/// Where no home is known (`HOME` unset or empty, and no `USERPROFILE` on Windows) a `~` path
+/// is not placed anywhere: it is reported as given and outside, never as the root (an empty
+/// home used to make `rm -rf ~` a path inside the workspace on Windows, where `HOME` is
+/// usually unset).
 pub fn path_fact(config: &Config, raw: &str, base: &str, shell: bool) -> (String, bool) {
-    let home = std::env::var("HOME").unwrap_or_default();
-    let expanded = match raw {
-        "~" if shell => home,
-        r if shell && r.starts_with("~/") => format!("{home}{}", &r[1..]),
-        r => r.to_string(),
+    let tilde = shell && (raw == "~" || raw.starts_with("~/"));
+    let expanded = match (tilde, home_dir()) {
+        (true, Some(home)) => format!("{}{}", home.to_string_lossy(), &raw[1..]),
+        (true, None) => return (raw.to_string(), false),
+        (false, _) => raw.to_string(),
     };
     let expanded = if shell {
         expanded
@@ -168,6 +173,20 @@ pub fn path_fact(config: &Config, raw: &str, base: &str, shell: bool) -> (String
     let abs = normalize(&base.join(expanded));
     let within = is_inside(config, &abs);
     (abs.to_string_lossy().into_owned(), within)
+}
+
+/// The user's home directory as a shell and git see it: `$HOME` when set and non-empty; on
+/// Windows, where it is usually unset, `%USERPROFILE%` (what Git for Windows' `sh` and `git`
+/// fall back to). `None` when neither is known.
+pub fn home_dir() -> Option<std::ffi::OsString> {
+    let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
+    var("HOME").or_else(|| {
+        if cfg!(windows) {
+            var("USERPROFILE")
+        } else {
+            None
+        }
+    })
 }
 
 /// Whether the real location of `abs` is the real root or lies under it.
