@@ -107,6 +107,9 @@ export WINEPREFIX="$tmp/prefix" WINEDEBUG=-all WINEARCH=win64
 export WINEDLLOVERRIDES="mscoree,mshtml=;winemenubuilder.exe=d"
 unset DISPLAY WAYLAND_DISPLAY
 export CLARVIS_WINE=1 # the suite's skip reasons tell Wine from Windows (__test__/platform.mjs)
+# `npm run` exports npm_execpath and friends for the Linux npm; Wine passes them on, and a
+# Windows node would take /usr/lib/…/npm-cli.js for a path on its current drive.
+while read -r name; do unset "$name"; done < <(compgen -e | grep '^npm_' || true)
 # The argument fuzzer's 3000 calls take 4 minutes under Wine; 1000 keep every generator in
 # play (the Linux run and the release runners make 3000).
 export FUZZ_COUNT=${FUZZ_COUNT:-1000}
