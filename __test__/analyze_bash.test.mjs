@@ -496,7 +496,9 @@ test('property: a random composition is undecidable or lists every path it touch
   const config = createAgentTools({ workspaceRoot: root }).config
   const failures = []
   let decided = 0
-  for (let seed = 1; seed <= 3000; seed++) {
+  // FUZZ_COUNT: the Wine lane makes 1000 (3000 seeds take 7 minutes there).
+  const seeds = Number(process.env.FUZZ_COUNT || 3000)
+  for (let seed = 1; seed <= seeds; seed++) {
     const { command, touched } = fuzzCommand(seed)
     const ctx = buildGuardContext('bash', { command }, config)
     if (ctx.bash.undecidable) continue
@@ -513,5 +515,5 @@ test('property: a random composition is undecidable or lists every path it touch
   }
   assert.deepEqual(failures, [])
   // The generator makes mostly decidable commands, so the property is exercised.
-  assert.ok(decided > 1500, `only ${decided} decided`)
+  assert.ok(decided > seeds / 2, `only ${decided} of ${seeds} decided`)
 })

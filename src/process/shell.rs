@@ -51,7 +51,7 @@ pub fn find_sh(path: Option<OsString>, env: impl Fn(&str) -> Option<OsString>) -
         .iter()
         .filter_map(|k| env(k).map(|v| PathBuf::from(v).join("Git")))
         .chain(env("LOCALAPPDATA").map(|v| PathBuf::from(v).join("Programs").join("Git")));
-    let found = installs
+    installs
         .chain(standard)
         .flat_map(|git| {
             [
@@ -59,8 +59,7 @@ pub fn find_sh(path: Option<OsString>, env: impl Fn(&str) -> Option<OsString>) -
                 git.join("usr").join("bin").join("sh.exe"),
             ]
         })
-        .find(|p| is_file(p));
-    found
+        .find(|p| is_file(p))
 }
 
 #[cfg(test)]
