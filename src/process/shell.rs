@@ -33,6 +33,7 @@ pub fn missing_sh_message() -> String {
 /// The first `sh.exe` in: the directories of `path` (a `PATH` value); the Git installation
 /// a `git.exe` on `path` belongs to; `Git\bin` under `%ProgramFiles%`, `%ProgramW6432%`,
 /// `%ProgramFiles(x86)%` and `%LOCALAPPDATA%\Programs` (read through `env`).
+#[allow(clippy::let_and_return)] // see the end: the binding is needed
 pub fn find_sh(path: Option<OsString>, env: impl Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
     let dirs: Vec<PathBuf> = path
         .map(|p| std::env::split_paths(&p).collect())
@@ -51,7 +52,9 @@ pub fn find_sh(path: Option<OsString>, env: impl Fn(&str) -> Option<OsString>) -
         .iter()
         .filter_map(|k| env(k).map(|v| PathBuf::from(v).join("Git")))
         .chain(env("LOCALAPPDATA").map(|v| PathBuf::from(v).join("Programs").join("Git")));
-    installs
+    // Bound before returning: as a tail expression the iterator, which borrows `dirs`, would
+    // be dropped after `dirs` (edition 2021 temporaries), which the borrow checker refuses.
+    let found = installs
         .chain(standard)
         .flat_map(|git| {
             [
@@ -59,7 +62,8 @@ pub fn find_sh(path: Option<OsString>, env: impl Fn(&str) -> Option<OsString>) -
                 git.join("usr").join("bin").join("sh.exe"),
             ]
         })
-        .find(|p| is_file(p))
+        .find(|p| is_file(p));
+    found
 }
 
 #[cfg(test)]
