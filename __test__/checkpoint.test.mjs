@@ -118,6 +118,17 @@ test('a checkpoint costs nothing until a file changes; contents live under .clar
   assert.ok(!g.text.includes('.clarvis'), 'the ignore policy hides the store')
 })
 
+test('a live checkpoint store does not keep the workspace from being deleted', async () => {
+  // On Windows a directory some process holds open cannot be removed: the store must not
+  // keep its objects directory open between calls (Wine left it behind, ENOTEMPTY).
+  const { root, tools, call } = latest({ 'a.txt': 'a\n' })
+  const id = tools.checkpoint()
+  await call('write_file', { path: 'a.txt', content: 'b\n' })
+  assert.equal((await tools.changes(id)).length, 1)
+  fs.rmSync(root, { recursive: true })
+  assert.equal(fs.existsSync(root), false, 'the workspace is gone')
+})
+
 test('checkpointBash: what a command creates, changes and deletes is recorded and restored', { skip: noSh }, async () => {
   const files = { 'a.txt': 'a\n', 'b.txt': 'b\n', 'ignored/x.log': 'x\n', '.gitignore': 'ignored/\n' }
   const { root, tools, call } = latest(files, { checkpointBash: true })

@@ -5,6 +5,20 @@
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
+/// The user's home directory as a shell and git see it: `$HOME` when set and non-empty; on
+/// Windows, where it is usually unset, `%USERPROFILE%` (what Git for Windows' `sh` and `git`
+/// fall back to). `None` when neither is known.
+pub fn home_dir() -> Option<std::ffi::OsString> {
+    let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
+    var("HOME").or_else(|| {
+        if cfg!(windows) {
+            var("USERPROFILE")
+        } else {
+            None
+        }
+    })
+}
+
 /// Lexical normalisation: `.` dropped, `..` pops a component (never above the root: `/..`
 /// is `/`, as in `path.resolve`); a relative path keeps its leading `..`s (`../../x`).
 pub fn normalize(path: &Path) -> PathBuf {

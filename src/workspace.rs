@@ -159,7 +159,7 @@ pub fn escape_error(input: &str) -> ToolError {
 /// usually unset).
 pub fn path_fact(config: &Config, raw: &str, base: &str, shell: bool) -> (String, bool) {
     let tilde = shell && (raw == "~" || raw.starts_with("~/"));
-    let expanded = match (tilde, home_dir()) {
+    let expanded = match (tilde, crate::paths::home_dir()) {
         (true, Some(home)) => format!("{}{}", home.to_string_lossy(), &raw[1..]),
         (true, None) => return (raw.to_string(), false),
         (false, _) => raw.to_string(),
@@ -173,20 +173,6 @@ pub fn path_fact(config: &Config, raw: &str, base: &str, shell: bool) -> (String
     let abs = normalize(&base.join(expanded));
     let within = is_inside(config, &abs);
     (abs.to_string_lossy().into_owned(), within)
-}
-
-/// The user's home directory as a shell and git see it: `$HOME` when set and non-empty; on
-/// Windows, where it is usually unset, `%USERPROFILE%` (what Git for Windows' `sh` and `git`
-/// fall back to). `None` when neither is known.
-pub fn home_dir() -> Option<std::ffi::OsString> {
-    let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
-    var("HOME").or_else(|| {
-        if cfg!(windows) {
-            var("USERPROFILE")
-        } else {
-            None
-        }
-    })
 }
 
 /// Whether the real location of `abs` is the real root or lies under it.

@@ -70,7 +70,12 @@ pub const OUTSIDE: &str = "it lies outside the workspace (a directory on its pat
 /// the outside cannot carry the store there.
 #[derive(Debug)]
 pub struct Objects {
-    handle: File,
+    /// The verified handle, kept where I/O goes through it (Linux: `/proc/self/fd/<n>`, see
+    /// [`workspace::io_path`]). Elsewhere I/O goes through the checked path, so the handle is
+    /// closed once the open has been verified: held for the tools object's life it would only
+    /// pin the directory — on Windows a directory open in a process cannot be removed, so
+    /// deleting the workspace or its `.clarvis` would leave it behind (found under Wine).
+    handle: Option<File>,
     path: PathBuf,
 }
 
@@ -94,12 +99,16 @@ impl Objects {
         let path = store.join("objects");
         let (handle, _) =
             workspace::open_dir_for_write(config, &path, ".clarvis", true).map_err(fail)?;
+        let handle = cfg!(target_os = "linux").then_some(handle);
         Ok(Objects { handle, path })
     }
 
-    /// The directory, through its handle.
+    /// The directory, through its handle where one is kept.
     fn dir(&self) -> PathBuf {
-        workspace::io_path(&self.handle, &self.path)
+        match &self.handle {
+            Some(handle) => workspace::io_path(handle, &self.path),
+            None => self.path.clone(),
+        }
     }
 
     /// The stored object `name`, through the handle.

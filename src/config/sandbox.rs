@@ -161,11 +161,10 @@ impl SandboxPolicy {
     }
 }
 
-/// The home directory `~` stands for (`$HOME`), if set.
+/// The home directory `~` stands for ([`crate::paths::home_dir`]: `$HOME`; on Windows,
+/// `%USERPROFILE%` when `HOME` is unset), if known.
 pub fn home() -> Option<PathBuf> {
-    std::env::var_os("HOME")
-        .filter(|h| !h.is_empty())
-        .map(PathBuf::from)
+    crate::paths::home_dir().map(PathBuf::from)
 }
 
 /// `~`, `~/x`, an absolute path, or a path relative to `base`, made absolute and normalised.
@@ -281,8 +280,23 @@ fn network(v: Option<&Value>) -> Result<Network, StartupError> {
 }
 
 /// Parses the `sandbox` option (`root` is the workspace root relative paths resolve
-/// against). `None` when off; `StartupError` on Windows and for a malformed value.
+/// against). `None` when off; `StartupError` for a malformed value, and on Windows for any
+/// sandbox asked for. The value is checked whole first, on every platform: one
+/// configuration shipped to every user fails the same way everywhere, and a Windows user is
+/// told the platform is unsupported only about a sandbox that would work elsewhere.
 pub fn parse(v: Option<&Value>, root: &Path) -> Result<Option<SandboxPolicy>, StartupError> {
+    let policy = policy(v, root)?;
+    if cfg!(windows) && policy.is_some() {
+        return Err(err(
+            "sandbox is not supported on Windows: run the host in a container or VM instead, or leave sandbox off"
+                .into(),
+        ));
+    }
+    Ok(policy)
+}
+
+/// [`parse`] on every platform.
+fn policy(v: Option<&Value>, root: &Path) -> Result<Option<SandboxPolicy>, StartupError> {
     let o = match v {
         None | Some(Value::Null) | Some(Value::Bool(false)) => return Ok(None),
         Some(Value::Bool(true)) => None,
@@ -298,12 +312,6 @@ pub fn parse(v: Option<&Value>, root: &Path) -> Result<Option<SandboxPolicy>, St
             )))
         }
     };
-    if cfg!(windows) {
-        return Err(err(
-            "sandbox is not supported on Windows: run the host in a container or VM instead, or leave sandbox off"
-                .into(),
-        ));
-    }
     let mut policy = SandboxPolicy::default();
     let Some(o) = o else {
         return Ok(Some(policy));

@@ -359,11 +359,11 @@ fn git_dir(root: &Path, is_dir: bool) -> Option<PathBuf> {
 }
 
 /// `$XDG_CONFIG_HOME/git/ignore` when that variable is set and non-empty, else
-/// `~/.config/git/ignore` (`~`: [`crate::workspace::home_dir`]).
+/// `~/.config/git/ignore` (`~`: [`crate::paths::home_dir`]).
 fn global_excludes_path() -> Option<PathBuf> {
     match std::env::var_os("XDG_CONFIG_HOME") {
         Some(x) if !x.is_empty() => Some(PathBuf::from(x).join("git").join("ignore")),
-        _ => crate::workspace::home_dir()
+        _ => crate::paths::home_dir()
             .map(|h| PathBuf::from(h).join(".config").join("git").join("ignore")),
     }
 }

@@ -149,10 +149,12 @@ pub fn rank(mode: Mode, query: &str, candidate: &str) -> Option<Rank> {
 }
 
 /// The module segments a file's path stands for (`src/config/mod.rs` → `src`, `config`;
-/// `pkg/util.py` → `pkg`, `util`): a qualifier may name them (`config::load`).
+/// `pkg/util.py` → `pkg`, `util`): a qualifier may name them (`config::load`). Split on the
+/// platform's separators: a display path is `src\config.rs` on Windows (SPEC §9), where
+/// `/` is one too; on Unix a `\` is part of a name.
 pub fn module_path(display: &str) -> Vec<&str> {
     let mut segs: Vec<&str> = display
-        .split('/')
+        .split(std::path::is_separator)
         .filter(|s| !s.is_empty() && *s != ".")
         .collect();
     if let Some(last) = segs.pop() {
@@ -287,5 +289,9 @@ mod tests {
         assert!(!qualifies(&q("config::load"), &def(&[]), "src/other.rs"));
         // Containers compare with their case; path segments without.
         assert!(!qualifies(&q("config.load"), &def(&["Config"]), "src/a.ts"));
+        // A display path in the platform's form (`crates\core\config.rs` on Windows).
+        let native = ["crates", "core", "config.rs"].join(std::path::MAIN_SEPARATOR_STR);
+        assert_eq!(module_path(&native), ["crates", "core", "config"]);
+        assert!(qualifies(&q("core::config::load"), &def(&[]), &native));
     }
 }
