@@ -14,6 +14,7 @@ import { createAgentTools } from '../index.mjs'
 import { createMcpServer } from '../mcp.mjs'
 import { scratch } from './helpers.mjs'
 import { snapshot, makeSentinel } from './sentinel.mjs'
+import { native, noSymlinks, slash } from './platform.mjs'
 
 /** base/ws (src/b.txt, src/c.txt; writeScope src) beside base/outside (the sentinel). */
 function setup(options = {}) {
@@ -44,7 +45,7 @@ async function mutate(call) {
   }
 }
 
-test('the reproducer: src renamed away and made a symlink to the outside; restore refuses, force or not', async () => {
+test('the reproducer: src renamed away and made a symlink to the outside; restore refuses, force or not', { skip: noSymlinks }, async () => {
   const { root, outside, sentinel, tools, call, outsideSnap } = setup()
   const id = tools.checkpoint()
   await mutate(call)
@@ -55,10 +56,10 @@ test('the reproducer: src renamed away and made a symlink to the outside; restor
   assert.ok(!JSON.stringify(changes).includes(sentinel.secret), 'changes read the outside')
   const soft = await tools.restore(id)
   assert.deepEqual(soft.restored, [])
-  assert.deepEqual(soft.conflicts.map((c) => c.path), ['src/a.txt', 'src/b.txt', 'src/c.txt'])
+  assert.deepEqual(soft.conflicts.map((c) => c.path), ['src/a.txt', 'src/b.txt', 'src/c.txt'].map(native))
   await assert.rejects(tools.restore(id, { force: true }), (e) => {
     assert.equal(e.code, 'path_escape')
-    assert.equal(e.message, 'Restore refused; nothing was restored: Path escapes the workspace root: src/a.txt (set ALLOW_OUTSIDE_WORKSPACE=1 to permit)')
+    assert.equal(slash(e.message), 'Restore refused; nothing was restored: Path escapes the workspace root: src/a.txt (set ALLOW_OUTSIDE_WORKSPACE=1 to permit)')
     return true
   })
   for (const only of ['src/a.txt', 'src/b.txt', 'src/c.txt']) {
@@ -71,11 +72,11 @@ test('the reproducer: src renamed away and made a symlink to the outside; restor
   fs.renameSync(path.join(root, 'src-away'), path.join(root, 'src'))
   const r = await tools.restore(id)
   assert.deepEqual(r.conflicts, [])
-  assert.deepEqual(r.restored.map((x) => [x.path, x.kind]), [['src/a.txt', 'created'], ['src/b.txt', 'modified'], ['src/c.txt', 'deleted']])
+  assert.deepEqual(r.restored.map((x) => [x.path, x.kind]), [[native('src/a.txt'), 'created'], [native('src/b.txt'), 'modified'], [native('src/c.txt'), 'deleted']])
   assert.equal(fs.readFileSync(path.join(root, 'src', 'c.txt'), 'utf8'), 'c0\n')
 })
 
-test('undo after the directory was moved out of the workspace and linked back: refused, nothing outside changes', async () => {
+test('undo after the directory was moved out of the workspace and linked back: refused, nothing outside changes', { skip: noSymlinks }, async () => {
   const { base, root, call, outsideSnap } = setup()
   await call('write_file', { path: 'src/a.txt', content: 'first\n' })
   await call('write_file', { path: 'src/a.txt', content: 'second\n' })
@@ -88,12 +89,12 @@ test('undo after the directory was moved out of the workspace and linked back: r
   assert.equal(r.isError, true, r.text)
   const env = JSON.parse(r.text)
   assert.equal(env.error, 'path_escape')
-  assert.match(env.message, /^Restore refused; nothing was restored: Path escapes the workspace root: src\/a\.txt/)
+  assert.match(slash(env.message), /^Restore refused; nothing was restored: Path escapes the workspace root: src\/a\.txt/)
   assert.deepEqual(outsideSnap(), before, 'undo wrote outside')
   assert.equal(fs.readFileSync(path.join(moved, 'a.txt'), 'utf8'), 'second\n')
 })
 
-test('undo and restore through a symlink that stays inside the workspace but leaves the write scope: refused', async () => {
+test('undo and restore through a symlink that stays inside the workspace but leaves the write scope: refused', { skip: noSymlinks }, async () => {
   const { root, tools, call } = setup()
   const id = tools.checkpoint()
   await call('write_file', { path: 'src/a.txt', content: 'one\n' })
@@ -102,12 +103,12 @@ test('undo and restore through a symlink that stays inside the workspace but lea
   fs.symlinkSync(path.join(root, 'elsewhere'), path.join(root, 'src'))
   const r = await call('undo', {})
   assert.equal(JSON.parse(r.text).error, 'path_escape', r.text)
-  assert.match(JSON.parse(r.text).message, /Path is outside the write scope: src\/a\.txt \(writeScope: src\)/)
+  assert.match(slash(JSON.parse(r.text).message), /Path is outside the write scope: src\/a\.txt \(writeScope: src\)/)
   await assert.rejects(tools.restore(id), (e) => e.code === 'path_escape' && /outside the write scope/.test(e.message))
   assert.equal(fs.readFileSync(path.join(root, 'elsewhere', 'a.txt'), 'utf8'), 'two\n')
 })
 
-test('MCP checkpoint_restore refuses the same way, as an error result', async (t) => {
+test('MCP checkpoint_restore refuses the same way, as an error result', { skip: noSymlinks }, async (t) => {
   const allow = ['write_file', 'edit_file', 'remove', 'read_file', 'checkpoint_create', 'checkpoint_restore']
   const { root, outside, tools, call, outsideSnap } = setup({ checkpointTools: true, toolPolicy: { allow } })
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()

@@ -6,6 +6,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { createAgentTools } from '../index.mjs'
 import { latest, envelope, eventually } from './helpers.mjs'
+import { slash } from './platform.mjs'
 
 const unixOnly = { skip: process.platform === 'win32' && 'the search index is Unix only' }
 
@@ -65,7 +66,8 @@ func ParseConfig(text string) Config { return Config{Path: text} }
   'data/config.yaml': 'parseConfig: true\n',
 }
 
-const text = (r) => r.content.map((p) => p.text).join('')
+// Display paths are `path.relative`'s form (`src\config.ts` on Windows): compared as `/`.
+const text = (r) => slash(r.content.map((p) => p.text).join(''))
 
 test('find_symbol: one line per definition, every grammar, best first', async () => {
   const w = latest(FILES)

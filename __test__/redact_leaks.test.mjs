@@ -18,6 +18,7 @@ import { scratch } from './helpers.mjs'
 import { scriptedModel, toolResultsIn } from './scripted-model.mjs'
 import { mcpClient } from './in-process-mcp.mjs'
 import { mulberry32 } from './drift/generate.mjs'
+import { noSh } from './platform.mjs'
 
 // The drift suite's seeded PRNG: the same secrets every run, so a failure is reproducible.
 const r = mulberry32(31)
@@ -203,7 +204,7 @@ test('diff, replace previews, edit hints and meta.diff, apply_patch never show a
   }
 })
 
-test('bash: whole output, stderr, first lines and every slice never show a secret', async () => {
+test('bash: whole output, stderr, first lines and every slice never show a secret', { skip: noSh }, async () => {
   const { call } = setup()
   for (const s of SHAPES) {
     const n = lineCount(s.text)
@@ -230,7 +231,7 @@ test('bash: whole output, stderr, first lines and every slice never show a secre
   }
 })
 
-test('live output: chunks split anywhere never carry a secret, and all output still arrives', async () => {
+test('live output: chunks split anywhere never carry a secret, and all output still arrives', { skip: noSh }, async () => {
   const { root, tools } = setup()
   // Writes a file in pieces of `step` bytes, each flushed on its own.
   fs.writeFileSync(
@@ -252,7 +253,7 @@ test('live output: chunks split anywhere never carry a secret, and all output st
   }
 })
 
-test('monitors: start with ready output, every poll offset, match, never show a secret', async () => {
+test('monitors: start with ready output, every poll offset, match, never show a secret', { skip: noSh }, async () => {
   const { call } = setup()
   for (const s of SHAPES) {
     const start = await call('monitor_start', { command: `cat ${s.name}; echo READY; sleep 30`, ready_when: 'READY' })

@@ -9,6 +9,7 @@ import net from 'node:net'
 import path from 'node:path'
 import { execFileSync } from 'node:child_process'
 import { latest, envelope } from './helpers.mjs'
+import { unixOnly } from './platform.mjs'
 
 /** Makes the special files in `dir` and returns their names (and a closer for the socket). */
 async function specials(dir) {
@@ -57,7 +58,7 @@ function writes(s) {
   ]
 }
 
-test('every writer refuses a FIFO, a socket and a device with not_a_file, and leaves it', { timeout: 60000 }, async () => {
+test('every writer refuses a FIFO, a socket and a device with not_a_file, and leaves it', { timeout: 60000, skip: unixOnly }, async () => {
   const { root, call } = latest({ 'reg.txt': 'a\n' })
   const { names, close } = await specials(root)
   let n = 0
@@ -77,7 +78,7 @@ test('every writer refuses a FIFO, a socket and a device with not_a_file, and le
   assert.ok(n >= 36, `${n} refusals`)
 })
 
-test('read tools answer at once on a FIFO with no writer, and on a socket or device', { timeout: 60000 }, async () => {
+test('read tools answer at once on a FIFO with no writer, and on a socket or device', { timeout: 60000, skip: unixOnly }, async () => {
   const { root, call } = latest({ 'reg.txt': 'a\n', 'dir/x.txt': 'x\n' })
   const { names, close } = await specials(root)
   for (const s of names) {
@@ -102,7 +103,7 @@ test('read tools answer at once on a FIFO with no writer, and on a socket or dev
   close()
 })
 
-test('checkpoint restore refuses a special file put where a file was; undo leaves it alone', { timeout: 60000 }, async () => {
+test('checkpoint restore refuses a special file put where a file was; undo leaves it alone', { timeout: 60000, skip: unixOnly }, async () => {
   const { root, tools, call } = latest({ 'a.txt': 'a0\n', 'spare/.keep': '' }, { toolPolicy: { allow: ['write_file', 'undo'] } })
   const spare = path.join(root, 'spare')
   const { names, close } = await specials(spare)

@@ -8,6 +8,7 @@ import { createAgentTools, StartupError, buildConfig } from '../index.mjs'
 import { toAiSdkTools, ToolCallError } from '../ai.mjs'
 import { latest, envelope } from './helpers.mjs'
 import { mcpClient } from './in-process-mcp.mjs'
+import { native } from './platform.mjs'
 
 const refusing = (files) => latest(files, { staleWrites: 'refuse' })
 
@@ -25,11 +26,11 @@ test('an unread file is refused, with the path for the model and meta for the ho
   const r = await call('write_file', { path: 'src/a.txt', content: 'mine\n' })
   assert.deepEqual(envelope(r), {
     error: 'stale_write',
-    message:
-      'src/a.txt has not been read in full yet: read it with read_file (every line) before replacing or deleting it, or change part of it with edit_file.',
+    // The message and meta show the display path (`src\a.txt` on Windows); `path` is the input.
+    message: `${native('src/a.txt')} has not been read in full yet: read it with read_file (every line) before replacing or deleting it, or change part of it with edit_file.`,
     path: 'src/a.txt',
   })
-  assert.deepEqual(r.meta, { staleWrite: { path: 'src/a.txt', reason: 'not_read' } })
+  assert.deepEqual(r.meta, { staleWrite: { path: native('src/a.txt'), reason: 'not_read' } })
   assert.equal(fs.readFileSync(path.join(root, 'src/a.txt'), 'utf8'), 'theirs\n')
   // A new file is not stale.
   assert.equal((await call('write_file', { path: 'src/new.txt', content: 'x' })).isError, false)
