@@ -42,6 +42,11 @@ async function shellFound() {
 export const noSh =
   windows && !(await shellFound()) && 'bash and monitors need sh.exe from Git for Windows, which is not installed here'
 
+/** Skip reason for tests of terminal and stdin monitors (`monitor_start` `tty`/`stdin`,
+ * `monitor_write`, `monitor_screen`), or false: they need a Unix pseudo-terminal, and Windows
+ * refuses them with `invalid_input` (terminal.test.mjs checks that). */
+export const noTty = windows && 'terminal and stdin monitors need a Unix pseudo-terminal; Windows refuses them'
+
 /** Skip reason for tests of Unix process control (signals, sessions, process groups), or false. */
 export const noSignals = windows && 'Unix signals and process groups: Windows ends processes with TerminateProcess'
 

@@ -8,6 +8,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { latest as made, envelope, dead, eventually } from './helpers.mjs'
 import { mcpClient } from './in-process-mcp.mjs'
+import { noTty, windows } from './platform.mjs'
 
 const json = (r) => {
   assert.equal(r.isError, false, r.text)
@@ -94,7 +95,7 @@ function inForeground(pid, comm) {
   }
 }
 
-test('a [y/N] prompt and a read -p prompt are answered, one turn each', async () => {
+test('a [y/N] prompt and a read -p prompt are answered, one turn each', { skip: noTty }, async () => {
   const { call } = latest()
   const command = 'printf "Delete all? [y/N] "; read a; echo "answer=$a"; bash -c \'read -p "Name: " n; echo "hi $n"\'; read rest'
   const s = await started(call, { command, tty: true, ready_when: '\\[y/N\\] $' })
@@ -111,7 +112,7 @@ test('a [y/N] prompt and a read -p prompt are answered, one turn each', async ()
   json(await call('monitor_stop', { id: s.id }))
 })
 
-test('a python3 REPL: statements, a running loop interrupted with Ctrl-C, EOF with close', async () => {
+test('a python3 REPL: statements, a running loop interrupted with Ctrl-C, EOF with close', { skip: noTty }, async () => {
   const { call } = latest()
   const s = await started(call, { command: 'python3 -q', tty: true, ready_when: '>>> $' })
   const x = await turn(call, s.id, { input: 'x = 6 * 7\r' }, '>>> $')
@@ -142,7 +143,7 @@ test('a python3 REPL: statements, a running loop interrupted with Ctrl-C, EOF wi
   assert.deepEqual([eof.running, eof.exit_code], [false, 0])
 })
 
-test('a node REPL evaluates a line and exits on .exit', async () => {
+test('a node REPL evaluates a line and exits on .exit', { skip: noTty }, async () => {
   const { call } = latest()
   const s = await started(call, { command: 'node', tty: true, ready_when: '> $' })
   const r = await turn(call, s.id, { input: '[1, 2, 3].map((n) => n * 14).join("+")\r' }, "'14\\+28\\+42'[\\s\\S]*> $")
@@ -152,7 +153,7 @@ test('a node REPL evaluates a line and exits on .exit', async () => {
   assert.equal(end.exit_code, 0)
 })
 
-test('cat: echo and answer; close sends end of file; the stdin pipe variant without a terminal', async () => {
+test('cat: echo and answer; close sends end of file; the stdin pipe variant without a terminal', { skip: noTty }, async () => {
   const { call, root } = latest()
   const s = await started(call, { command: 'cat', tty: true })
   const r = await turn(call, s.id, { input: 'hello\r' }, 'hello\\nhello\\n')
@@ -182,7 +183,7 @@ test('cat: echo and answer; close sends end of file; the stdin pipe variant with
   assert.equal(side.stdin, true)
 })
 
-test('TERM, COLUMNS, LINES and a resize the program sees (stty size, SIGWINCH)', async () => {
+test('TERM, COLUMNS, LINES and a resize the program sees (stty size, SIGWINCH)', { skip: noTty }, async () => {
   const { call } = latest()
   // Python prints the new size from its SIGWINCH handler at once (bash would run a WINCH
   // trap only after its `read` returned); `stty size` reads the terminal's size itself.
@@ -204,7 +205,7 @@ test('TERM, COLUMNS, LINES and a resize the program sees (stty size, SIGWINCH)',
   json(await call('monitor_stop', { id: d.id }))
 })
 
-test('monitor_screen: a full-screen program as the user sees it; top read and quit', async () => {
+test('monitor_screen: a full-screen program as the user sees it; top read and quit', { skip: noTty }, async () => {
   const { call } = latest()
   const paint = "printf '\\033]0;my title\\007\\033[?1049h\\033[H\\033[2Jrow one\\033[3;5H\\033[1mthird\\033[0m'; read x; printf '\\033[?1049l'; echo bye; read y"
   const s = await started(call, { command: paint, tty: { cols: 40, rows: 6 }, ready_when: 'third' })
@@ -242,7 +243,7 @@ test('monitor_screen: a full-screen program as the user sees it; top read and qu
   assert.equal(quit.exit_code, 0)
 })
 
-test('poll on a terminal: escapes removed, progress bars collapsed; raw keeps them; without tty nothing changes', async () => {
+test('poll on a terminal: escapes removed, progress bars collapsed; raw keeps them; without tty nothing changes', { skip: noTty }, async () => {
   const { call } = latest()
   const command = "printf ' 10%%\\r 50%%\\r100%%\\n'; printf '\\033[1;32mdone\\033[0m\\n'; printf 'a\\tb\\n'"
   const t = json(await call('monitor_start', { command, tty: true }))
@@ -264,7 +265,7 @@ test('poll on a terminal: escapes removed, progress bars collapsed; raw keeps th
   assert.equal(json(await call('monitor_poll', { id: plain.id, raw: true })).output, q.output)
 })
 
-test('stop ends the whole tree of a terminal monitor: an interactive shell and its jobs', async () => {
+test('stop ends the whole tree of a terminal monitor: an interactive shell and its jobs', { skip: noTty }, async () => {
   const { call } = latest()
   const s = await started(call, { command: "PS1='$ ' exec bash --norc --noprofile -i", tty: true, ready_when: '\\$ $' })
   await turn(call, s.id, { input: 'sleep 301 &\r' }, '\\$ $')
@@ -280,7 +281,7 @@ test('stop ends the whole tree of a terminal monitor: an interactive shell and i
   assert.equal(envelope(await call('monitor_write', { id: s.id, input: 'x' })).error, 'monitor_not_found')
 })
 
-test('onOutput streams a turn as it arrives, cleaned like the result; secrets are redacted', async () => {
+test('onOutput streams a turn as it arrives, cleaned like the result; secrets are redacted', { skip: noTty }, async () => {
   const { tools } = latest({}, { redactSecrets: true })
   const call = (n, a) => tools.callTool(n, a)
   const s = await started(call, { command: 'cat', tty: true })
@@ -301,7 +302,7 @@ test('onOutput streams a turn as it arrives, cleaned like the result; secrets ar
   json(await call('monitor_stop', { id: s.id }))
 })
 
-test('the guard sees the input and, typed into a shell, its analysis; a denial sends nothing', async () => {
+test('the guard sees the input and, typed into a shell, its analysis; a denial sends nothing', { skip: noTty }, async () => {
   const seen = []
   const { call, root } = latest({}, {
     guard: (ctx) => {
@@ -338,7 +339,7 @@ test('the guard sees the input and, typed into a shell, its analysis; a denial s
   for (const id of [s.id, c.id]) json(await call('monitor_stop', { id }))
 })
 
-test('bad input: no terminal, no input, unknown keys, too much input, unknown id', async () => {
+test('bad input: no terminal, no input, unknown keys, too much input, unknown id', { skip: noTty }, async () => {
   const { call } = latest()
   const none = json(await call('monitor_start', { command: 'sleep 300' }))
   const pipe = json(await call('monitor_start', { command: 'sleep 300', stdin: true }))
@@ -371,7 +372,7 @@ test('bad input: no terminal, no input, unknown keys, too much input, unknown id
   for (const m of [none, pipe, tty]) json(await call('monitor_stop', { id: m.id }))
 })
 
-test('abuse: a program that never reads, a flood, a dead program, cancellation mid-wait', async () => {
+test('abuse: a program that never reads, a flood, a dead program, cancellation mid-wait', { skip: noTty }, async () => {
   const { call, tools } = latest()
   // Never reads its stdin pipe: once the kernel's buffer is full a write stops at its deadline.
   const deaf = json(await call('monitor_start', { command: 'sleep 300', stdin: true }))
@@ -414,7 +415,7 @@ test('abuse: a program that never reads, a flood, a dead program, cancellation m
   for (const m of [deaf, deafTty, flood, dies, cat]) json(await call('monitor_stop', { id: m.id }))
 })
 
-test('the rolling log bound holds on a terminal; the screen starts over past what was dropped', async () => {
+test('the rolling log bound holds on a terminal; the screen starts over past what was dropped', { skip: noTty }, async () => {
   const { call } = latest({}, { monitorLogMaxBytes: 65536 })
   // 4 MB of numbered lines, then a final screen.
   const command = "seq 1 500000; printf '\\033[2J\\033[Hfinal screen'; read x"
@@ -428,7 +429,7 @@ test('the rolling log bound holds on a terminal; the screen starts over past wha
   json(await call('monitor_stop', { id: s.id }))
 })
 
-test('MCP: the terminal tools are listed and a turn goes through', async (t) => {
+test('MCP: the terminal tools are listed and a turn goes through', { skip: noTty }, async (t) => {
   const { tools } = latest()
   const client = await mcpClient(t, tools)
   const { tools: listed } = await client.listTools()
@@ -442,4 +443,15 @@ test('MCP: the terminal tools are listed and a turn goes through', async (t) => 
   assert.equal(r.isError, false, r.content[0].text)
   assert.equal(JSON.parse(r.content[0].text).output, 'via mcp\nvia mcp\n')
   await client.callTool({ name: 'monitor_stop', arguments: { id } })
+})
+
+test('Windows: tty and stdin monitors are refused before anything starts', { skip: !windows && 'Windows only' }, async () => {
+  const { call } = latest()
+  for (const args of [{ tty: true }, { stdin: true }]) {
+    const e = envelope(await call('monitor_start', { command: 'cat', ...args }))
+    assert.equal(e.error, 'invalid_input', JSON.stringify(args))
+    assert.equal(e.platform, 'windows')
+    assert.match(e.message, /^tty and stdin monitors are not supported on windows \(they need a Unix pseudo-terminal\); start it without them$/)
+  }
+  assert.deepEqual(JSON.parse((await call('monitor_list', {})).text), { monitors: [] })
 })
