@@ -4,7 +4,7 @@
 //! the checkpoint store, the search index (and its build thread, watches and image), the
 //! redactor compiled from `redactSecrets`, the host's custom tools, the hashes of what
 //! the model was shown (`staleWrites`), and the live terminals of its monitors (input ends,
-//! screen emulators). `createAgentTools`
+//! screen emulators), and the shell sessions of `bash { session }`. `createAgentTools`
 //! builds one `Runtime` (through `crate::dispatch::open`); every call receives it, and each
 //! tool or engine takes what it uses from it — `&Config` and the one service it needs.
 //!
@@ -42,6 +42,9 @@ pub struct Runtime {
     pub sandbox: Option<Arc<Sandbox>>,
     /// The input ends and screen emulators of this object's terminal monitors.
     pub terminals: Terminals,
+    /// `bash { session }`: the named persistent shells, ended with the runtime.
+    #[cfg(unix)]
+    pub sessions: crate::process::session::Sessions,
 }
 
 impl Runtime {
@@ -53,6 +56,11 @@ impl Runtime {
             config.search_index,
             config.search_index_threshold,
         ));
+        #[cfg(unix)]
+        let sessions = crate::process::session::Sessions::new(
+            config.max_shell_sessions,
+            config.shell_session_idle_ms,
+        );
         Runtime {
             config: Arc::new(config),
             checkpoints,
@@ -62,6 +70,8 @@ impl Runtime {
             seen: crate::stale::Seen::default(),
             sandbox: None,
             terminals: Terminals::default(),
+            #[cfg(unix)]
+            sessions,
         }
     }
 

@@ -42,8 +42,9 @@ pub(super) fn parse_int_env(
 /// wins), `--read-only` / `READ_ONLY`, `--allow-outside-workspace` /
 /// `ALLOW_OUTSIDE_WORKSPACE`, and the four integer limits from the environment. Beyond the
 /// original's flags, `--compat <v>` / `--compat=<v>` / `AGENT_TOOLS_COMPAT` select the
-/// compatibility mode, and `--refuse-stale-writes` / `STALE_WRITES=refuse|allow` the
-/// `staleWrites` option (the flag wins). `probes` and `checks` are as for [`resolve_config`].
+/// compatibility mode, `--refuse-stale-writes` / `STALE_WRITES=refuse|allow` the
+/// `staleWrites` option (the flag wins), and `MAX_SHELL_SESSIONS` / `SHELL_SESSION_IDLE_MS`
+/// the shell-session limits. `probes` and `checks` are as for [`resolve_config`].
 pub fn build_config(
     argv: &[String],
     env: &HashMap<String, String>,
@@ -132,6 +133,8 @@ pub fn build_config(
     let ready_timeout = parse_int_env(env, "MONITOR_READY_TIMEOUT_MS", 1)?;
     let max_monitors = parse_int_env(env, "MAX_MONITORS", 1)?;
     let log_max = parse_int_env(env, "MONITOR_LOG_MAX_BYTES", MIN_MONITOR_LOG_MAX_BYTES)?;
+    let max_sessions = parse_int_env(env, "MAX_SHELL_SESSIONS", 1)?;
+    let session_idle = parse_int_env(env, "SHELL_SESSION_IDLE_MS", 1)?;
     let timeout = parse_int_env(env, "BASH_TIMEOUT_MS", 1)?;
     let timeout_max = parse_int_env(env, "BASH_TIMEOUT_MAX_MS", 1)?;
     let t = timeout.unwrap_or(DEFAULT_BASH_TIMEOUT_MS);
@@ -155,6 +158,8 @@ pub fn build_config(
         "bashTimeoutMs": t,
         "bashTimeoutMaxMs": tm,
         "checkpointTools": checkpoints_flag,
+        "maxShellSessions": max_sessions,
+        "shellSessionIdleMs": session_idle,
         "staleWrites": if stale_flag { Some("refuse".to_string()) } else { env.get("STALE_WRITES").filter(|s| !s.is_empty()).cloned() },
         "sandbox": sandbox,
         "compat": compat.or_else(|| env.get("AGENT_TOOLS_COMPAT").filter(|s| !s.is_empty()).cloned()),

@@ -136,6 +136,10 @@ impl PartialEq for RealRoot {
 
 /// Default `searchIndexThreshold`: the file count from which `"auto"` builds an index.
 pub const DEFAULT_SEARCH_INDEX_THRESHOLD: u64 = 20_000;
+/// Default `maxShellSessions`: live `bash` sessions per tools object.
+pub const DEFAULT_MAX_SHELL_SESSIONS: u64 = 8;
+/// Default `shellSessionIdleMs`: 30 minutes.
+pub const DEFAULT_SHELL_SESSION_IDLE_MS: u64 = 30 * 60 * 1000;
 /// Default `checkpointBytes`: 256 MiB of stored prior contents.
 pub const DEFAULT_CHECKPOINT_BYTES: u64 = 256 * 1024 * 1024;
 
@@ -200,6 +204,10 @@ pub struct Config {
     pub refuse_stale_writes: bool,
     /// `sandbox`: the policy `bash` and monitors run under (`None`: off, the default).
     pub sandbox: Option<SandboxPolicy>,
+    /// `maxShellSessions`: the most `bash` sessions live at once.
+    pub max_shell_sessions: u64,
+    /// `shellSessionIdleMs`: how long a `bash` session may sit unused before it ends.
+    pub shell_session_idle_ms: u64,
     /// Fault injection (tests only).
     pub hooks: TestHooks,
 }
@@ -241,6 +249,8 @@ impl Config {
             search_index_threshold: DEFAULT_SEARCH_INDEX_THRESHOLD,
             refuse_stale_writes: false,
             sandbox: None,
+            max_shell_sessions: DEFAULT_MAX_SHELL_SESSIONS,
+            shell_session_idle_ms: DEFAULT_SHELL_SESSION_IDLE_MS,
             hooks: TestHooks::default(),
         }
     }
@@ -362,6 +372,18 @@ impl Config {
         }
         if self.refuse_stale_writes {
             extra.insert("staleWrites".into(), Value::from("refuse"));
+        }
+        if self.max_shell_sessions != DEFAULT_MAX_SHELL_SESSIONS {
+            extra.insert(
+                "maxShellSessions".into(),
+                Value::from(self.max_shell_sessions),
+            );
+        }
+        if self.shell_session_idle_ms != DEFAULT_SHELL_SESSION_IDLE_MS {
+            extra.insert(
+                "shellSessionIdleMs".into(),
+                Value::from(self.shell_session_idle_ms),
+            );
         }
         if !latest && !extra.is_empty() {
             o.insert("compat".into(), Value::from("0.1"));

@@ -106,6 +106,10 @@ pub fn resolve_config(
     let redact_secrets = checks.redaction(opts.get("redactSecrets"))?;
     let (search_index, search_index_threshold) = search_index_option(opts)?;
     let refuse_stale_writes = stale_writes_option(opts)?;
+    let max_shell_sessions =
+        integer_option(opts, "maxShellSessions", DEFAULT_MAX_SHELL_SESSIONS, 1)?;
+    let shell_session_idle_ms =
+        integer_option(opts, "shellSessionIdleMs", DEFAULT_SHELL_SESSION_IDLE_MS, 1)?;
     let hooks = hooks_option(opts);
     let sandbox = sandbox::parse(opts.get("sandbox"), &root)?.map(|mut s| {
         s.force = sandbox::force(opts.get("sandbox"), hooks_enabled());
@@ -138,6 +142,8 @@ pub fn resolve_config(
         search_index_threshold,
         refuse_stale_writes,
         sandbox,
+        max_shell_sessions,
+        shell_session_idle_ms,
         hooks,
     })
 }

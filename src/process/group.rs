@@ -23,6 +23,10 @@ use tokio::process::{Child, Command};
 /// The environment variable that marks every process of one call.
 pub const CALL_ID_VAR: &str = "CLARVIS_CALL_ID";
 
+/// The environment variable that marks every process of one shell session (see
+/// [`super::session`]), whichever call started it.
+pub const SESSION_ID_VAR: &str = "CLARVIS_SESSION_ID";
+
 /// Starts `sh -c <command>` in `cwd` with stdin on `/dev/null`, stdout and stderr piped,
 /// in a new session, marked with `CLARVIS_CALL_ID=<id>`, without `CDPATH`, and confined by
 /// `sandbox` when given (the one hook of the sandbox in the spawn path). The shell is the
@@ -192,16 +196,22 @@ pub(super) fn descendants(root: libc::pid_t) -> Vec<libc::pid_t> {
 /// a pass finds none (a process may fork while the sweep runs). Linux only; elsewhere it
 /// does nothing. Returns how many signals were sent.
 pub fn sweep_marked(id: &str) -> usize {
+    sweep_marked_as(CALL_ID_VAR, id)
+}
+
+/// [`sweep_marked`] for the marker variable `var` (`CLARVIS_CALL_ID` or
+/// `CLARVIS_SESSION_ID`).
+pub fn sweep_marked_as(var: &str, id: &str) -> usize {
     #[cfg(target_os = "linux")]
     {
-        let needle = format!("{CALL_ID_VAR}={id}").into_bytes();
+        let needle = format!("{var}={id}").into_bytes();
         let me = std::process::id();
         // Pids that carried our marker a moment ago.
         kill_until_gone(8, 5, || marked_pids(&needle, me))
     }
     #[cfg(not(target_os = "linux"))]
     {
-        let _ = id;
+        let _ = (var, id);
         0
     }
 }

@@ -23,17 +23,18 @@ pub mod group;
 pub mod live;
 pub mod monitor;
 pub mod pump;
+#[cfg(unix)]
+pub mod session;
 pub mod shell;
 pub mod spill;
+pub mod streams;
 pub mod view;
 
 use crate::cancel::Cancel;
-use capture::Capture;
 use std::io;
 use std::path::Path;
 use std::time::Duration;
-use tokio::io::AsyncRead;
-use tokio::task::JoinHandle;
+use streams::Streams;
 
 /// How long the pipes are still read after the shell exits (or is killed), for output that
 /// background children hold.
@@ -112,30 +113,13 @@ pub async fn run(
     let mut child = group::spawn(req.command, req.cwd, &id, req.sandbox)?;
     let pgid = child.id().unwrap_or(0);
     let mut guard = group::Guard::new(pgid, &id);
-    let (limit, stop) = (Cancel::new(), Cancel::new());
-    let ceiling = capture_ceiling(req.max_output_bytes);
-    let new_capture = |stream| {
-        Capture::new(
-            req.max_output_bytes,
-            ceiling,
-            spill::spill_path(req.root, &id, stream),
-        )
+    let budget = streams::Budget {
+        root: req.root,
+        id: &id,
+        max_output_bytes: req.max_output_bytes,
+        on_output: req.on_output.clone(),
     };
-    let feed = |stream| req.on_output.clone().map(|s| live::Feed::new(stream, s));
-    let out_task = start_pump(
-        child.stdout.take(),
-        new_capture("stdout"),
-        &limit,
-        &stop,
-        feed(live::Stream::Stdout),
-    );
-    let err_task = start_pump(
-        child.stderr.take(),
-        new_capture("stderr"),
-        &limit,
-        &stop,
-        feed(live::Stream::Stderr),
-    );
+    let streams = Streams::start(child.stdout.take(), child.stderr.take(), &budget);
 
     enum Event {
         Exited(io::Result<std::process::ExitStatus>),
@@ -148,7 +132,7 @@ pub async fn run(
         _ = cancel.cancelled() => Event::Abort,
         status = child.wait() => Event::Exited(status),
         _ = tokio::time::sleep(req.timeout) => Event::Timeout,
-        _ = limit.cancelled() => Event::Limit,
+        _ = streams.limit().cancelled() => Event::Limit,
     };
     let timed_out = matches!(event, Event::Timeout);
     let mut killed_by = None;
@@ -163,15 +147,7 @@ pub async fn run(
     };
     let killed = status.is_none();
 
-    let stopper = {
-        let stop = stop.clone();
-        tokio::spawn(async move {
-            tokio::time::sleep(DRAIN).await;
-            stop.cancel();
-        })
-    };
-    let (out, err) = (join(out_task).await, join(err_task).await);
-    stopper.abort();
+    let (out, err) = streams.finish().await;
 
     let aborted = cancel.is_cancelled();
     let over = out.over_ceiling() || err.over_ceiling();
@@ -191,19 +167,18 @@ pub async fn run(
         None => Ending::OutputLimit,
     };
 
-    let (out_budget, err_budget) =
-        view::split_budget(req.max_output_bytes, out.total(), err.total());
-    let out = out.finish(out_budget);
-    let err = err.finish(err_budget);
+    let (stdout, stderr) = streams::views(out, err, req.max_output_bytes, &display);
     Ok(Outcome {
         ending,
-        stdout: out.render(out_budget, &display),
-        stderr: err.render(err_budget, &display),
+        stdout,
+        stderr,
         killed_by,
     })
 }
 
-fn exited(status: std::process::ExitStatus) -> Ending {
+/// The [`Ending`] of a shell that exited with `status`: its exit code, or 128 + n and the
+/// signal's name when signal n ended it.
+pub fn exited(status: std::process::ExitStatus) -> Ending {
     #[cfg(unix)]
     {
         use std::os::unix::process::ExitStatusExt;
@@ -241,34 +216,6 @@ async fn kill_all(pgid: u32, id: &str, grace: Duration) -> &'static str {
     })
     .await
     .unwrap_or("SIGKILL")
-}
-
-fn start_pump<R>(
-    reader: Option<R>,
-    capture: Capture,
-    limit: &Cancel,
-    stop: &Cancel,
-    feed: Option<live::Feed>,
-) -> JoinHandle<Capture>
-where
-    R: AsyncRead + pump::Buffered + Unpin + Send + 'static,
-{
-    let (limit, stop) = (limit.clone(), stop.clone());
-    tokio::spawn(async move {
-        match reader {
-            Some(r) => pump::pump(r, capture, limit, stop, feed).await,
-            None => capture,
-        }
-    })
-}
-
-async fn join(task: JoinHandle<Capture>) -> Capture {
-    match task.await {
-        Ok(c) => c,
-        // A bug in the pump: let dispatch report it as an internal error.
-        Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
-        Err(_) => panic!("output capture task was cancelled"),
-    }
 }
 
 #[cfg(all(test, target_os = "linux"))]

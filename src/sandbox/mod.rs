@@ -200,6 +200,19 @@ impl Sandbox {
         }
     }
 
+    /// A directory a confined command may write: `(as the host names it, as the command
+    /// names it)` — the sandbox's private temporary directory on Linux, the system's on macOS
+    /// (which the profile allows). Shell sessions put their per-call pipes there.
+    pub fn temp_dir(&self) -> std::io::Result<(std::path::PathBuf, std::path::PathBuf)> {
+        #[cfg(target_os = "linux")]
+        return self.inner.temp_dir();
+        #[cfg(not(target_os = "linux"))]
+        {
+            let t = std::env::temp_dir();
+            Ok((t.clone(), t))
+        }
+    }
+
     /// The one line to end a failed command's output with (see [`note`]).
     pub fn note(&self, output: &str) -> Option<String> {
         note::note(self.layout(), &self.policy.network, output)

@@ -7,7 +7,9 @@
 //! [`crate::process`].
 
 use super::title;
+use super::Output;
 use super::{object_schema, Annotations, BoxFuture, Call, Handler, ToolDef};
+use crate::config::Compat;
 use crate::error::{io_detail, Code, ToolError, ToolResult};
 use crate::process::{self, Ending, Request};
 use crate::schema::{int_arg, str_arg};
@@ -66,20 +68,43 @@ fn aborted() -> ToolError {
         .with("stderr", "")
 }
 
-fn run(call: Call) -> BoxFuture {
-    Box::pin(async move { execute(&call).await.map(Into::into) })
+/// The `session` property of the latest schema (0.1's strict schema does not have it).
+pub fn add_session(schema: &mut Value) {
+    if let Some(Value::Object(p)) = schema.pointer_mut("/properties") {
+        p.insert(
+            "session".into(),
+            json!({
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 64,
+                "description": "Run the command in a named persistent shell instead of a fresh `sh -c`: the working directory, variables, shell options, functions and aliases carry over to the next call with the same session name. stdout, stderr and exit_code are still exactly this command's. Without it every call starts fresh in the workspace root. A timeout or abort ends the command and what it started; the error's `session` field says whether the shell was kept or restarted (restarted: working directory and exported variables restored, functions, aliases, options and plain variables lost). `exit` ends the session; the next call with that name starts a new one. With `cwd`, the session first changes to that directory (and stays there). Background processes started in a session end with it; use monitor_start for servers that must outlive it."
+            }),
+        );
+    }
 }
 
-async fn execute(call: &Call) -> ToolResult<String> {
+fn run(call: Call) -> BoxFuture {
+    Box::pin(async move { execute(&call).await })
+}
+
+/// A session call's name, and what became of the session.
+struct SessionNote {
+    name: String,
+    state: &'static str,
+    cwd: Option<String>,
+}
+
+async fn execute(call: &Call) -> ToolResult<Output> {
     let config = &call.config;
     let command = str_arg(&call.args, "command").unwrap_or("");
     let cwd_input = str_arg(&call.args, "cwd").unwrap_or("");
+    let session = str_arg(&call.args, "session").filter(|_| config.compat == Compat::Latest);
     let shown = if cwd_input.is_empty() { "." } else { cwd_input };
-    let cwd = workspace::resolve(config, cwd_input)?;
+    let resolved = workspace::resolve(config, cwd_input)?;
     // Enter the opened, verified directory (through /proc/self/fd on Linux), not the path:
     // the path may be swapped for a symlink to the outside before the shell starts.
-    let cwd_dir = workspace::open_dir_confined(config, &cwd, shown)?;
-    let cwd = workspace::io_path(&cwd_dir, &cwd);
+    let cwd_dir = workspace::open_dir_confined(config, &resolved, shown)?;
+    let cwd = workspace::io_path(&cwd_dir, &resolved);
     if command.contains('\0') {
         // The OS would refuse it too, but say plainly what is wrong.
         return Err(spawn_failed("the command contains a NUL byte"));
@@ -100,20 +125,27 @@ async fn execute(call: &Call) -> ToolResult<String> {
         sandbox: call.runtime.sandbox.as_deref(),
     };
     // What it prints is judged on the files it names (a slice of a key, a value without
-    // its key).
-    super::sources::learn_command(call, command, cwd_input);
+    // its key), from the directory it runs in.
+    let session_cwd = session
+        .filter(|_| cwd_input.is_empty())
+        .and_then(|name| session_dir(call, name));
+    let base = session_cwd.as_deref().unwrap_or(cwd_input);
+    super::sources::learn_command(call, command, base);
     let recorded = call.bash_checkpoint_before().await;
-    let outcome = process::run(request, &call.cancel, |p| workspace::display(config, p))
-        .await
-        .map_err(|e| match e.raw_os_error() {
-            // Failures reported by the OS (fork, chdir, exec) happen once the spawn is
-            // under way, as Node reports them asynchronously.
-            Some(_) => ToolError::new(
-                Code::IoError,
-                format!("Failed to run command: {}", io_detail(&e)),
-            ),
-            None => spawn_failed(&e.to_string()),
-        })?;
+    let display = |p: &std::path::Path| workspace::display(config, p);
+    let (outcome, note) = match session {
+        None => (
+            process::run(request, &call.cancel, display)
+                .await
+                .map_err(|e| run_failed(&e))?,
+            None,
+        ),
+        Some(name) => {
+            let cd = (!cwd_input.is_empty()).then_some(resolved.as_path());
+            let (outcome, note) = in_session(call, name, request, cd).await?;
+            (outcome, Some(note))
+        }
+    };
     call.bash_checkpoint_after(recorded).await;
     let (stdout, mut stderr) = (outcome.stdout, outcome.stderr);
     if let (Some(s), Ending::Exited { code, .. }) = (&call.runtime.sandbox, &outcome.ending) {
@@ -130,15 +162,26 @@ async fn execute(call: &Call) -> ToolResult<String> {
         Some(sig) => e.with("signal", sig),
         None => e,
     };
+    let with_signal = |e: ToolError| match &note {
+        Some(n) => with_session(with_signal(e), n),
+        None => with_signal(e),
+    };
     match outcome.ending {
-        Ending::Exited { code, signal } => Ok(json!({
-            "exit_code": code,
-            "stdout": stdout,
-            "stderr": stderr,
-            "signal": signal,
-            "timed_out": false,
-        })
-        .to_string()),
+        Ending::Exited { code, signal } => {
+            let text = json!({
+                "exit_code": code,
+                "stdout": stdout,
+                "stderr": stderr,
+                "signal": signal,
+                "timed_out": false,
+            })
+            .to_string();
+            Ok(match &note {
+                // The text keeps the stateless shape; the host learns of the session in meta.
+                Some(n) => Output::text(text).with_meta("session", session_meta(n)),
+                None => text.into(),
+            })
+        }
         Ending::Aborted => Err(with_signal(
             ToolError::new(Code::Aborted, ABORTED)
                 .with("stdout", stdout)
@@ -171,6 +214,100 @@ async fn execute(call: &Call) -> ToolResult<String> {
     }
 }
 
+/// Runs the command in session `name` (`cd`: the checked `cwd` to change to first).
+#[cfg(unix)]
+async fn in_session(
+    call: &Call,
+    name: &str,
+    request: Request<'_>,
+    cd: Option<&std::path::Path>,
+) -> ToolResult<(process::Outcome, SessionNote)> {
+    use crate::process::session::SessionError;
+    let config = &call.config;
+    let request = Request {
+        cwd: &config.workspace_root,
+        ..request
+    };
+    let ran = call
+        .runtime
+        .sessions
+        .run(name, request, cd, &call.cancel, |p| {
+            workspace::display(config, p)
+        })
+        .await
+        .map_err(|e| match e {
+            SessionError::Io(e) => run_failed(&e),
+            SessionError::Limit(max) => ToolError::new(
+                Code::IoError,
+                format!(
+                    "Too many shell sessions: all {max} (maxShellSessions) are running a command. Wait for one to finish, or run this command in one of them or without `session`"
+                ),
+            )
+            .with("max_shell_sessions", max),
+        })?;
+    let note = SessionNote {
+        name: name.to_string(),
+        state: ran.state.as_str(),
+        cwd: ran.cwd.map(|p| workspace::display(config, &p)),
+    };
+    Ok((ran.outcome, note))
+}
+
+#[cfg(not(unix))]
+async fn in_session(
+    _: &Call,
+    _: &str,
+    _: Request<'_>,
+    _: Option<&std::path::Path>,
+) -> ToolResult<(process::Outcome, SessionNote)> {
+    Err(spawn_failed("shell sessions need a Unix shell"))
+}
+
+/// The session's working directory after its last call (absolute), while it is live.
+fn session_dir(call: &Call, name: &str) -> Option<String> {
+    #[cfg(unix)]
+    return call
+        .runtime
+        .sessions
+        .cwd(name)
+        .map(|p| p.to_string_lossy().into_owned());
+    #[cfg(not(unix))]
+    {
+        let _ = (call, name);
+        None
+    }
+}
+
+fn session_meta(n: &SessionNote) -> Value {
+    json!({ "name": n.name, "state": n.state, "cwd": n.cwd })
+}
+
+/// An interrupted session call's error: the `session` field and a sentence on what became of
+/// the shell.
+fn with_session(mut e: ToolError, n: &SessionNote) -> ToolError {
+    let said = match n.state {
+        "kept" => format!(" (session \"{}\" kept: the shell lives on, as the command left it)", n.name),
+        "restarted" => format!(" (session \"{}\" restarted: working directory and exported variables restored; functions, aliases, options and other variables lost)", n.name),
+        "ended" => format!(" (session \"{}\" ended: the next call with this name starts a new one)", n.name),
+        _ => String::new(),
+    };
+    e.message.push_str(&said);
+    e.with("session", json!({ "name": n.name, "state": n.state }))
+}
+
+/// The error for a shell that could not be started (or handed the command).
+fn run_failed(e: &std::io::Error) -> ToolError {
+    match e.raw_os_error() {
+        // Failures reported by the OS (fork, chdir, exec) happen once the spawn is
+        // under way, as Node reports them asynchronously.
+        Some(_) => ToolError::new(
+            Code::IoError,
+            format!("Failed to run command: {}", io_detail(e)),
+        ),
+        None => spawn_failed(&e.to_string()),
+    }
+}
+
 fn spawn_failed(detail: &str) -> ToolError {
     ToolError::new(Code::IoError, format!("Failed to spawn command: {detail}"))
 }
@@ -191,6 +328,9 @@ pub fn title(args: &Map<String, Value>) -> String {
     let mut t = format!("Run {command}");
     if let Some(cwd) = title::text(args, "cwd") {
         t.push_str(&format!(" in {}", title::short_path(cwd)));
+    }
+    if let Some(name) = title::text(args, "session") {
+        t.push_str(&format!(" (session {name})"));
     }
     t
 }

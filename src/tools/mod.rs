@@ -299,7 +299,13 @@ pub fn schema_of(def: &ToolDef, compat: Compat) -> &'static Value {
         Compat::Latest => RELAXED.get_or_init(|| {
             all()
                 .iter()
-                .map(|t| crate::schema::relax(t.name, (t.schema)()))
+                .map(|t| {
+                    let mut s = crate::schema::relax(t.name, (t.schema)());
+                    if t.name == "bash" {
+                        bash::add_session(&mut s);
+                    }
+                    s
+                })
                 .collect()
         }),
     };

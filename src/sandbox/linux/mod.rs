@@ -283,6 +283,12 @@ impl Linux {
         Ok(Some(fresh))
     }
 
+    /// The private temporary directory as the host names it and as a confined command does.
+    pub fn temp_dir(&self) -> std::io::Result<(PathBuf, PathBuf)> {
+        let built = self.current()?;
+        Ok((self.private.part("tmp"), self.tmpdir(built.as_deref())))
+    }
+
     /// `TMPDIR` inside the sandbox.
     fn tmpdir(&self, built: Option<&Built>) -> PathBuf {
         if built.is_some_and(|b| b.plan.private_tmp) {
