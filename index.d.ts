@@ -152,6 +152,15 @@ export interface AgentToolsOptions {
    * passes. `meta.staleWrite` is `{ path, reason: "not_read" | "changed" }`. Default `"allow"`.
    */
   staleWrites?: 'refuse' | 'allow'
+  /**
+   * The most `bash` sessions (`bash { command, session }`: a named persistent shell) live at
+   * once (>= 1). A call that names a new session past it ends the least recently used idle
+   * session; when every session is running a command it fails with `io_error` (field
+   * `max_shell_sessions`). Default 8.
+   */
+  maxShellSessions?: number
+  /** How long a `bash` session may sit unused before its shell (and what it started) ends, in ms (>= 1). Default 1800000 (30 min). */
+  shellSessionIdleMs?: number
 }
 
 /** What {@link AgentTools.searchIndexStatus} returns. */
@@ -274,6 +283,10 @@ export interface ServerConfig {
   readonly searchIndexThreshold?: number
   /** `"refuse"` when stale whole-file writes are refused (absent: `"allow"`). */
   readonly staleWrites?: 'refuse'
+  /** The live `bash` session cap, when not 8. */
+  readonly maxShellSessions?: number
+  /** The `bash` session idle time, when not 1800000. */
+  readonly shellSessionIdleMs?: number
   /** The sandbox policy, resolved (paths absolute); absent when off. */
   readonly sandbox?: {
     filesystem: { allowWrite: string[]; denyWrite: string[]; denyRead: string[] }
@@ -517,6 +530,13 @@ export interface AgentTools {
   searchIndexStatus(): SearchIndexStatus
   /** What the sandbox enforces, per property and how; `null` when `sandbox` is off. */
   sandboxStatus(): SandboxStatus | null
+  /**
+   * Ends every `bash` session of these tools (see `bash`'s `session`), a running command with
+   * it: each shell and everything it started is killed. Resolves with how many sessions there
+   * were, once their processes are gone. The tools stay usable: a later session call starts a
+   * new shell. Sessions also end when the tools object is garbage-collected.
+   */
+  endShellSessions(): Promise<number>
 }
 
 /** One symbol of {@link AgentTools.outlineOf}. */
@@ -676,6 +696,12 @@ export interface GuardContext {
   sandboxed?: true
   /** `monitor_write` only: what it sends and where. */
   input?: InputFacts
+  /**
+   * A `bash` call with `session`: its name and the session's working directory (absolute;
+   * `null` when the session is not live yet: it starts in the workspace root). Without a
+   * `cwd` argument, the command's relative paths in `paths` are resolved from it.
+   */
+  session?: { name: string; cwd: string | null }
 }
 /** What elicit is asked. */
 export interface ElicitRequest {

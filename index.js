@@ -331,6 +331,7 @@ function contextFor(handle, tool, args, config) {
     patchPaths: (text) => JSON.parse(native.patchPathsJson(text)),
     checkpointPaths: (id) => JSON.parse(handle.checkpointPathsJson(id)),
     monitor: (id) => JSON.parse(handle.monitorJson(String(id))),
+    sessionCwd: (name) => handle.sessionCwd(String(name)),
   })
   ctx.title = titleOf(handle, tool, args)
   return ctx
@@ -838,6 +839,8 @@ function agentToolsFor(config) {
     searchIndexStatus: () => JSON.parse(handle.searchIndexStatus()),
     /** What the sandbox enforces, per property and how; `null` when `sandbox` is off. */
     sandboxStatus: () => JSON.parse(handle.sandboxStatus()),
+    /** Ends every `bash` session (a running command with it); resolves with how many, once their processes are gone. */
+    endShellSessions: () => handle.endShellSessions(),
     /** Frees checkpoint `id`. */
     dropCheckpoint: (id) => {
       checkpointResult(handle.dropCheckpoint(String(id)))

@@ -362,6 +362,25 @@ export async function callRows(ctx, want) {
     })
   }
 
+  // A warm shell session against a stateless call of the same command (issue 33): no shell
+  // start-up, only a script written to a pipe and a report read back.
+  name = 'bash session `echo hi`'
+  target = { op: '<=', value: 0.5 }
+  if (want(name)) {
+    await guarded(rows, name, target, async () => {
+      const ok = (r) => {
+        expectOk('bash', r)
+        if (JSON.parse(r.text).stdout !== 'hi\n') throw new Error(`bash: unexpected output ${r.text}`)
+      }
+      const ours = async () => ok(await tools.callTool('bash', { command: 'echo hi', session: 'bench' }))
+      const peer = async () => ok(await tools.callTool('bash', { command: 'echo hi' }))
+      await ours() // the session starts here, untimed: the row measures warm calls
+      const [o, p] = await interleaved([ours, peer], R.spawns)
+      await tools.endShellSessions()
+      return row(name, o, p, target, 'peer: our stateless bash {command: "echo hi"}; ours: the same in a warm session')
+    })
+  }
+
   // The peer alone, so its cost is on record even while bash is not merged.
   name = 'spawn peer alone (execFile sh -c true)'
   if (want(name) && (rows.find((r) => r.name === 'bash `true`')?.status ?? 'n/a') === 'n/a') {

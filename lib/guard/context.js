@@ -182,7 +182,7 @@ function inputFacts(a, probe) {
  * confinement check, computed even when confinement is off), `patchPaths(text)` (the patch
  * parser's names), `checkpointPaths(id)` (what a restore would put back; `undefined`: the
  * last call's, for `undo`) and `monitor(id)` (a monitor's `{ id, command, cwd, tty, stdin }`,
- * or null).
+ * or null), and `sessionCwd(name)` (a live bash session's directory, or null).
  */
 function buildGuardContext(tool, args, config, probe) {
   const a = args && typeof args === 'object' ? args : {}
@@ -194,7 +194,13 @@ function buildGuardContext(tool, args, config, probe) {
     paths.push({ raw, resolved: f.resolved, withinWorkspace: f.within })
   }
   if (COMMAND_TOOLS.has(tool)) {
-    const cwd = typeof a.cwd === 'string' ? a.cwd : undefined
+    let cwd = typeof a.cwd === 'string' ? a.cwd : undefined
+    // A session's command runs where the session is (its `cwd` moves it there first).
+    const session = tool === 'bash' && typeof a.session === 'string' && a.session !== '' ? a.session : undefined
+    if (session !== undefined) {
+      const at = (cwd === undefined || cwd === '') && probe.sessionCwd ? probe.sessionCwd(session) : null
+      if (typeof at === 'string') cwd = at
+    }
     if (typeof a.command === 'string') {
       bash = analyzeBash(a.command)
       for (const p of bash.paths) add(p, cwd ?? '', true)
@@ -214,6 +220,10 @@ function buildGuardContext(tool, args, config, probe) {
     for (const raw of rawPaths(tool, a, probe)) add(raw, '', false)
   }
   const ctx = { tool, args, config, paths, bash }
+  if (COMMAND_TOOLS.has(tool) && tool === 'bash' && typeof a.session === 'string' && a.session !== '') {
+    const at = probe.sessionCwd ? probe.sessionCwd(a.session) : null
+    ctx.session = { name: a.session, cwd: typeof at === 'string' ? at : null }
+  }
   if (input) ctx.input = input
   // The kernel confines the command (and what is typed into a monitor: only the tools object
   // that started it holds its input): a host may auto-allow sandboxed commands.

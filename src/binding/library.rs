@@ -67,6 +67,43 @@ impl NativeTools {
             .to_string()
     }
 
+    /// `endShellSessions()`: ends every `bash` session of this tools object — a running
+    /// command with it — and resolves with how many there were, once their processes are gone.
+    #[napi(ts_return_type = "Promise<number>")]
+    pub fn end_shell_sessions<'env>(
+        &self,
+        env: &'env napi::Env,
+    ) -> napi::Result<napi::bindgen_prelude::PromiseRaw<'env, u32>> {
+        let runtime = std::sync::Arc::clone(&self.runtime);
+        env.spawn_future(async move {
+            #[cfg(unix)]
+            let n = runtime.sessions.end_all().await;
+            #[cfg(not(unix))]
+            let n = {
+                let _ = runtime;
+                0
+            };
+            Ok(u32::try_from(n).unwrap_or(u32::MAX))
+        })
+    }
+
+    /// The working directory of `bash` session `name` (absolute), or `null` when no such
+    /// session is live: the base of a session call's paths in the guard context.
+    #[napi]
+    pub fn session_cwd(&self, name: String) -> Option<String> {
+        #[cfg(unix)]
+        return self
+            .runtime
+            .sessions
+            .cwd(&name)
+            .map(|p| p.to_string_lossy().into_owned());
+        #[cfg(not(unix))]
+        {
+            let _ = name;
+            None
+        }
+    }
+
     /// The search index's state as JSON (`searchIndexStatus()`).
     #[napi]
     pub fn search_index_status(&self) -> String {
