@@ -203,7 +203,8 @@ test('onOutput streams a session command, and redaction applies', async () => {
 const sandboxed = linux && probeSandbox().mechanisms?.landlockAbi >= 1
 test('with the sandbox on, the session shell itself is confined', { skip: !sandboxed && 'no sandbox here' }, async () => {
   const ws = latest({}, { sandbox: true })
-  const outside = path.join(path.dirname(ws.root), `outside-${process.pid}-${Date.now()}`)
+  // Not under /tmp: the sandbox shows the command a private /tmp.
+  const outside = path.join(path.dirname(fileURLToPath(import.meta.url)), `outside-${process.pid}-${Date.now()}`)
   const first = await sh(ws, 's', `export K=v; echo in > in.txt; echo x > ${outside}; echo $?`)
   assert.equal(first.out.stdout.trim().split('\n').pop() !== '0', true, first.out.stdout)
   assert.equal(fs.existsSync(outside), false)

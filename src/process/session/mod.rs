@@ -118,6 +118,8 @@ struct Entry {
     pid: AtomicU32,
     /// Removed from the table: a call that waited for it looks the name up again.
     closed: AtomicBool,
+    /// The working directory after the last call, readable while a command runs.
+    cwd: Mutex<Option<PathBuf>>,
 }
 
 /// What a session keeps between calls.
@@ -153,9 +155,8 @@ impl Sessions {
     /// The working directory of session `name` after its last call, if it is live.
     pub fn cwd(&self, name: &str) -> Option<PathBuf> {
         let entry = self.inner.lock().map.get(name).cloned()?;
-        let slot = entry.slot.try_lock().ok()?;
-        slot.shell.as_ref()?;
-        slot.cwd.clone()
+        let cwd = entry.cwd.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        cwd
     }
 
     /// How many sessions are live.
@@ -271,6 +272,8 @@ impl Sessions {
         } else {
             self.touch(&entry);
         }
+        *entry.cwd.lock().unwrap_or_else(|p| p.into_inner()) =
+            slot.shell.as_ref().and(slot.cwd.clone());
         Ok(SessionOutcome {
             outcome,
             state,
@@ -306,6 +309,7 @@ impl Sessions {
                 used: AtomicU64::new(t.tick),
                 pid: AtomicU32::new(0),
                 closed: AtomicBool::new(false),
+                cwd: Mutex::new(None),
             });
             t.map.insert(name.to_string(), Arc::clone(&entry));
             evicted
