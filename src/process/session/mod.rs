@@ -22,26 +22,20 @@
 //!   idle for `shellSessionIdleMs` ends; all end with the tools object (dropping the
 //!   [`Sessions`] kills every shell and what it started).
 
+mod entry;
 pub mod run;
 pub mod script;
 pub mod shell;
 
 use crate::cancel::Cancel;
 use crate::process::{Ending, Outcome, Request};
+use entry::{aborted_waiting, end_entry, expire, path_of, start, Entry, Slot};
 use run::Fate;
-use shell::Shell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
-
-/// Default `maxShellSessions`.
-pub const DEFAULT_MAX_SESSIONS: u64 = 8;
-/// Default `shellSessionIdleMs`: 30 minutes.
-pub const DEFAULT_IDLE_MS: u64 = 30 * 60 * 1000;
-/// The longest session name.
-pub const MAX_NAME_CHARS: usize = 64;
 
 /// What became of the session in a call, as the result tells it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -107,28 +101,6 @@ struct Registry {
 struct Table {
     map: HashMap<String, Arc<Entry>>,
     tick: u64,
-}
-
-struct Entry {
-    id: String,
-    slot: Arc<tokio::sync::Mutex<Slot>>,
-    /// The table's tick at the last use (least recently used: the smallest).
-    used: AtomicU64,
-    /// The shell's pid while one runs (0: none), to kill a busy session.
-    pid: AtomicU32,
-    /// Removed from the table: a call that waited for it looks the name up again.
-    closed: AtomicBool,
-    /// The working directory after the last call, readable while a command runs.
-    cwd: Mutex<Option<PathBuf>>,
-}
-
-/// What a session keeps between calls.
-#[derive(Default)]
-struct Slot {
-    shell: Option<Shell>,
-    cwd: Option<PathBuf>,
-    exports: Option<String>,
-    xtrace: bool,
 }
 
 impl std::fmt::Debug for Sessions {
@@ -303,14 +275,7 @@ impl Sessions {
                 evicted = t.map.remove(&k);
             }
             t.tick += 1;
-            let entry = Arc::new(Entry {
-                id: crate::atomic::unique_id(),
-                slot: Arc::new(tokio::sync::Mutex::new(Slot::default())),
-                used: AtomicU64::new(t.tick),
-                pid: AtomicU32::new(0),
-                closed: AtomicBool::new(false),
-                cwd: Mutex::new(None),
-            });
+            let entry = Arc::new(Entry::new(t.tick));
             t.map.insert(name.to_string(), Arc::clone(&entry));
             evicted
         };
@@ -345,90 +310,6 @@ impl Sessions {
             tokio::time::sleep(idle).await;
             expire(registry, weak, stamp).await;
         });
-    }
-}
-
-/// Ends `entry` if it is still unused since `stamp` and idle.
-async fn expire(registry: Weak<Registry>, entry: Weak<Entry>, stamp: u64) {
-    let (Some(registry), Some(entry)) = (registry.upgrade(), entry.upgrade()) else {
-        return;
-    };
-    let Ok(mut slot) = entry.slot.try_lock() else {
-        return;
-    };
-    if entry.used.load(Ordering::SeqCst) != stamp {
-        return;
-    }
-    entry.closed.store(true, Ordering::SeqCst);
-    registry.lock().map.retain(|_, e| !Arc::ptr_eq(e, &entry));
-    if let Some(sh) = slot.shell.take() {
-        sh.end().await;
-    }
-}
-
-/// Ends a removed entry's shell: at once when idle; when a command is running, its session's
-/// processes are killed under it (the call then reports the session ended).
-async fn end_entry(e: &Entry) {
-    match e.slot.try_lock() {
-        Ok(mut slot) => {
-            if let Some(sh) = slot.shell.take() {
-                sh.end().await;
-            }
-        }
-        Err(_) => {
-            let (pid, id) = (e.pid.load(Ordering::SeqCst), e.id.clone());
-            if pid != 0 {
-                let _ =
-                    tokio::task::spawn_blocking(move || shell::kill_session(pid, &id, false)).await;
-            }
-        }
-    }
-}
-
-/// Starts the slot's shell in `root`, restoring the slot's working directory and exported
-/// variables when `restore`.
-async fn start(
-    entry: &Entry,
-    slot: &mut Slot,
-    root: &Path,
-    sandbox: Option<&crate::sandbox::Sandbox>,
-    restore: bool,
-) -> std::io::Result<()> {
-    let mut sh = Shell::spawn(root, &entry.id, sandbox)?;
-    entry.pid.store(sh.pid(), Ordering::SeqCst);
-    if restore {
-        if let Some(cwd) = &slot.cwd {
-            let text = script::restore(slot.exports.as_deref(), &cwd.to_string_lossy());
-            sh.send(&text).await?;
-        }
-    } else {
-        *slot = Slot::default();
-    }
-    slot.xtrace = false;
-    slot.shell = Some(sh);
-    Ok(())
-}
-
-fn path_of(bytes: Vec<u8>) -> PathBuf {
-    #[cfg(unix)]
-    {
-        use std::os::unix::ffi::OsStringExt;
-        PathBuf::from(std::ffi::OsString::from_vec(bytes))
-    }
-    #[cfg(not(unix))]
-    PathBuf::from(String::from_utf8_lossy(&bytes).into_owned())
-}
-
-fn aborted_waiting() -> SessionOutcome {
-    SessionOutcome {
-        outcome: Outcome {
-            ending: Ending::Aborted,
-            stdout: String::new(),
-            stderr: String::new(),
-            killed_by: None,
-        },
-        state: State::Kept,
-        cwd: None,
     }
 }
 

@@ -1,0 +1,130 @@
+//! One session's entry in the registry: its shell and what it keeps between calls, and the
+//! ways an entry ends (idle expiry, eviction, `endShellSessions`) or (re)starts its shell.
+
+use super::shell::{self, Shell};
+use super::{script, Registry, SessionOutcome, State};
+use crate::process::{Ending, Outcome};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+
+/// A session of the registry.
+pub(super) struct Entry {
+    pub(super) id: String,
+    pub(super) slot: Arc<tokio::sync::Mutex<Slot>>,
+    /// The table's tick at the last use (least recently used: the smallest).
+    pub(super) used: AtomicU64,
+    /// The shell's pid while one runs (0: none), to kill a busy session.
+    pub(super) pid: AtomicU32,
+    /// Removed from the table: a call that waited for it looks the name up again.
+    pub(super) closed: AtomicBool,
+    /// The working directory after the last call, readable while a command runs.
+    pub(super) cwd: Mutex<Option<PathBuf>>,
+}
+
+/// What a session keeps between calls.
+#[derive(Default)]
+pub(super) struct Slot {
+    pub(super) shell: Option<Shell>,
+    pub(super) cwd: Option<PathBuf>,
+    pub(super) exports: Option<String>,
+    pub(super) xtrace: bool,
+}
+
+impl Entry {
+    /// A new entry, used at `tick`.
+    pub(super) fn new(tick: u64) -> Entry {
+        Entry {
+            id: crate::atomic::unique_id(),
+            slot: Arc::new(tokio::sync::Mutex::new(Slot::default())),
+            used: AtomicU64::new(tick),
+            pid: AtomicU32::new(0),
+            closed: AtomicBool::new(false),
+            cwd: Mutex::new(None),
+        }
+    }
+}
+
+/// Ends `entry` if it is still unused since `stamp` and idle.
+pub(super) async fn expire(registry: Weak<Registry>, entry: Weak<Entry>, stamp: u64) {
+    let (Some(registry), Some(entry)) = (registry.upgrade(), entry.upgrade()) else {
+        return;
+    };
+    let Ok(mut slot) = entry.slot.try_lock() else {
+        return;
+    };
+    if entry.used.load(Ordering::SeqCst) != stamp {
+        return;
+    }
+    entry.closed.store(true, Ordering::SeqCst);
+    registry.lock().map.retain(|_, e| !Arc::ptr_eq(e, &entry));
+    if let Some(sh) = slot.shell.take() {
+        sh.end().await;
+    }
+}
+
+/// Ends a removed entry's shell: at once when idle; when a command is running, its session's
+/// processes are killed under it (the call then reports the session ended).
+pub(super) async fn end_entry(e: &Entry) {
+    match e.slot.try_lock() {
+        Ok(mut slot) => {
+            if let Some(sh) = slot.shell.take() {
+                sh.end().await;
+            }
+        }
+        Err(_) => {
+            let (pid, id) = (e.pid.load(Ordering::SeqCst), e.id.clone());
+            if pid != 0 {
+                let _ =
+                    tokio::task::spawn_blocking(move || shell::kill_session(pid, &id, false)).await;
+            }
+        }
+    }
+}
+
+/// Starts the slot's shell in `root`, restoring the slot's working directory and exported
+/// variables when `restore`.
+pub(super) async fn start(
+    entry: &Entry,
+    slot: &mut Slot,
+    root: &Path,
+    sandbox: Option<&crate::sandbox::Sandbox>,
+    restore: bool,
+) -> std::io::Result<()> {
+    let mut sh = Shell::spawn(root, &entry.id, sandbox)?;
+    entry.pid.store(sh.pid(), Ordering::SeqCst);
+    if restore {
+        if let Some(cwd) = &slot.cwd {
+            let text = script::restore(slot.exports.as_deref(), &cwd.to_string_lossy());
+            sh.send(&text).await?;
+        }
+    } else {
+        *slot = Slot::default();
+    }
+    slot.xtrace = false;
+    slot.shell = Some(sh);
+    Ok(())
+}
+
+pub(super) fn path_of(bytes: Vec<u8>) -> PathBuf {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStringExt;
+        PathBuf::from(std::ffi::OsString::from_vec(bytes))
+    }
+    #[cfg(not(unix))]
+    PathBuf::from(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+pub(super) fn aborted_waiting() -> SessionOutcome {
+    SessionOutcome {
+        outcome: Outcome {
+            ending: Ending::Aborted,
+            stdout: String::new(),
+            stderr: String::new(),
+            killed_by: None,
+        },
+        state: State::Kept,
+        cwd: None,
+    }
+}
