@@ -2,7 +2,8 @@
 //! I/O (see the module documentation of [`super`] for the design).
 //!
 //! Every word of ours is protected from what the user's earlier commands may have set:
-//! builtins are called as `\command name` (no alias, no function of that name), `set` and
+//! builtins are called as `\command name` (no alias, no function of that name; a function
+//! named `command` itself is removed first), `set`, `unset` and
 //! `export` as `\set`/`\export` (special builtins: found before functions; the backslash
 //! stops aliases), redirections use `>|` (`set -C` cannot refuse them), every expansion is
 //! quoted (`IFS` and `set -f` change nothing), and nothing is left in a variable.
@@ -61,7 +62,7 @@ impl Script<'_> {
             None => String::new(),
         };
         format!(
-            "{{ \\set +x; }} 2>/dev/null\n\\export CLARVIS_CALL_ID={id}\n\
+            "{{ \\set +x; \\unset -f command; }} 2>/dev/null\n\\export CLARVIS_CALL_ID={id}\n\
              {cd}{{ \\command eval {eval}\n}} </dev/null >|{out} 2>|{err}\n\
              \\command printf '%s\\n' \"{n} $? $-\" \"$PWD\" '{n}-pwd'; \\export -p; \\command printf '%s\\n' '{n}-end'\n",
             id = quote(self.call_id),

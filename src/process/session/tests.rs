@@ -144,6 +144,10 @@ async fn whatever_the_command_prints_is_exactly_its_output() {
         (o.outcome.stdout.as_str(), o.outcome.stderr.as_str()),
         ("t2\n", "+ echo t2\n")
     );
+    // A function named like the builtin we call does not take the session over.
+    call(&s, r, "s", "command() { echo hijacked; }; set +x").await;
+    let o = call(&s, r, "s", "echo t3").await;
+    assert_eq!(o.outcome.stdout, "t3\n");
     // The shell survived all of it.
     assert_eq!(o.state, State::Resumed);
 }
