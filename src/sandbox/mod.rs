@@ -201,12 +201,14 @@ impl Sandbox {
     }
 
     /// A directory a confined command may write: `(as the host names it, as the command
-    /// names it)` — the sandbox's private temporary directory on Linux, the system's on macOS
-    /// (which the profile allows). Shell sessions put their per-call pipes there.
+    /// names it)` — the sandbox's private temporary directory (on macOS the same path on both
+    /// sides). Shell sessions put their per-call pipes there.
     pub fn temp_dir(&self) -> std::io::Result<(std::path::PathBuf, std::path::PathBuf)> {
         #[cfg(target_os = "linux")]
         return self.inner.temp_dir();
-        #[cfg(not(target_os = "linux"))]
+        #[cfg(target_os = "macos")]
+        return Ok((self.tmp.0.clone(), self.tmp.0.clone()));
+        #[cfg(not(any(target_os = "linux", target_os = "macos")))]
         {
             let t = std::env::temp_dir();
             Ok((t.clone(), t))
