@@ -6,8 +6,12 @@
 //! Edge weights follow Aider's: a long structured name (`parse_config`, `loadConfig`, eight
 //! characters or more) counts ten times, a private `_name` a tenth, and a name defined in
 //! more than five files a tenth (`new`, `get`, `run` say little about which one is meant);
-//! then the square root of the number of uses, so one chatty file cannot dominate. A file's
-//! uses of its own definitions are no edge: they say nothing about the rest of the code.
+//! then the square root of the number of uses, so one chatty file cannot dominate. A use
+//! cannot tell which of a name's definitions it means, so its weight is shared: a name
+//! defined in N files gives each an edge of 1/N of it (else `get`, `len`, `new`, defined by
+//! many types and called everywhere, would gain N times the weight of a name defined once
+//! and lead the map). A file's uses of its own definitions are no edge: they say nothing
+//! about the rest of the code.
 
 use super::model::Role;
 use super::ondemand::Parsed;
@@ -40,6 +44,7 @@ fn structured(name: &str) -> bool {
     name.len() >= 8 && (name.contains('_') || (has_lower && has_upper))
 }
 
+/// The weight of the edge from a file using `name` `uses` times to one of its `definers`.
 fn weight(name: &str, definers: usize, uses: usize) -> f64 {
     let mut w = 1.0;
     if structured(name) {
@@ -51,8 +56,8 @@ fn weight(name: &str, definers: usize, uses: usize) -> f64 {
     if definers > 5 {
         w *= 0.1;
     }
-    // Counts are far below 2^52: exact as f64.
-    w * (uses as f64).sqrt()
+    // Counts are far below 2^52: exact as f64. The weight is shared among the definers.
+    w * (uses as f64).sqrt() / definers.max(1) as f64
 }
 
 /// PageRank with damping 0.85 over `edges` (`from`, `to`, weight); a file without outgoing
@@ -93,6 +98,7 @@ fn listed_unreferenced(kind: SymbolKind) -> bool {
 }
 
 /// Ranks the definitions of `files` (see the module doc).
+
 pub fn rank(files: &[Parsed]) -> Ranking {
     let mut definers: HashMap<&str, Vec<usize>> = HashMap::new();
     for (i, f) in files.iter().enumerate() {
@@ -173,8 +179,69 @@ mod tests {
         assert!(pagerank(0, &[]).is_empty());
     }
 
+    fn file(display: &str, src: &str) -> Parsed {
+        let g = crate::syntax::Grammar::Rust;
+        let parsed =
+            crate::syntax::parse::parse(g, src.as_bytes(), std::time::Duration::from_secs(5), None)
+                .unwrap();
+        Parsed {
+            abs: display.into(),
+            display: display.to_string(),
+            grammar: g,
+            syms: std::sync::Arc::new(super::super::extract::extract(&parsed)),
+        }
+    }
+
+    #[test]
+    fn a_name_defined_in_many_files_shares_its_weight_among_them() {
+        // `get` is defined by four types and called four times; `helper` is defined once
+        // and called once. A call of `get` means one of the four: each gets a quarter of it,
+        // so the one `helper` outranks every `get`.
+        let mut files: Vec<Parsed> = (0..4)
+            .map(|i| {
+                file(
+                    &format!("s{i}.rs"),
+                    &format!(
+                        "struct S{i};
+impl S{i} {{ fn get(&self) -> u8 {{ {i} }} }}
+"
+                    ),
+                )
+            })
+            .collect();
+        files.push(file(
+            "util.rs",
+            "pub fn helper() {}
+",
+        ));
+        files.push(file(
+            "main.rs",
+            "fn main() { a.get(); b.get(); c.get(); d.get(); helper(); }
+",
+        ));
+        let ranked = rank(&files);
+        let top = &ranked.defs[0];
+        let d = &files[top.file].syms.defs[top.def];
+        assert_eq!(
+            (files[top.file].display.as_str(), d.name.as_str()),
+            ("util.rs", "helper")
+        );
+        let get = |i: usize| {
+            ranked
+                .defs
+                .iter()
+                .find(|r| r.file == i && files[i].syms.defs[r.def].name == "get")
+                .unwrap()
+                .score
+        };
+        // The four `get`s share alike, and together weigh what one name used as often would.
+        assert!((get(0) - get(3)).abs() < 1e-12);
+        assert!(top.score > get(0) * 1.5, "{} vs {}", top.score, get(0));
+    }
+
     #[test]
     fn weights_favour_distinctive_names() {
+        assert!(weight("get", 4, 4) * 4.0 - weight("get", 1, 4) < 1e-12);
         assert!(weight("parse_config", 1, 1) > weight("load", 1, 1));
         assert!(weight("_helper", 1, 1) < weight("helper", 1, 1));
         assert!(weight("run", 6, 1) < weight("run", 1, 1));
