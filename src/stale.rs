@@ -200,6 +200,27 @@ impl Seen {
         }
     }
 
+    /// Whether replacing lines `from..=to` of `path` (a definition, by `replace_symbol`) is
+    /// allowed: `Ok` when its bytes are the ones a read showed and that read covered those
+    /// lines (or the whole file, or they are this tools object's own last write).
+    pub fn check_lines(&self, path: &Path, from: u64, to: u64) -> Result<(), Stale> {
+        let key = key(path);
+        let Ok(bytes) = std::fs::read(&key) else {
+            return Ok(());
+        };
+        let now = hash(&bytes);
+        let mut t = self.table();
+        let tick = t.touch();
+        match t.entries.get_mut(&key) {
+            Some(e) if e.hash != now => Err(Stale::Changed),
+            Some(e) if e.whole || e.shown.iter().any(|&(a, b)| a <= from && to <= b) => {
+                e.tick = tick;
+                Ok(())
+            }
+            _ => Err(Stale::NotRead),
+        }
+    }
+
     /// How many paths are remembered.
     pub fn len(&self) -> usize {
         self.table().entries.len()
@@ -249,6 +270,22 @@ mod tests {
         // Pages of other bytes start over.
         seen.read(&p, hash(b"x"), 1, 1, 4);
         assert_eq!(seen.check(&p), Err(Stale::Changed));
+    }
+
+    #[test]
+    fn a_range_is_fresh_when_those_lines_were_shown_at_these_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a.txt");
+        std::fs::write(&p, "1\n2\n3\n4\n").unwrap();
+        let seen = Seen::default();
+        assert_eq!(seen.check_lines(&p, 2, 3), Err(Stale::NotRead));
+        seen.read(&p, hash(b"1\n2\n3\n4\n"), 2, 3, 4);
+        assert_eq!(seen.check_lines(&p, 2, 3), Ok(()));
+        assert_eq!(seen.check_lines(&p, 2, 4), Err(Stale::NotRead));
+        std::fs::write(&p, "1\n2\n3\n5\n").unwrap();
+        assert_eq!(seen.check_lines(&p, 2, 3), Err(Stale::Changed));
+        seen.wrote(&p);
+        assert_eq!(seen.check_lines(&p, 1, 4), Ok(()));
     }
 
     #[test]

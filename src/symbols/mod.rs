@@ -11,6 +11,9 @@
 //! - [`ondemand`]: the answer without an index: candidate files by a literal test of their
 //!   bytes, parsed on every core.
 //! - [`rank`]: `repo_map`'s PageRank over the file graph of definitions and uses.
+//! - [`region`], [`splice`], [`indent`]: the edits by symbol — a definition's extent with
+//!   its doc comment and attributes, the text after replacing it or inserting beside it,
+//!   re-indented to the file.
 //!
 //! Architecture invariant: an engine. It knows the syntax engine, grep's walk and text rules
 //! and the workspace's confinement; never a tool or the runtime.
@@ -18,6 +21,7 @@
 pub mod compiled;
 pub mod decl;
 pub mod extract;
+pub mod indent;
 pub mod lang;
 pub mod memo;
 pub mod model;
@@ -25,6 +29,8 @@ pub mod ondemand;
 pub mod query;
 pub mod rank;
 pub mod recognize;
+pub mod region;
+pub mod splice;
 
 use crate::cancel::Cancel;
 use crate::config::Config;
@@ -239,3 +245,6 @@ pub fn distance(a: &str, b: &str) -> usize {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod splice_tests;

@@ -196,12 +196,36 @@ impl Call {
                 "{shown} has changed since you last read it (someone else edited it): read it again with read_file before replacing or deleting it, so those changes are not lost."
             ),
         };
-        Err(ToolError::new(crate::error::Code::StaleWrite, message)
-            .with("path", input)
-            .with_meta(
-                "staleWrite",
-                serde_json::json!({ "path": shown, "reason": why.as_str() }),
-            ))
+        Err(stale_error(why, message, shown, input))
+    }
+
+    /// With `staleWrites: "refuse"`: refuses to replace lines `lines` of `abs` (the
+    /// definition `what`, by `replace_symbol`) unless the model was shown those lines as they
+    /// are now. The same `stale_write` as [`Call::refuse_stale`].
+    pub fn refuse_stale_lines(
+        &self,
+        abs: &std::path::Path,
+        shown: &str,
+        input: &str,
+        lines: (u64, u64),
+        what: &str,
+    ) -> ToolResult<()> {
+        if !self.config.refuse_stale_writes {
+            return Ok(());
+        }
+        let Err(why) = self.runtime.seen.check_lines(abs, lines.0, lines.1) else {
+            return Ok(());
+        };
+        let (a, b) = lines;
+        let message = match why {
+            crate::stale::Stale::NotRead => format!(
+                "{what} ({shown}:{a}-{b}) has not been read yet: read those lines with read_file before replacing the definition, so nothing in it you have not seen is lost."
+            ),
+            crate::stale::Stale::Changed => format!(
+                "{shown} has changed since you last read it (someone else edited it): read {what} (lines {a}-{b}) again with read_file before replacing it, so those changes are not lost."
+            ),
+        };
+        Err(stale_error(why, message, shown, input))
     }
 
     /// Before a `bash` command, with `checkpointBash` and a live checkpoint: the workspace's
@@ -230,4 +254,14 @@ impl Call {
             self.warnings.push(line);
         }
     }
+}
+
+/// The `stale_write` error: `path` in the envelope, `meta.staleWrite` = `{ path, reason }`.
+fn stale_error(why: crate::stale::Stale, message: String, shown: &str, input: &str) -> ToolError {
+    ToolError::new(crate::error::Code::StaleWrite, message)
+        .with("path", input)
+        .with_meta(
+            "staleWrite",
+            serde_json::json!({ "path": shown, "reason": why.as_str() }),
+        )
 }

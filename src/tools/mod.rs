@@ -32,6 +32,7 @@ pub mod find_references;
 pub mod find_symbol;
 pub mod glob;
 pub mod grep;
+pub mod insert_symbol;
 pub mod list_dir;
 pub mod mkdir;
 pub mod monitor_list;
@@ -49,8 +50,10 @@ pub mod read_files;
 pub mod read_image;
 pub mod remove;
 pub mod replace;
+pub mod replace_symbol;
 pub mod repo_map;
 mod sources;
+mod symbol_edit;
 pub mod title;
 pub mod tree;
 pub mod undo;
@@ -167,6 +170,8 @@ registry!(
     find_symbol,
     find_references,
     repo_map,
+    replace_symbol,
+    insert_symbol,
     undo,
     checkpoint_create,
     checkpoint_list,

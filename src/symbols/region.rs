@@ -1,0 +1,209 @@
+//! The text a definition occupies, for the edits by symbol: the defining node lifted through
+//! the wrappers it alone fills (`export`, `const x = …;`, a Python decorated definition, a
+//! Go `type X struct`, a C++ template), preceded by the doc comments, attributes and
+//! decorators attached to it (no blank line between, each on a line of its own).
+//!
+//! Between the outermost start (the first attached comment) and the defining node there
+//! are several places a replacement may start; each is recorded with its first token
+//! ([`Lead`]), so the replacement can start where the new source's first token says it
+//! does (see `splice`): a new source without a doc comment keeps the file's, one without
+//! `export` keeps the file's `export`.
+
+use tree_sitter::{Node, Tree};
+
+/// A place a definition's text may start, and what its first token is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lead {
+    /// Byte offset in the text.
+    pub at: usize,
+    /// The first token there: [`COMMENT`] for any comment, else the token's text.
+    pub token: String,
+}
+
+/// The token of a comment, whatever its syntax (`//`, `///`, `#`, `/*`, `--`).
+pub const COMMENT: &str = "\u{0}comment";
+
+/// A definition's extent.
+#[derive(Debug, Clone)]
+pub struct Region {
+    /// The possible starts, outermost (the first attached comment) first; never empty; the
+    /// last is the defining node's own start, past any decorators it begins with.
+    pub leads: Vec<Lead>,
+    /// The defining node's start (the fallback start of a replacement).
+    pub core: usize,
+    /// The end of the lifted node.
+    pub end: usize,
+}
+
+impl Region {
+    /// The outermost start.
+    pub fn start(&self) -> usize {
+        self.leads.first().map_or(self.core, |l| l.at)
+    }
+}
+
+/// Parents a definition is lifted into when it is their only definition.
+const WRAPPERS: &[&str] = &[
+    "export_statement",
+    "lexical_declaration",
+    "variable_declaration",
+    "ambient_declaration",
+    "expression_statement",
+    "decorated_definition",
+    "type_declaration",
+    "const_declaration",
+    "var_declaration",
+    "template_declaration",
+    "property_declaration",
+];
+
+/// Nodes that annotate the definition that follows them (or that they begin).
+fn annotation(kind: &str) -> bool {
+    matches!(
+        kind,
+        "attribute_item"
+            | "decorator"
+            | "annotation"
+            | "marker_annotation"
+            | "attribute_list"
+            | "attribute"
+    )
+}
+
+/// A comment node (every grammar's comment kinds contain the word).
+pub fn is_comment(kind: &str) -> bool {
+    kind.contains("comment")
+}
+
+/// The first token of the text at `at` in `tree`: [`COMMENT`] when it belongs to a comment.
+pub fn token_at(tree: &Tree, text: &str, at: usize) -> String {
+    let mut leaf = tree.root_node().descendant_for_byte_range(at, at);
+    // A zero-width or enclosing node: go down to the first leaf starting here.
+    while let Some(n) = leaf {
+        if n.child_count() == 0 {
+            break;
+        }
+        leaf = n.child(0);
+    }
+    let Some(leaf) = leaf else {
+        return String::new();
+    };
+    let mut up = Some(leaf);
+    for _ in 0..3 {
+        match up {
+            Some(n) if is_comment(n.kind()) => return COMMENT.to_string(),
+            Some(n) => up = n.parent(),
+            None => break,
+        }
+    }
+    text.get(leaf.byte_range()).unwrap_or("").to_string()
+}
+
+/// Whether only spaces and tabs precede `at` on its line.
+pub fn starts_line(text: &str, at: usize) -> bool {
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    text[line_start..at]
+        .bytes()
+        .all(|b| b == b' ' || b == b'\t')
+}
+
+/// The node whose range is `span` (the outermost of those sharing it).
+fn node_at(tree: &Tree, span: (usize, usize)) -> Option<Node<'_>> {
+    let mut n = tree.root_node().descendant_for_byte_range(span.0, span.1)?;
+    while let Some(p) = n.parent() {
+        if p.start_byte() == span.0 && p.end_byte() == span.1 && p.parent().is_some() {
+            n = p;
+        } else {
+            break;
+        }
+    }
+    Some(n)
+}
+
+/// Whether `parent` holds no other definition of `child`'s kind (so lifting `child` into
+/// it takes nothing else along).
+fn sole(parent: Node, child: Node) -> bool {
+    let mut c = parent.walk();
+    let others = parent
+        .named_children(&mut c)
+        .filter(|n| n.kind() == child.kind() && n.id() != child.id())
+        .count();
+    others == 0
+}
+
+/// Where the decorators a node begins with end (Java annotations inside `modifiers`, a
+/// TypeScript class's or method's decorators): the start of its first other child.
+fn past_own_annotations(node: Node) -> Option<usize> {
+    let mut cur = node;
+    let mut moved = false;
+    loop {
+        let mut c = cur.walk();
+        let children: Vec<Node> = cur.children(&mut c).collect();
+        let mut i = 0;
+        while i < children.len()
+            && (annotation(children[i].kind()) || is_comment(children[i].kind()))
+        {
+            i += 1;
+            moved = true;
+        }
+        let next = children.get(i)?;
+        if next.kind() == "modifiers" && i == 0 && !moved {
+            cur = *next;
+            continue;
+        }
+        return moved.then(|| next.start_byte());
+    }
+}
+
+/// The extent of the definition whose defining node spans `span`.
+pub fn region(tree: &Tree, text: &str, span: (usize, usize)) -> Option<Region> {
+    let node = node_at(tree, span)?;
+    let mut inner: Vec<usize> = Vec::new();
+    if let Some(at) = past_own_annotations(node) {
+        inner.push(at);
+    }
+    inner.push(node.start_byte());
+    let mut top = node;
+    while let Some(p) = top.parent() {
+        if !WRAPPERS.contains(&p.kind()) || !sole(p, top) {
+            break;
+        }
+        top = p;
+        inner.push(top.start_byte());
+    }
+    // Attached annotations and comments: previous siblings, each on a line of its own, with
+    // no blank line between them and what follows.
+    let mut outer: Vec<usize> = Vec::new();
+    let mut next_start = top.start_byte();
+    let mut prev = top.prev_sibling();
+    while let Some(p) = prev {
+        let kind = p.kind();
+        let attached = (is_comment(kind) || annotation(kind))
+            && !text[p.start_byte()..].starts_with("//!")
+            && !text[p.start_byte()..].starts_with("/*!")
+            && text[p.end_byte()..next_start].matches('\n').count() <= 1
+            && text[p.end_byte()..next_start].trim().is_empty()
+            && starts_line(text, p.start_byte());
+        if !attached {
+            break;
+        }
+        outer.push(p.start_byte());
+        next_start = p.start_byte();
+        prev = p.prev_sibling();
+    }
+    let mut starts: Vec<usize> = outer.into_iter().chain(inner.into_iter().rev()).collect();
+    starts.sort_unstable();
+    starts.dedup();
+    let leads = starts
+        .iter()
+        .map(|&at| Lead {
+            at,
+            token: token_at(tree, text, at),
+        })
+        .collect();
+    Some(Region {
+        leads,
+        core: node.start_byte(),
+        end: top.end_byte(),
+    })
+}
