@@ -82,7 +82,7 @@ export interface AgentToolsOptions {
    * `content` parts. `"0.1"`: exactly 0.1 — nine tools, strict schemas, results `{ isError, text }`.
    */
   compat?: '0.1' | '0.5' | 'latest'
-  /** Return false to turn the syntax tools (outline, check_syntax, find_symbol, find_references, repo_map) and syntax warnings off. */
+  /** Return false to turn the syntax tools (outline, check_syntax, find_symbol, find_references, repo_map, replace_symbol, insert_symbol) and syntax warnings off. */
   probeTreeSitter?: () => boolean
   /** Largest image read_image returns, in bytes (>= 1024). Default 5000000; at most 401866734 (its base64 must fit one JavaScript string). */
   maxImageBytes?: number
@@ -443,6 +443,8 @@ export type ToolName =
   | 'find_symbol'
   | 'find_references'
   | 'repo_map'
+  | 'replace_symbol'
+  | 'insert_symbol'
   /** Opt-in: on the surface only when `toolPolicy.allow` names it. */
   | 'undo'
   /** Opt-in: with `checkpointTools: true`, or when `toolPolicy.allow` names them. */

@@ -259,7 +259,7 @@ test('outlineOf / probeTreeSitter', async () => {
   await assert.rejects(tools.outlineOf('a.rb'), (e) => e.code === 'invalid_input')
   assert.equal(tools.config.treeSitterAvailable, true)
   const names = tools.listTools().map((t) => t.name)
-  assert.deepEqual(names.slice(-5), ['outline', 'check_syntax', 'find_symbol', 'find_references', 'repo_map'])
+  assert.deepEqual(names.slice(-7), ['outline', 'check_syntax', 'find_symbol', 'find_references', 'repo_map', 'replace_symbol', 'insert_symbol'])
   const off = latest({}, { probeTreeSitter: () => false })
   assert.equal(off.tools.config.treeSitterAvailable, false)
   assert.ok(!off.tools.listTools().some((t) => t.name === 'outline' || t.name === 'check_syntax'))

@@ -15,7 +15,7 @@ const REGISTRY = [
   'monitor_write', 'monitor_screen',
   'move', 'copy', 'mkdir', 'remove', 'file_stat', 'tree', 'outline', 'check_syntax',
   // Ours (issue 29), after the original's.
-  'find_symbol', 'find_references', 'repo_map',
+  'find_symbol', 'find_references', 'repo_map', 'replace_symbol', 'insert_symbol',
 ]
 const V01 = ['read_file', 'write_file', 'edit_file', 'multi_edit', 'apply_patch', 'list_dir', 'glob', 'grep', 'bash']
 
@@ -135,7 +135,7 @@ test('probeTreeSitter: false turns treeSitterAvailable off; a throwing probe cou
   }
   assert.equal(createAgentTools({ workspaceRoot: root, probeTreeSitter: throwing }).config.treeSitterAvailable, false)
   assert.equal(buildConfig(['--workspace', root], {}, undefined, () => false).treeSitterAvailable, false)
-  for (const name of ['outline', 'check_syntax', 'find_symbol', 'find_references', 'repo_map']) {
+  for (const name of ['outline', 'check_syntax', 'find_symbol', 'find_references', 'repo_map', 'replace_symbol', 'insert_symbol']) {
     const names = createAgentTools({ workspaceRoot: root, probeTreeSitter: () => false }).listTools().map((t) => t.name)
     assert.ok(!names.includes(name), name)
   }
