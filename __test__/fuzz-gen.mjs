@@ -19,7 +19,7 @@ import { snapshot, makeSentinel, stubbedTools } from './sentinel.mjs'
 
 export const BASH_MAX_MS = 2000
 export const CODES = new Set(['invalid_input', 'not_found', 'not_a_file', 'is_binary', 'not_an_image', 'no_match', 'ambiguous_match', 'patch_failed', 'io_error', 'timeout', 'aborted', 'output_limit', 'too_large', 'path_escape', 'denied', 'monitor_not_found', 'too_many_monitors', 'stale_write', 'not_running', 'internal'])
-export const TOOLS = ['read_file', 'list_dir', 'glob', 'grep', 'write_file', 'edit_file', 'multi_edit', 'apply_patch', 'bash', 'read_files', 'read_image', 'diff', 'file_stat', 'tree', 'outline', 'check_syntax', 'find_symbol', 'find_references', 'repo_map', 'replace', 'move', 'copy', 'mkdir', 'remove']
+export const TOOLS = ['read_file', 'list_dir', 'glob', 'grep', 'write_file', 'edit_file', 'multi_edit', 'apply_patch', 'bash', 'read_files', 'read_image', 'diff', 'file_stat', 'tree', 'outline', 'check_syntax', 'find_symbol', 'find_references', 'repo_map', 'replace_symbol', 'insert_symbol', 'replace', 'move', 'copy', 'mkdir', 'remove']
 
 /** mulberry32: tiny, fast, and the same sequence on every platform for a given seed. */
 export function prng(seed) {
@@ -152,6 +152,8 @@ const TEMPLATES = {
   find_symbol: (r) => ({ name: r.chance(0.6) ? r.pick(['a', 'Config.load', 'x::y', 'tick', 'main', 'é']) : advString(r), ...(r.chance(0.5) ? { path: r.chance(0.5) ? dir(r) : source(r) } : {}), ...(r.chance(0.3) ? { glob: r.pick(GLOBS) } : {}), ...(r.chance(0.3) ? { kind: r.pick(['function', 'class', 'widget', '']) } : {}), ...(r.chance(0.3) ? { match: r.pick(['exact', 'prefix', 'substring', 'fuzzy']) } : {}), head_limit: r.int(20), offset: r.int(5) }),
   find_references: (r) => ({ name: r.chance(0.6) ? r.pick(['a', 'Config.load', 'tick', 'main']) : advString(r), ...(r.chance(0.5) ? { path: r.chance(0.5) ? dir(r) : source(r) } : {}), ...(r.chance(0.3) ? { glob: r.pick(GLOBS) } : {}), ...(r.chance(0.3) ? { kinds: [r.pick(['call', 'read', 'bogus'])] } : {}), head_limit: r.int(20), offset: r.int(5) }),
   repo_map: (r) => ({ ...(r.chance(0.5) ? { path: r.chance(0.5) ? dir(r) : source(r) } : {}), ...(r.chance(0.3) ? { glob: r.pick(GLOBS) } : {}), max_bytes: r.int(5000) }),
+  replace_symbol: (r) => ({ path: r.chance(0.8) ? source(r) : file(r), symbol: r.chance(0.6) ? r.pick(['a', 'Config.load', 'x::y', 'tick', 'main', 'é']) : advString(r), new_source: r.chance(0.5) ? r.pick(['fn tick() {}', 'def tick():\n    pass', 'function a() {}', '@x\n/** d */\nclass A {}']) : advString(r) }),
+  insert_symbol: (r) => ({ path: r.chance(0.8) ? source(r) : file(r), symbol: r.chance(0.6) ? r.pick(['a', 'Config.load', 'tick', 'main']) : advString(r), position: r.pick(['before', 'after', 'inside']), source: r.chance(0.5) ? r.pick(['fn t() {}', 'def t():\n\tpass', 'x']) : advString(r) }),
   // Half the time a pattern that matches the fixtures, so calls reach the replacement and
   // (dry_run false) the commit; scopes and globs mix real ones with hostile ones.
   replace: (r) => ({
