@@ -98,7 +98,6 @@ fn listed_unreferenced(kind: SymbolKind) -> bool {
 }
 
 /// Ranks the definitions of `files` (see the module doc).
-
 pub fn rank(files: &[Parsed]) -> Ranking {
     let mut definers: HashMap<&str, Vec<usize>> = HashMap::new();
     for (i, f) in files.iter().enumerate() {

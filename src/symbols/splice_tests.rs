@@ -27,6 +27,16 @@ fn inserted(g: Grammar, src: &str, symbol: &str, new: &str, pos: Position) -> St
     insert(&p, &t, new, pos).text
 }
 
+/// Replacing `symbol` by `new` in `src` changes `from` into `to`, and nothing else.
+fn becomes(g: Grammar, src: &str, symbol: &str, new: &str, from: &str, to: &str) {
+    assert!(src.contains(from), "{from}");
+    assert_eq!(
+        replaced(g, src, symbol, new),
+        src.replacen(from, to, 1),
+        "{symbol} ← {new}"
+    );
+}
+
 fn error(g: Grammar, src: &str, symbol: &str) -> (Code, String) {
     let p = parsed(g, src);
     let syms = extract(&p);
@@ -38,63 +48,54 @@ const TS: &str = "import { x } from './x'\n\n/** Loads. */\nexport function load
 
 #[test]
 fn typescript_replace_keeps_what_the_source_leaves_out() {
-    // From the signature: the doc comment and `export` stay.
-    let out = replaced(
-        Grammar::TypeScript,
-        TS,
-        "load",
-        "function load(p: string) {\n  return x(p.trim())\n}",
-    );
-    assert_eq!(out, TS.replace("return x(p)", "return x(p.trim())"));
-    // From `export`: the doc comment stays.
-    let out = replaced(
-        Grammar::TypeScript,
-        TS,
-        "load",
-        "export async function load(p: string) {\n  return x(p)\n}\n",
-    );
-    assert_eq!(
-        out,
-        TS.replace("export function load", "export async function load")
-    );
-    // From a doc comment: the old one goes.
-    let out = replaced(
-        Grammar::TypeScript,
-        TS,
-        "load",
-        "/** Loads it. */\nexport function load(p: string) {\n  return x(p)\n}",
-    );
-    assert_eq!(out, TS.replace("/** Loads. */", "/** Loads it. */"));
-    // A method, given dedented, with its decorator: indented into the class.
-    let out = replaced(
-        Grammar::TypeScript,
-        TS,
-        "Config.get",
-        "@memo()\nget(key: string) {\n  return key + '!'\n}",
-    );
-    assert_eq!(out, TS.replace("return key\n", "return key + '!'\n"));
-    // Without the decorator: the decorator stays.
-    let out = replaced(
-        Grammar::TypeScript,
-        TS,
-        "get",
-        "get(k: string) {\n  return k\n}",
-    );
-    assert_eq!(
-        out,
-        TS.replace(
+    let g = Grammar::TypeScript;
+    let cases = [
+        // From the signature: the doc comment and `export` stay.
+        (
+            "load",
+            "function load(p: string) {\n  return x(p.trim())\n}",
+            "return x(p)",
+            "return x(p.trim())",
+        ),
+        // From `export`: the doc comment stays.
+        (
+            "load",
+            "export async function load(p: string) {\n  return x(p)\n}\n",
+            "export function load",
+            "export async function load",
+        ),
+        // From a doc comment: the old one goes.
+        (
+            "load",
+            "/** Loads it. */\nexport function load(p: string) {\n  return x(p)\n}",
+            "/** Loads. */",
+            "/** Loads it. */",
+        ),
+        // A method, given dedented, with its decorator: indented into the class.
+        (
+            "Config.get",
+            "@memo()\nget(key: string) {\n  return key + '!'\n}",
+            "return key\n",
+            "return key + '!'\n",
+        ),
+        // Without the decorator: the decorator stays.
+        (
+            "get",
+            "get(k: string) {\n  return k\n}",
             "get(key: string) {\n    return key",
-            "get(k: string) {\n    return k"
-        )
-    );
-    // A const arrow function: the whole statement.
-    let out = replaced(
-        Grammar::TypeScript,
-        TS,
-        "make",
-        "export const make = () => new Config() // one",
-    );
-    assert_eq!(out, TS.replace("new Config()\n", "new Config() // one\n"));
+            "get(k: string) {\n    return k",
+        ),
+        // A const arrow function: the whole statement.
+        (
+            "make",
+            "export const make = () => new Config() // one",
+            "new Config()\n",
+            "new Config() // one\n",
+        ),
+    ];
+    for (symbol, new, from, to) in cases {
+        becomes(g, TS, symbol, new, from, to);
+    }
 }
 
 #[test]
@@ -131,58 +132,42 @@ const PY: &str = "import os\n\n\n@cache\ndef load(path):\n    \"\"\"Load.\"\"\"\
 
 #[test]
 fn python_replace_and_insert() {
-    // Without the decorator: it is kept.
-    let out = replaced(
-        Grammar::Python,
-        PY,
-        "load",
-        "def load(path):\n    return os.read(path) or b''\n",
-    );
-    assert_eq!(
-        out,
-        PY.replace(
+    let g = Grammar::Python;
+    let cases = [
+        // Without the decorator: it is kept.
+        (
+            "load",
+            "def load(path):\n    return os.read(path) or b''\n",
             "    \"\"\"Load.\"\"\"\n    return os.read(path)\n",
-            "    return os.read(path) or b''\n"
-        )
-    );
-    // With a decorator: it replaces the old one.
-    let out = replaced(
-        Grammar::Python,
-        PY,
-        "load",
-        "@lru_cache\ndef load(path):\n    return 1\n",
-    );
-    assert_eq!(
-        out,
-        PY.replace(
+            "    return os.read(path) or b''\n",
+        ),
+        // With a decorator: it replaces the old one.
+        (
+            "load",
+            "@lru_cache\ndef load(path):\n    return 1\n",
             "@cache\ndef load(path):\n    \"\"\"Load.\"\"\"\n    return os.read(path)\n",
-            "@lru_cache\ndef load(path):\n    return 1\n"
-        )
-    );
-    // A method copied from a listing: first line dedented, body at the file's indentation.
-    let out = replaced(
-        Grammar::Python,
-        PY,
-        "Config.get",
-        "def get(self, key):\n        return key.lower()",
-    );
-    assert_eq!(out, PY.replace("return key\n", "return key.lower()\n"));
-    // Tabs from the model become the file's four spaces.
-    let out = replaced(
-        Grammar::Python,
-        PY,
-        "get",
-        "def get(self, key):\n\treturn 2",
-    );
-    assert_eq!(out, PY.replace("return key\n", "return 2\n"));
+            "@lru_cache\ndef load(path):\n    return 1\n",
+        ),
+        // A method copied from a listing: first line dedented, body at the file's indentation.
+        (
+            "Config.get",
+            "def get(self, key):\n        return key.lower()",
+            "return key\n",
+            "return key.lower()\n",
+        ),
+        // Tabs from the model become the file's four spaces.
+        (
+            "get",
+            "def get(self, key):\n\treturn 2",
+            "return key\n",
+            "return 2\n",
+        ),
+    ];
+    for (symbol, new, from, to) in cases {
+        becomes(g, PY, symbol, new, from, to);
+    }
     // Top level: two blank lines, as between the file's top-level definitions.
-    let out = inserted(
-        Grammar::Python,
-        PY,
-        "load",
-        "def save(path):\n    pass",
-        Position::After,
-    );
+    let out = inserted(g, PY, "load", "def save(path):\n    pass", Position::After);
     assert_eq!(
         out,
         PY.replace(
@@ -191,13 +176,7 @@ fn python_replace_and_insert() {
         )
     );
     // The last method of a class: one blank line, as between its methods.
-    let out = inserted(
-        Grammar::Python,
-        PY,
-        "put",
-        "def drop(self):\n    pass",
-        Position::After,
-    );
+    let out = inserted(g, PY, "put", "def drop(self):\n    pass", Position::After);
     assert_eq!(out, format!("{PY}\n    def drop(self):\n        pass\n"));
 }
 
@@ -206,24 +185,23 @@ const RS: &str = "use std::fmt;\n\n/// A config.\n#[derive(Debug)]\npub struct C
 #[test]
 fn rust_attributes_doc_comments_and_impls() {
     // From the attribute: the doc comment stays, the attribute is replaced.
-    let out = replaced(
+    becomes(
         Grammar::Rust,
         RS,
         "Config",
         "#[derive(Debug, Clone)]\npub struct Config {\n    name: String,\n}",
-    );
-    assert_eq!(
-        out,
-        RS.replace("#[derive(Debug)]", "#[derive(Debug, Clone)]")
+        "#[derive(Debug)]",
+        "#[derive(Debug, Clone)]",
     );
     // A method by its qualified name, dedented.
-    let out = replaced(
+    becomes(
         Grammar::Rust,
         RS,
         "Config::load",
         "pub fn load(p: &str) -> Self {\n    Config { name: p.trim().into() }\n}",
+        "p.into()",
+        "p.trim().into()",
     );
-    assert_eq!(out, RS.replace("p.into()", "p.trim().into()"));
     // Insert after a method inside the impl (no sibling after: one blank line).
     let out = inserted(
         Grammar::Rust,
@@ -240,23 +218,22 @@ const GO: &str = "package config\n\n// Config is a config.\ntype Config struct {
 #[test]
 fn go_tabs_and_doc_comments() {
     // Spaces from the model become tabs; the doc comment stays.
-    let out = replaced(
+    becomes(
         Grammar::Go,
         GO,
         "Load",
         "func Load(p string) *Config {\n    return &Config{Name: strings.TrimSpace(p)}\n}\n",
+        "{Name: p}",
+        "{Name: strings.TrimSpace(p)}",
     );
-    assert_eq!(out, GO.replace("{Name: p}", "{Name: strings.TrimSpace(p)}"));
     // A type: `type X struct` is the whole statement.
-    let out = replaced(
+    becomes(
         Grammar::Go,
         GO,
         "Config",
         "// Config is a config.\ntype Config struct {\n\tName string\n\tAge  int\n}",
-    );
-    assert_eq!(
-        out,
-        GO.replace("\tName string\n}", "\tName string\n\tAge  int\n}")
+        "\tName string\n}",
+        "\tName string\n\tAge  int\n}",
     );
     let out = inserted(
         Grammar::Go,
@@ -286,6 +263,41 @@ fn go_tabs_and_doc_comments() {
 }
 
 #[test]
+fn java_annotations_and_a_definition_sharing_its_line() {
+    let java = "class A {\n  @Override\n  public String toString() {\n    return \"a\";\n  }\n}\n";
+    // Without the annotation: kept (it is inside the method's node).
+    becomes(
+        Grammar::Java,
+        java,
+        "A.toString",
+        "public String toString() {\n  return \"b\";\n}",
+        "\"a\"",
+        "\"b\"",
+    );
+    // A one-line class: the method is replaced in place, the rest of the line kept.
+    let one = "class B { int f() { return 1; } int g() { return 2; } }\n";
+    becomes(
+        Grammar::Java,
+        one,
+        "f",
+        "int f() { return 3; }",
+        "return 1;",
+        "return 3;",
+    );
+    let out = inserted(
+        Grammar::Java,
+        one,
+        "g",
+        "int h() { return 4; }",
+        Position::After,
+    );
+    assert_eq!(
+        out,
+        "class B { int f() { return 1; } int g() { return 2; }\nint h() { return 4; } }\n"
+    );
+}
+
+#[test]
 fn no_match_names_the_closest_and_ambiguity_lists_each() {
     let (code, msg) = error(Grammar::Python, PY, "lod");
     assert_eq!(code, Code::NoMatch);
@@ -298,21 +310,27 @@ fn no_match_names_the_closest_and_ambiguity_lists_each() {
         "{msg}"
     );
     // The qualifier picks one.
-    let out = replaced(Grammar::Python, two, "B.get", "def get(self): return 2");
-    assert_eq!(
-        out,
-        two.replace(
-            "class B:\n    def get(self): pass",
-            "class B:\n    def get(self): return 2"
-        )
+    becomes(
+        Grammar::Python,
+        two,
+        "B.get",
+        "def get(self): return 2",
+        "class B:\n    def get(self): pass",
+        "class B:\n    def get(self): return 2",
     );
 }
 
 #[test]
 fn a_prototype_gives_way_to_the_definition_but_overloads_are_ambiguous() {
     let c = "int f(int);\n\nint g(void) { return f(1); }\n\nint f(int x) {\n  return x;\n}\n";
-    let out = replaced(Grammar::Cpp, c, "f", "int f(int x) {\n  return x + 1;\n}");
-    assert_eq!(out, c.replace("return x;", "return x + 1;"));
+    becomes(
+        Grammar::Cpp,
+        c,
+        "f",
+        "int f(int x) {\n  return x + 1;\n}",
+        "return x;",
+        "return x + 1;",
+    );
     let ts = "function f(a: string): void;\nfunction f(a: number): void;\nfunction f(a: any) {}\n";
     assert_eq!(error(Grammar::TypeScript, ts, "f").0, Code::AmbiguousMatch);
 }

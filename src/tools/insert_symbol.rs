@@ -5,8 +5,8 @@
 //! blank lines that separate it from its siblings (see [`crate::symbols::splice`]), through
 //! edit_file's writer path ([`super::symbol_edit`]).
 
-use super::symbol_edit::{notes, run, source_arg};
-use super::{change_annotations, object_schema, Call, Handler, Output, ToolDef};
+use super::symbol_edit::{notes, run, source_arg, tool_def};
+use super::{object_schema, Call, Output, ToolDef};
 use crate::error::{ToolError, ToolResult};
 use crate::schema::str_arg;
 use crate::symbols::splice::{insert, Position};
@@ -16,16 +16,7 @@ const DESCRIPTION: &str = "Insert new source (a function, method, class, import,
 
 /// The `insert_symbol` tool definition.
 pub fn def() -> ToolDef {
-    ToolDef {
-        name: "insert_symbol",
-        description: DESCRIPTION,
-        schema,
-        bounded: false,
-        annotations: change_annotations(),
-        handler: Handler::Blocking(run_call),
-        aborted: ToolError::aborted,
-        syntax: true,
-    }
+    tool_def("insert_symbol", DESCRIPTION, schema, run_call)
 }
 
 fn schema() -> Value {

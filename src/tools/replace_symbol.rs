@@ -5,9 +5,9 @@
 //! first token starts it (see [`crate::symbols::splice`]), re-indented to the file, and
 //! written through edit_file's writer path ([`super::symbol_edit`]).
 
-use super::symbol_edit::{notes, run, source_arg};
-use super::{change_annotations, object_schema, Call, Handler, Output, ToolDef};
-use crate::error::{ToolError, ToolResult};
+use super::symbol_edit::{notes, run, source_arg, tool_def};
+use super::{object_schema, Call, Output, ToolDef};
+use crate::error::ToolResult;
 use crate::symbols::splice::replace;
 use serde_json::{json, Map, Value};
 
@@ -15,16 +15,7 @@ const DESCRIPTION: &str = "Replace one definition (function, method, class, stru
 
 /// The `replace_symbol` tool definition.
 pub fn def() -> ToolDef {
-    ToolDef {
-        name: "replace_symbol",
-        description: DESCRIPTION,
-        schema,
-        bounded: false,
-        annotations: change_annotations(),
-        handler: Handler::Blocking(run_call),
-        aborted: ToolError::aborted,
-        syntax: true,
-    }
+    tool_def("replace_symbol", DESCRIPTION, schema, run_call)
 }
 
 fn schema() -> Value {

@@ -5,7 +5,7 @@
 //! lock — so a definition that moved since the model saw the file is still the one edited.
 
 use super::edit_file::{open, save, with_diff};
-use super::{Call, Output};
+use super::{change_annotations, Call, Handler, Output, ToolDef};
 use crate::error::{ToolError, ToolResult};
 use crate::schema::str_arg;
 use crate::symbols::query::parse_name;
@@ -14,6 +14,25 @@ use crate::syntax::defs::has_symbols;
 use crate::syntax::parse::{parse_text, release, TOOL_BUDGET};
 use crate::syntax::{failure_error, grammar_for, Parsed, Written};
 use crate::workspace;
+
+/// The definition of an edit-by-symbol tool: a writer (not idempotent), a syntax tool.
+pub fn tool_def(
+    name: &'static str,
+    description: &'static str,
+    schema: fn() -> serde_json::Value,
+    run: fn(&Call) -> ToolResult<Output>,
+) -> ToolDef {
+    ToolDef {
+        name,
+        description,
+        schema,
+        bounded: false,
+        annotations: change_annotations(),
+        handler: Handler::Blocking(run),
+        aborted: ToolError::aborted,
+        syntax: true,
+    }
+}
 
 /// A splice of one definition, given the file parsed and the definition found.
 pub type Splice<'a> = &'a dyn Fn(&Parsed, &Target) -> Spliced;
