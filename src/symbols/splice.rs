@@ -176,8 +176,12 @@ pub fn replace(parsed: &Parsed, target: &Target, source: &str) -> Spliced {
     let shaped = indent::fit(&lines, &old_indent, &old_block, text);
     let (from, to, body) = if whole {
         let mut body = shaped.lines.join("\n");
-        body.push('\n');
-        (old_first, line_end(text, end), body)
+        let to = line_end(text, end);
+        // A last line without a terminator stays without one.
+        if text[..to].ends_with('\n') {
+            body.push('\n');
+        }
+        (old_first, to, body)
     } else {
         // The definition shares a line: the new source goes in its place, its first line
         // where the old one started.

@@ -298,6 +298,26 @@ fn java_annotations_and_a_definition_sharing_its_line() {
 }
 
 #[test]
+fn a_last_line_without_a_terminator_keeps_none() {
+    becomes(
+        Grammar::Rust,
+        "fn a() {}\nfn b() {}",
+        "b",
+        "fn b() { 1 }\n",
+        "fn b() {}",
+        "fn b() { 1 }",
+    );
+    let out = inserted(
+        Grammar::Rust,
+        "fn a() {}",
+        "a",
+        "fn b() {}",
+        Position::After,
+    );
+    assert_eq!(out, "fn a() {}\n\nfn b() {}\n");
+}
+
+#[test]
 fn no_match_names_the_closest_and_ambiguity_lists_each() {
     let (code, msg) = error(Grammar::Python, PY, "lod");
     assert_eq!(code, Code::NoMatch);
