@@ -22,7 +22,7 @@ test('every built-in has a title of its own, for any arguments, without throwing
   // The surface, and the opt-in tools (describable whether or not they are on it).
   const optIn = ['undo', 'checkpoint_create', 'checkpoint_list', 'checkpoint_changes', 'checkpoint_restore', 'checkpoint_drop']
   const names = [...tools.listTools().map((t) => t.name), ...optIn]
-  assert.equal(new Set(names).size, 36, names.join())
+  assert.equal(new Set(names).size, 38, names.join())
   const seen = new Map()
   for (const name of names) {
     const title = tools.describeCall(name, { path: 'src/x.ts', id: 'cp-1', command: 'make', pattern: 'x', paths: ['a', 'b'] })
