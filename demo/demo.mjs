@@ -67,6 +67,16 @@ await call('check_syntax', { path: 'src/greet.py' })
 await call('edit_file', { path: 'src/greet.py', old_string: 'def main(:', new_string: 'def main():' })
 // Project-wide find/replace with JavaScript regex semantics: a preview first.
 await call('replace', { pattern: '\\bwho\\b', replacement: 'person', glob: '**/*.py' })
+// Code navigation without a language server: definitions, uses, the repository's shape,
+// and an edit by symbol (the body found by its name, indentation and line endings kept).
+await call('find_symbol', { name: 'greet' })
+await call('find_references', { name: 'greet' })
+await call('repo_map', {})
+await call('replace_symbol', {
+  path: 'src/greet.py',
+  symbol: 'greet',
+  new_source: 'def greet(name, mark="!"):\n    """Return a greeting."""\n    return f"Hello, {name}{mark}"\n',
+})
 await call('write_file', { path: 'NOTES.md', content: 'Edited by the demo.\n' })
 await call('diff', { from: 'README.md', to: 'NOTES.md' })
 await call('bash', { command: 'python3 src/greet.py || echo "python3 not installed"' })
@@ -79,6 +89,17 @@ await tools.callTool('bash', { command: 'for i in 1 2 3; do echo "step $i"; slee
   onOutput: ({ stream, text }) => process.stdout.write(`  [${stream}] ${text}`),
 })
 console.log('')
+
+// A shell session remembers: the directory and exported variables carry to the next call.
+await call('bash', { command: 'cd src && export GREETING=hi', session: 'main' })
+await call('bash', { command: 'echo "$GREETING from $(basename "$PWD")"', session: 'main' })
+
+// An interactive program on a terminal: type into it, read its screen.
+const sh = await call('monitor_start', { command: 'sh', tty: { cols: 60, rows: 8 } })
+const shId = JSON.parse(sh.text).id
+await call('monitor_write', { id: shId, input: 'echo typed on a terminal\r', wait_ms: 300 })
+await call('monitor_screen', { id: shId })
+await call('monitor_stop', { id: shId })
 
 // A long-running process the agent starts, reads and stops; nothing of it outlives the stop.
 const started = await call('monitor_start', {
