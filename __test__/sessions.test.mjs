@@ -10,6 +10,7 @@ import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { latest, workspace, envelope, dead, eventually } from './helpers.mjs'
 import { buildGuardContext, probeSandbox } from '../index.mjs'
+import { noSh } from './platform.mjs'
 
 const linux = process.platform === 'linux'
 const KEYS = ['exit_code', 'signal', 'stderr', 'stdout', 'timed_out']
@@ -19,7 +20,7 @@ async function sh(ws, session, command, extra = {}, options) {
   return { r, out: r.isError ? null : JSON.parse(r.text) }
 }
 
-test('cd, export, a function, an alias and an option carry over; the result keeps its shape', async () => {
+test('cd, export, a function, an alias and an option carry over; the result keeps its shape', { skip: noSh }, async () => {
   const ws = latest({ 'sub/f.txt': 'x' })
   const first = await sh(ws, 'dev', "cd sub && export GREETING=hi && f() { echo \"f:$1\"; } && alias ll='echo aliased' && set -u && echo one")
   assert.deepEqual(first.out, { exit_code: 0, stdout: 'one\n', stderr: '', signal: null, timed_out: false })
@@ -39,7 +40,7 @@ test('cd, export, a function, an alias and an option carry over; the result keep
   assert.equal((await sh(ws, 'dev', 'pwd')).out.stdout, `${fs.realpathSync(ws.root)}\n`)
 })
 
-test('fake frames, no trailing newline, binary and a syntax error are output like any other', async () => {
+test('fake frames, no trailing newline, binary and a syntax error are output like any other', { skip: noSh }, async () => {
   const ws = latest()
   const fake = "printf '%s\\n' 'abc 0 x' / 'abc-pwd' 'export A=1' 'abc-end'; printf 'no-newline'"
   assert.equal((await sh(ws, 's', fake)).out.stdout, 'abc 0 x\n/\nabc-pwd\nexport A=1\nabc-end\nno-newline')
@@ -53,7 +54,7 @@ test('fake frames, no trailing newline, binary and a syntax error are output lik
   assert.equal((await sh(ws, 's', 'echo still')).r.meta.session.state, 'resumed')
 })
 
-test('big output: spilled whole under the ceiling; 10 MB ends the command, the session lives on', async () => {
+test('big output: spilled whole under the ceiling; 10 MB ends the command, the session lives on', { skip: noSh }, async () => {
   const ws = latest()
   await sh(ws, 's', 'X=kept')
   const big = await sh(ws, 's', "head -c 5000000 /dev/zero | tr '\\0' a; echo; echo end")
@@ -68,7 +69,7 @@ test('big output: spilled whole under the ceiling; 10 MB ends the command, the s
   assert.equal((await sh(ws, 's', 'echo $X')).out.stdout, 'kept\n')
 })
 
-test('a timeout mid-session ends the command and what it started; the next call runs in the same shell', async () => {
+test('a timeout mid-session ends the command and what it started; the next call runs in the same shell', { skip: noSh }, async () => {
   const ws = latest()
   const pid = Number((await sh(ws, 's', 'f() { echo fn; }; echo $$')).out.stdout)
   const t = await sh(ws, 's', 'sleep 1000 & echo $! > bg.pid; echo up; sleep 1000', { timeout_ms: 1500 })
@@ -83,7 +84,7 @@ test('a timeout mid-session ends the command and what it started; the next call 
   assert.equal(next.out.stdout, `fn\n${pid}\n`)
 })
 
-test('a shell that cannot be interrupted is restarted with its cwd and exported variables', async () => {
+test('a shell that cannot be interrupted is restarted with its cwd and exported variables', { skip: noSh }, async () => {
   const ws = latest({ 'd/x': '' })
   await sh(ws, 's', "cd d; export E='a b'; g() { :; }")
   const e = envelope((await sh(ws, 's', 'while :; do :; done', { timeout_ms: 300 })).r)
@@ -93,7 +94,7 @@ test('a shell that cannot be interrupted is restarted with its cwd and exported 
   assert.equal(next.out.stdout, `${fs.realpathSync(path.join(ws.root, 'd'))}\na b\nno-g\n`)
 })
 
-test('an abort mid-session ends the command; the session goes on', async () => {
+test('an abort mid-session ends the command; the session goes on', { skip: noSh }, async () => {
   const ws = latest()
   await sh(ws, 's', 'Y=1')
   const ac = new AbortController()
@@ -106,7 +107,7 @@ test('an abort mid-session ends the command; the session goes on', async () => {
   assert.equal((await sh(ws, 's', 'echo $Y')).out.stdout, '1\n')
 })
 
-test('exit ends that session only; the next call with its name starts afresh', async () => {
+test('exit ends that session only; the next call with its name starts afresh', { skip: noSh }, async () => {
   const ws = latest({ 'd/x': '' })
   const other = (await sh(ws, 'other', 'echo $$')).out.stdout
   const pid = Number((await sh(ws, 's', 'cd d; V=1; sleep 1000 & echo $$')).out.stdout)
@@ -120,7 +121,7 @@ test('exit ends that session only; the next call with its name starts afresh', a
   assert.equal((await sh(ws, 'other', 'echo $$')).out.stdout, other)
 })
 
-test('maxShellSessions: a new name ends the least recently used idle session', async () => {
+test('maxShellSessions: a new name ends the least recently used idle session', { skip: noSh }, async () => {
   const ws = latest({}, { maxShellSessions: 2 })
   assert.equal(ws.tools.config.maxShellSessions, 2)
   const a = (await sh(ws, 'a', 'echo $$')).out.stdout
@@ -131,14 +132,14 @@ test('maxShellSessions: a new name ends the least recently used idle session', a
   assert.equal((await sh(ws, 'a', 'echo $$')).out.stdout, a)
 })
 
-test('shellSessionIdleMs: an idle session ends', async () => {
+test('shellSessionIdleMs: an idle session ends', { skip: noSh }, async () => {
   const ws = latest({}, { shellSessionIdleMs: 100 })
   const pid = Number((await sh(ws, 's', 'echo $$')).out.stdout)
   await eventually(() => dead(pid), 'the idle shell ended')
   assert.equal((await sh(ws, 's', 'true')).r.meta.session.state, 'started')
 })
 
-test('endShellSessions ends every shell and what it started', async () => {
+test('endShellSessions ends every shell and what it started', { skip: noSh }, async () => {
   const ws = latest()
   const [shell, bg] = (await sh(ws, 's', 'sleep 1000 >/dev/null 2>&1 & echo $$ $!')).out.stdout.trim().split(' ').map(Number)
   const other = Number((await sh(ws, 't', 'echo $$')).out.stdout)
@@ -178,7 +179,7 @@ test('compat 0.1 does not know sessions; the latest schema has it', async () => 
   assert.equal(envelope(await ws.call('bash', { command: 'true', session: '' })).error, 'invalid_input')
 })
 
-test('the guard sees the session and resolves paths from its directory; titles name it', async () => {
+test('the guard sees the session and resolves paths from its directory; titles name it', { skip: noSh }, async () => {
   const seen = []
   const ws = latest({ 'sub/a.txt': 'a' }, { guard: (ctx) => { seen.push(ctx); return { verdict: 'allow' } } })
   await sh(ws, 's', 'cd sub')
@@ -190,7 +191,7 @@ test('the guard sees the session and resolves paths from its directory; titles n
   assert.equal(buildGuardContext('bash', { command: 'ls', session: 'none' }, ws.tools.config).session.cwd, null)
 })
 
-test('onOutput streams a session command, and redaction applies', async () => {
+test('onOutput streams a session command, and redaction applies', { skip: noSh }, async () => {
   const ws = latest({}, { redactSecrets: true })
   const chunks = []
   const key = 'AKIA' + 'ABCDEFGHIJKLMNOP'

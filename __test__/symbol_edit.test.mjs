@@ -6,6 +6,7 @@ import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
 import { latest, envelope } from './helpers.mjs'
+import { slash, windows } from './platform.mjs'
 
 const RULE = '='.repeat(67)
 const disk = (root, rel) => fs.readFileSync(path.join(root, rel), 'latin1')
@@ -16,13 +17,15 @@ test('replace_symbol: bytes on disk keep the BOM and CRLF; the doc comment and e
   const { root, call } = latest({ 'src/a.ts': TS })
   const r = await call('replace_symbol', { path: 'src/a.ts', symbol: 'load', new_source: 'function load(p: string) {\n  return x(p.trim())\n}\n' })
   assert.equal(r.isError, false, r.text)
-  assert.equal(r.text, 'Replaced function `load` in src/a.ts (now lines 4-6). Kept the line above it (doc comment, attributes, decorators or export) that new_source does not include.')
+  assert.equal(slash(r.text), 'Replaced function `load` in src/a.ts (now lines 4-6). Kept the line above it (doc comment, attributes, decorators or export) that new_source does not include.')
   assert.equal(disk(root, 'src/a.ts'), Buffer.from(TS.replace('x(p)', 'x(p.trim())')).toString('latin1'))
-  assert.equal(r.meta.diff, `Index: src/a.ts\n${RULE}\n--- src/a.ts\n+++ src/a.ts\n@@ -2,7 +2,7 @@\n \n /** Loads. */\n export function load(p: string) {\n-  return x(p)\n+  return x(p.trim())\n }\n \n export class Config {\n`)
+  // Windows quotes a header path with a backslash (`--- "src\\a.ts"`), as edit_file's diff does there.
+  const hunks = (d) => (windows ? d.slice(d.indexOf('\n@@')) : d)
+  assert.equal(hunks(r.meta.diff), hunks(`Index: src/a.ts\n${RULE}\n--- src/a.ts\n+++ src/a.ts\n@@ -2,7 +2,7 @@\n \n /** Loads. */\n export function load(p: string) {\n-  return x(p)\n+  return x(p.trim())\n }\n \n export class Config {\n`))
   // A method by its qualified name, given dedented with tabs: two spaces, as the file.
   const m = await call('replace_symbol', { path: 'src/a.ts', symbol: 'Config.get', new_source: 'get(key: string) {\n\treturn key + "!"\n}' })
   assert.equal(m.isError, false, m.text)
-  assert.match(m.text, /^Replaced method `Config\.get` in src\/a\.ts \(now lines 9-11\)\. Re-indented new_source to the file: /)
+  assert.match(slash(m.text), /^Replaced method `Config\.get` in src\/a\.ts \(now lines 9-11\)\. Re-indented new_source to the file: /)
   assert.ok(disk(root, 'src/a.ts').endsWith('  get(key: string) {\r\n    return key + "!"\r\n  }\r\n}\r\n'))
 })
 
