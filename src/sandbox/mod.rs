@@ -52,6 +52,16 @@ pub struct Sandbox {
     proxy: Option<proxy::Proxy>,
 }
 
+/// Makes a fresh `<host temp>/clarvis-sandbox-<unique>` only we may enter (mode 700): the
+/// root of one tools object's private directories, on every platform with a sandbox.
+#[cfg(any(target_os = "linux", target_os = "macos"))]
+fn private_dir() -> std::io::Result<std::path::PathBuf> {
+    use std::os::unix::fs::DirBuilderExt;
+    let path = std::env::temp_dir().join(format!("clarvis-sandbox-{}", crate::atomic::unique_id()));
+    std::fs::DirBuilder::new().mode(0o700).create(&path)?;
+    Ok(path)
+}
+
 /// macOS: the tools object's private temporary directory, `<host temp>/clarvis-sandbox-<id>`
 /// (mode 700), by its real path; removed when the sandbox is dropped. (Linux has its own,
 /// mounted over `/tmp` in the command's mount namespace: `linux::PrivateDir`.)
@@ -62,11 +72,7 @@ struct PrivateTmp(std::path::PathBuf);
 #[cfg(target_os = "macos")]
 impl PrivateTmp {
     fn new() -> std::io::Result<PrivateTmp> {
-        use std::os::unix::fs::DirBuilderExt;
-        let path =
-            std::env::temp_dir().join(format!("clarvis-sandbox-{}", crate::atomic::unique_id()));
-        std::fs::DirBuilder::new().mode(0o700).create(&path)?;
-        Ok(PrivateTmp(std::fs::canonicalize(&path)?))
+        Ok(PrivateTmp(std::fs::canonicalize(private_dir()?)?))
     }
 }
 

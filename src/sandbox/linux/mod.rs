@@ -32,10 +32,10 @@ struct PrivateDir {
 impl PrivateDir {
     fn new() -> std::io::Result<PrivateDir> {
         use std::os::unix::fs::DirBuilderExt;
-        let path =
-            std::env::temp_dir().join(format!("clarvis-sandbox-{}", crate::atomic::unique_id()));
-        std::fs::DirBuilder::new().mode(0o700).create(&path)?;
-        let dir = PrivateDir { path, keep: false };
+        let dir = PrivateDir {
+            path: super::private_dir()?,
+            keep: false,
+        };
         for sub in ["tmp", "vartmp", "shm", "empty"] {
             std::fs::DirBuilder::new()
                 .mode(0o700)
