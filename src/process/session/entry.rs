@@ -5,17 +5,16 @@ use super::shell::{self, Shell};
 use super::{script, Registry, SessionOutcome, State};
 use crate::process::{Ending, Outcome};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
 /// A session of the registry.
 pub(super) struct Entry {
-    pub(super) id: String,
     pub(super) slot: Arc<tokio::sync::Mutex<Slot>>,
     /// The table's tick at the last use (least recently used: the smallest).
     pub(super) used: AtomicU64,
-    /// The shell's pid while one runs (0: none), to kill a busy session.
-    pub(super) pid: AtomicU32,
+    /// The running shell's pid and marker (`CLARVIS_SESSION_ID`), to kill a busy session.
+    pub(super) live: Mutex<Option<(u32, String)>>,
     /// Removed from the table: a call that waited for it looks the name up again.
     pub(super) closed: AtomicBool,
     /// The working directory after the last call, readable while a command runs.
@@ -32,13 +31,22 @@ pub(super) struct Slot {
 }
 
 impl Entry {
+    /// The running shell's pid and marker.
+    pub(super) fn live(&self) -> Option<(u32, String)> {
+        self.live.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// Records the running shell (`None`: none runs).
+    pub(super) fn set_live(&self, live: Option<(u32, String)>) {
+        *self.live.lock().unwrap_or_else(|p| p.into_inner()) = live;
+    }
+
     /// A new entry, used at `tick`.
     pub(super) fn new(tick: u64) -> Entry {
         Entry {
-            id: crate::atomic::unique_id(),
             slot: Arc::new(tokio::sync::Mutex::new(Slot::default())),
             used: AtomicU64::new(tick),
-            pid: AtomicU32::new(0),
+            live: Mutex::new(None),
             closed: AtomicBool::new(false),
             cwd: Mutex::new(None),
         }
@@ -73,10 +81,10 @@ pub(super) async fn end_entry(e: &Entry) {
             }
         }
         Err(_) => {
-            let (pid, id) = (e.pid.load(Ordering::SeqCst), e.id.clone());
-            if pid != 0 {
+            if let Some((pid, marker)) = e.live() {
                 let _ =
-                    tokio::task::spawn_blocking(move || shell::kill_session(pid, &id, false)).await;
+                    tokio::task::spawn_blocking(move || shell::kill_session(pid, &marker, false))
+                        .await;
             }
         }
     }
@@ -91,8 +99,11 @@ pub(super) async fn start(
     sandbox: Option<&crate::sandbox::Sandbox>,
     restore: bool,
 ) -> std::io::Result<()> {
-    let mut sh = Shell::spawn(root, &entry.id, sandbox)?;
-    entry.pid.store(sh.pid(), Ordering::SeqCst);
+    // Each shell of a session gets its own marker: a sweep for a shell that was replaced
+    // (one still running on another thread after the old shell was dropped) must never reach
+    // its successor.
+    let mut sh = Shell::spawn(root, &crate::atomic::unique_id(), sandbox)?;
+    entry.set_live(Some((sh.pid(), sh.session_id.clone())));
     if restore {
         if let Some(cwd) = &slot.cwd {
             let text = script::restore(slot.exports.as_deref(), &cwd.to_string_lossy());

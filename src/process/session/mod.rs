@@ -4,7 +4,7 @@
 //!
 //! The design, in short (SPEC "Shell sessions" has the whole of it):
 //! - a session is one `sh -s` process ([`shell`]) reading scripts on its stdin, in its own
-//!   process group and session, a subreaper, marked `CLARVIS_SESSION_ID=<id>`, confined by
+//!   process group and session, a subreaper, marked `CLARVIS_SESSION_ID=<id>` (fresh for each shell of the session), confined by
 //!   the sandbox like a stateless command;
 //! - each call gets two fresh named pipes (FIFOs) in the session's private directory and
 //!   runs `{ command eval '<command>'; } </dev/null >|out 2>|err` in the shell itself
@@ -239,7 +239,7 @@ impl Sessions {
                 sh.end().await;
             }
             *slot = Slot::default();
-            entry.pid.store(0, Ordering::SeqCst);
+            entry.set_live(None);
             self.remove(name, &entry);
         } else {
             self.touch(&entry);

@@ -211,11 +211,18 @@ async fn a_shell_busy_in_a_loop_is_restarted_with_cwd_and_exports() {
     std::fs::create_dir(root.path().join("d")).unwrap();
     let s = Sessions::new(8, 60_000);
     let r = root.path();
-    let pid = pid_of(&call(&s, r, "s", "cd d; export E='a b'; f() { :; }; echo $$").await);
+    let first = call(&s, r, "s", "cd d; export E='a b'; f() { :; }; echo $$").await;
+    let pid = pid_of(&first);
+    let marker = call(&s, r, "s", "printf %s \"$CLARVIS_SESSION_ID\"").await;
     let o = call_t(&s, r, "s", "while :; do :; done", 300).await;
     assert!(matches!(o.outcome.ending, Ending::TimedOut));
     assert_eq!(o.state, State::Restarted);
     assert!(gone(pid));
+    // The replaced shell's marker sweep (run late, on another thread, when it is dropped)
+    // never reaches the shell that took its place.
+    let old = marker.outcome.stdout;
+    assert!(!old.is_empty());
+    crate::process::group::sweep_marked_as(crate::process::group::SESSION_ID_VAR, &old);
     let next = call(&s, r, "s", "pwd; echo \"$E\"; command -v f || echo no-f").await;
     let d = std::fs::canonicalize(r.join("d")).unwrap();
     assert_eq!(next.outcome.stdout, format!("{}\na b\nno-f\n", d.display()));
