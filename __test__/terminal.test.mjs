@@ -112,6 +112,23 @@ test('a [y/N] prompt and a read -p prompt are answered, one turn each', { skip: 
   json(await call('monitor_stop', { id: s.id }))
 })
 
+test('a wait that sends nothing answers with what no answer showed yet: a prompt printed before the call', { skip: noTty }, async () => {
+  const { call } = latest()
+  const s = json(await call('monitor_start', { command: 'printf "Name? "; read n; echo "hi $n"; read rest', tty: true }))
+  assert.equal(s.output, '')
+  // The prompt is on the screen (and in the log) before the wait is asked for.
+  await eventually(async () => json(await call('monitor_screen', { id: s.id })).rows[0].startsWith('Name?'), 'the prompt is shown')
+  const w = json(await call('monitor_write', { id: s.id, until: 'Name\\? $', wait_ms: LONG }))
+  assert.deepEqual([w.output, w.matched, w.next_offset], ['Name? ', true, 6])
+  // What an answer showed is not shown again; what came after it is.
+  const a = await turn(call, s.id, { input: 'Ada\r' }, 'hi Ada\\n')
+  assert.equal(a.output, 'Ada\nhi Ada\n')
+  const again = json(await call('monitor_write', { id: s.id, wait_ms: 50 }))
+  assert.equal(again.output, '')
+  assert.equal(again.next_offset, a.next_offset)
+  json(await call('monitor_stop', { id: s.id }))
+})
+
 test('a python3 REPL: statements, a running loop interrupted with Ctrl-C, EOF with close', { skip: noTty }, async () => {
   const { call } = latest()
   const s = await started(call, { command: 'python3 -q', tty: true, ready_when: '>>> $' })

@@ -21,6 +21,7 @@ pub mod pty;
 pub mod screen;
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// A terminal's size in character cells.
@@ -53,6 +54,10 @@ pub struct Entry {
     pub input: Option<input::Writer>,
     /// Its screen's emulator, made on the first look.
     pub screen: Mutex<Option<screen::Screen>>,
+    /// The furthest `next_offset` this object has answered with for the monitor
+    /// (`monitor_start`, `monitor_poll`, `monitor_write`): a `monitor_write` that sends
+    /// nothing answers from here, so a prompt that came before the call is not missed.
+    pub delivered: AtomicU64,
 }
 
 /// The live terminals of one tools object, by monitor id. Dropping it closes the host's input
@@ -75,6 +80,7 @@ impl Terminals {
             Arc::new(Entry {
                 input: Some(input),
                 screen: Mutex::new(None),
+                delivered: AtomicU64::new(0),
             }),
         );
     }
@@ -87,6 +93,19 @@ impl Terminals {
     /// What is kept for `id`, made empty (no input, no screen yet) if there was nothing.
     pub fn entry(&self, id: &str) -> Arc<Entry> {
         Arc::clone(self.map().entry(id.to_string()).or_default())
+    }
+
+    /// Notes that an answer about monitor `id` ended at log offset `next` (only for a monitor
+    /// with an entry: one this object gives input to or has drawn).
+    pub fn delivered(&self, id: &str, next: u64) {
+        if let Some(e) = self.get(id) {
+            e.delivered.fetch_max(next, Ordering::SeqCst);
+        }
+    }
+
+    /// Where the output no answer of this object has shown yet starts, for monitor `id`.
+    pub fn unread_from(&self, id: &str) -> Option<u64> {
+        self.get(id).map(|e| e.delivered.load(Ordering::SeqCst))
     }
 
     /// Drops what is kept for `id` (the monitor was stopped).

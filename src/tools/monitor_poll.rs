@@ -81,6 +81,7 @@ fn run(call: &Call) -> ToolResult<Output> {
 /// last page, as `bash` output does (judged on the log's tail, where the denial is).
 pub fn judge_page(call: &Call, s: &monitor::Sidecar, p: &mut monitor::Polled, clean: bool) {
     let root = &call.config.workspace_root;
+    call.runtime.terminals.delivered(&s.id, p.next_offset);
     let shown = |text: String| {
         if clean {
             crate::terminal::clean::clean(text.as_bytes())

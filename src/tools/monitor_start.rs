@@ -211,6 +211,7 @@ async fn execute(call: &Call) -> ToolResult<Output> {
             (false, true, false)
         };
         if stop {
+            call.runtime.terminals.delivered(&id, next);
             return Ok(Output::text(
                 json!({"id": id, "running": running, "ready": ready_now, "output": head, "next_offset": next})
                     .to_string(),

@@ -14,7 +14,7 @@ use serde_json::{json, Map, Value};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-const DESCRIPTION: &str = "Send input to an interactive program started with monitor_start (tty: true, or stdin: true) and get its answer: one call is one turn — answer a prompt, run a line in a REPL (python3, node, psql), step a debugger. `input` is text as typed; on a terminal end a line with \"\\r\" (Enter), on a stdin pipe with \"\\n\"; JSON escapes send control characters (\"\\u0003\" Ctrl-C, \"\\u001b[A\" Up). `keys` sends named keys after the input (terminal only): enter, tab, esc, backspace, delete, up, down, left, right, home, end, pageup, pagedown, f1–f12, ctrl-<letter> (ctrl-c interrupts, ctrl-d ends input, ctrl-z suspends), alt-<key>. `close: true` ends the input: the stdin pipe is closed, a terminal gets Ctrl-D. `resize: {cols, rows}` resizes the terminal first. The call then waits `wait_ms` (default 300, max 30000), or less: until the output matches `until` (a JavaScript regex, e.g. the prompt `>>> $` or `\\$ $`) or the program exits, and returns JSON {running, output, next_offset, exit_code} with the output since the input was sent (on a terminal as text, escapes removed; raw: true keeps them), plus `matched` with until. Send nothing to just wait for more output. At most 65536 bytes of input per call; a program that does not read its input takes only part: `unwritten` says how many bytes were not sent. For a full-screen program (top, vim, less) read the screen with monitor_screen. Errors: monitor_not_found (unknown id), not_running (the program exited: exit_code given), invalid_input (no terminal or stdin, keys or resize without a terminal, unknown key, input too long, bad until regex).";
+const DESCRIPTION: &str = "Send input to an interactive program started with monitor_start (tty: true, or stdin: true) and get its answer: one call is one turn — answer a prompt, run a line in a REPL (python3, node, psql), step a debugger. `input` is text as typed; on a terminal end a line with \"\\r\" (Enter), on a stdin pipe with \"\\n\"; JSON escapes send control characters (\"\\u0003\" Ctrl-C, \"\\u001b[A\" Up). `keys` sends named keys after the input (terminal only): enter, tab, esc, backspace, delete, up, down, left, right, home, end, pageup, pagedown, f1–f12, ctrl-<letter> (ctrl-c interrupts, ctrl-d ends input, ctrl-z suspends), alt-<key>. `close: true` ends the input: the stdin pipe is closed, a terminal gets Ctrl-D. `resize: {cols, rows}` resizes the terminal first. The call then waits `wait_ms` (default 300, max 30000), or less: until the output matches `until` (a JavaScript regex, e.g. the prompt `>>> $` or `\\$ $`) or the program exits, and returns JSON {running, output, next_offset, exit_code} with the output since the input was sent — sending nothing, the output no earlier answer showed (a prompt already printed is there) — (on a terminal as text, escapes removed; raw: true keeps them), plus `matched` with until. Send nothing to just wait for more output. At most 65536 bytes of input per call; a program that does not read its input takes only part: `unwritten` says how many bytes were not sent. For a full-screen program (top, vim, less) read the screen with monitor_screen. Errors: monitor_not_found (unknown id), not_running (the program exited: exit_code given), invalid_input (no terminal or stdin, keys or resize without a terminal, unknown key, input too long, bad until regex).";
 
 /// The most input one call sends (text, keys and the end-of-file character together).
 pub const MAX_INPUT_BYTES: usize = 65_536;
@@ -102,7 +102,17 @@ fn run(call: &Call) -> ToolResult<Output> {
         (true, Some(w)) => Some(w),
         (true, None) => return Err(detached(&s)),
     };
-    let start = monitor::end_offset(root, id);
+    // An answer is what came after the input; with nothing to send, it is what this object
+    // has not shown yet (a prompt printed before the call is the answer to wait for).
+    let end = monitor::end_offset(root, id);
+    let start = match sends {
+        true => end,
+        false => call
+            .runtime
+            .terminals
+            .unread_from(id)
+            .map_or(end, |d| d.min(end)),
+    };
     let wait = int_arg(&call.args, "wait_ms")
         .map_or(DEFAULT_WAIT_MS, |ms| u64::try_from(ms).unwrap_or(0))
         .min(MAX_WAIT_MS);
