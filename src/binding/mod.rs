@@ -16,6 +16,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 mod library;
+mod review;
 mod text;
 
 use text::Text;

@@ -352,7 +352,7 @@ fn apply(
     let mut ops = Vec::with_capacity(changed.len());
     let mut afters = Vec::with_capacity(changed.len());
     for c in changed {
-        atomic::check_target(&c.abs, &c.shown)?;
+        atomic::check_target(config, &c.abs, &c.shown)?;
         let Some(file) = readable(call, &c.abs) else {
             return Err(ToolError::new(
                 Code::IoError,

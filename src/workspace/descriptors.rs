@@ -79,6 +79,17 @@ fn dir_options() -> OpenOptions {
 /// [`ToolError::fs`] with `input`, `path_escape` for a descriptor that landed outside.
 /// The type is not checked: a directory opens too (callers `fstat` the handle).
 pub fn open_confined(config: &Config, abs: &Path, input: &str) -> ToolResult<File> {
+    // Review mode: what a tool staged is what every reader sees.
+    if let Some(view) = super::overlay::of(config).and_then(|o| o.view(abs)) {
+        return match view {
+            super::overlay::View::File(blob) => read_options()
+                .open(blob)
+                .map_err(|e| ToolError::fs(&e, input)),
+            super::overlay::View::Deleted => {
+                Err(ToolError::fs(&crate::error::os_error(libc::ENOENT), input))
+            }
+        };
+    }
     let file = read_options()
         .open(abs)
         .map_err(|e| open_error(&e, abs, input))?;

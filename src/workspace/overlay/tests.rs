@@ -1,0 +1,72 @@
+use super::*;
+use crate::config::{Config, ReviewConfig};
+
+fn config(root: &Path, scope: &str, bytes: u64) -> Config {
+    let mut c = Config::with_root(root);
+    c.review = Some(ReviewConfig {
+        scope: scope.into(),
+        commands: crate::config::review::Commands::Refuse,
+        bytes,
+    });
+    c
+}
+
+#[test]
+fn staged_bytes_are_what_readers_see_and_a_new_object_finds_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::write(root.join("a.txt"), "old\n").unwrap();
+    let cfg = config(root, "s1", 1 << 20);
+    let overlay = Overlay::open(&cfg).unwrap().unwrap();
+    overlay
+        .stage_write(&root.join("a.txt"), b"new\n", "a.txt")
+        .unwrap();
+    overlay
+        .stage_delete(&root.join("gone.txt"), "gone.txt")
+        .unwrap();
+    // The disk is untouched; the confined read path answers with the staged bytes.
+    assert_eq!(std::fs::read(root.join("a.txt")).unwrap(), b"old\n");
+    assert_eq!(
+        crate::text::load(&cfg, &root.join("a.txt"), "a.txt").unwrap(),
+        b"new\n"
+    );
+    // Deleting what never existed stages nothing.
+    assert_eq!(overlay.entries().len(), 1);
+    drop(overlay);
+    // Another scope sees nothing; the same scope, reopened, finds the change again.
+    let other = config(root, "s2", 1 << 20);
+    let _o2 = Overlay::open(&other).unwrap().unwrap();
+    assert_eq!(
+        crate::text::load(&other, &root.join("a.txt"), "a.txt").unwrap(),
+        b"old\n"
+    );
+    let again = Overlay::open(&cfg).unwrap().unwrap();
+    assert_eq!(again.current_bytes(&root.join("a.txt")).unwrap(), b"new\n");
+    // Writing the base's bytes back is no change at all.
+    again
+        .stage_write(&root.join("a.txt"), b"old\n", "a.txt")
+        .unwrap();
+    assert!(again.is_empty());
+}
+
+#[test]
+fn the_budget_refuses_and_stages_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let cfg = config(root, "small", 8);
+    let overlay = Overlay::open(&cfg).unwrap().unwrap();
+    overlay.stage_write(&root.join("a"), b"1234", "a").unwrap();
+    let e = overlay
+        .stage_write(&root.join("b"), b"123456", "b")
+        .unwrap_err();
+    assert_eq!(e.code, crate::error::Code::InvalidInput);
+    assert!(e.message.contains("reviewBytes 8"), "{}", e.message);
+    assert_eq!(overlay.entries().len(), 1);
+    // No blob of the refused write is left behind.
+    assert_eq!(
+        std::fs::read_dir(scope_dir(root, "small").join("blobs"))
+            .unwrap()
+            .count(),
+        1
+    );
+}
