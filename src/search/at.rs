@@ -44,6 +44,8 @@ pub struct BaseDir {
     prefix: Vec<u8>,
     /// Files are opened with `openat2` strictly beneath the (verified) base.
     beneath: bool,
+    /// Review mode: the guard's staging area, which [`BaseDir::open_file`] reads through.
+    guard: Option<Guard>,
 }
 
 /// The kernel's `struct open_how` (libc's is `non_exhaustive`, so it cannot be built).
@@ -84,6 +86,7 @@ impl BaseDir {
             fd,
             prefix: base.as_os_str().as_bytes().to_vec(),
             beneath: false,
+            guard: None,
         }
     }
 
@@ -99,6 +102,7 @@ impl BaseDir {
                 guard.allows(&File::from(fd), Path::new(OsStr::from_bytes(&self.prefix)))
             });
         self.beneath = guard.is_on() && verified && OPENAT2.load(Ordering::Relaxed) != 2;
+        self.guard = Some(guard.clone());
         self
     }
 
@@ -205,6 +209,12 @@ impl BaseDir {
     /// `File::open(path)`, resolved from the base when possible. Non-blocking, so opening a
     /// FIFO never waits for a writer (reads of regular files are unaffected).
     pub fn open_file(&self, path: &Path) -> io::Result<Opened> {
+        if let Some(view) = self.guard.as_ref().and_then(|g| g.staged(path)) {
+            return crate::workspace::overlay::open_view(&view).map(|file| Opened {
+                file,
+                beneath: true,
+            });
+        }
         self.open_with(path, libc::O_RDONLY | libc::O_CLOEXEC | libc::O_NONBLOCK)
     }
 

@@ -10,7 +10,10 @@ use std::path::Path;
 use std::time::SystemTime;
 
 /// A walk's base directory (only its path, here).
-pub struct BaseDir;
+pub struct BaseDir {
+    /// Review mode: the guard's staging area, which [`BaseDir::open_file`] reads through.
+    guard: Option<Guard>,
+}
 
 /// A file opened by a [`BaseDir`].
 #[derive(Debug)]
@@ -24,16 +27,23 @@ pub struct Opened {
 impl BaseDir {
     /// See the Unix version; nothing is held open here.
     pub fn open(_base: &Path) -> BaseDir {
-        BaseDir
+        BaseDir { guard: None }
     }
 
     /// See the Unix version; handles are always checked by the caller here.
-    pub fn confine(self, _guard: &Guard) -> BaseDir {
+    pub fn confine(mut self, guard: &Guard) -> BaseDir {
+        self.guard = Some(guard.clone());
         self
     }
 
-    /// `File::open(path)`.
+    /// `File::open(path)` (review mode: what is staged there, see the Unix version).
     pub fn open_file(&self, path: &Path) -> io::Result<Opened> {
+        if let Some(view) = self.guard.as_ref().and_then(|g| g.staged(path)) {
+            return crate::workspace::overlay::open_view(&view).map(|file| Opened {
+                file,
+                beneath: true,
+            });
+        }
         File::open(path).map(|file| Opened {
             file,
             beneath: false,

@@ -118,13 +118,19 @@ fn run(call: &Call) -> ToolResult<String> {
     };
     let input = str_arg(&call.args, "path").unwrap_or("");
     let base = workspace::resolve(&call.config, input)?;
-    let meta = std::fs::metadata(&base).map_err(|e| ToolError::fs(&e, &base.to_string_lossy()))?;
+    let meta = workspace::overlay::stat(&call.config, &base)
+        .map_err(|e| ToolError::fs(&e, &base.to_string_lossy()))?;
     if call.cancel.is_cancelled() {
         return Err(ToolError::aborted());
     }
     // Only the Rust engine's syntax is planned: PCRE2 reads some escapes differently.
     let plan = match &engine {
-        Engine::Rust(_) if meta.is_dir() && call.runtime.index.mode() != IndexMode::Off => {
+        // Review mode with changes staged: the index knows the disk, not the staged tree.
+        Engine::Rust(_)
+            if meta.is_dir()
+                && call.runtime.index.mode() != IndexMode::Off
+                && call.runtime.staging.as_ref().is_none_or(|s| s.is_empty()) =>
+        {
             plan::plan(pattern, ignore_case, multiline)
         }
         _ => None,

@@ -169,7 +169,8 @@ impl Search<'_> {
         let call = self.call;
         let shown = if input.is_empty() { "." } else { input };
         let base = workspace::resolve(&call.config, input)?;
-        let meta = std::fs::metadata(&base).map_err(|e| ToolError::fs(&e, shown))?;
+        let meta =
+            workspace::overlay::stat(&call.config, &base).map_err(|e| ToolError::fs(&e, shown))?;
         // A FIFO, socket or device named as the scope is refused like any writer's target
         // (found in a directory, such a file is skipped: the walk meets regular files only).
         if !meta.is_dir() && !meta.is_file() {

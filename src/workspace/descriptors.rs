@@ -173,6 +173,8 @@ pub fn verify_open(config: &Config, file: &File, abs: &Path, input: &str) -> Too
 pub struct Guard {
     /// `None` when confinement is off; `Some(None)` when the root did not resolve.
     root: Option<Option<PathBuf>>,
+    /// Review mode: the staging area a walk's opens see through ([`Guard::staged`]).
+    staged: Option<std::sync::Arc<super::overlay::Overlay>>,
 }
 
 impl Guard {
@@ -185,7 +187,13 @@ impl Guard {
                     .get(&config.workspace_root)
                     .map(|r| r.into_owned())
             }),
+            staged: super::overlay::of(config),
         }
+    }
+
+    /// Review mode: what a walk finds staged at `abs` (`None`: read the disk).
+    pub fn staged(&self, abs: &Path) -> Option<super::overlay::View> {
+        self.staged.as_ref().and_then(|o| o.view(abs))
     }
 
     /// Whether confinement is on (so descriptors need checking at all).

@@ -119,6 +119,14 @@ pub fn lstat(config: &Config, abs: &Path) -> io::Result<std::fs::Metadata> {
     }
 }
 
+/// Opens what `view` stands for, for reading: the blob, or `ENOENT` for a staged deletion.
+pub fn open_view(view: &View) -> io::Result<std::fs::File> {
+    match view {
+        View::File(blob) => std::fs::File::open(blob),
+        View::Deleted => Err(crate::error::os_error(libc::ENOENT)),
+    }
+}
+
 /// Whether review mode staged something at `abs` (then read it through [`super::open_confined`]).
 pub fn is_staged(config: &Config, abs: &Path) -> bool {
     of(config).is_some_and(|o| o.view(abs).is_some())
@@ -141,12 +149,17 @@ impl Overlay {
             return Ok(None);
         };
         let key = (config.workspace_root.clone(), review.scope.clone());
+        if let Some(live) = of(config) {
+            return Ok(Some(live));
+        }
+        // Made without the table's lock: the confined opens consult the table themselves.
+        let dir = scope_dir(&config.workspace_root, &review.scope);
+        store::make_dirs(config, &dir)?;
         let mut table = table().lock().map_err(|_| io::Error::other("poisoned"))?;
+        // Another tools object may have opened the scope meanwhile: share its state.
         if let Some(live) = table.get(&key).and_then(Weak::upgrade) {
             return Ok(Some(live));
         }
-        let dir = scope_dir(&config.workspace_root, &review.scope);
-        store::make_dirs(config, &dir)?;
         let state = store::load(&dir);
         let overlay = Arc::new(Overlay {
             root: config.workspace_root.clone(),

@@ -35,20 +35,14 @@ fn staged_bytes_are_what_readers_see_and_a_new_object_finds_them() {
         .unwrap();
     // The disk is untouched; the confined read path answers with the staged bytes.
     assert_eq!(std::fs::read(root.join("a.txt")).unwrap(), b"old\n");
-    assert_eq!(
-        read(&cfg, root, "a.txt"),
-        b"new\n"
-    );
+    assert_eq!(read(&cfg, root, "a.txt"), b"new\n");
     // Deleting what never existed stages nothing.
     assert_eq!(overlay.entries().len(), 1);
     drop(overlay);
     // Another scope sees nothing; the same scope, reopened, finds the change again.
     let other = config(root, "s2", 1 << 20);
     let _o2 = Overlay::open(&other).unwrap().unwrap();
-    assert_eq!(
-        read(&other, root, "a.txt"),
-        b"old\n"
-    );
+    assert_eq!(read(&other, root, "a.txt"), b"old\n");
     let again = Overlay::open(&cfg).unwrap().unwrap();
     assert_eq!(again.current_bytes(&root.join("a.txt")).unwrap(), b"new\n");
     // Writing the base's bytes back is no change at all.
