@@ -65,7 +65,7 @@ async function task(tools) {
   results.push(await call('move', { source: 'old/name.txt', destination: 'new/name.txt' }))
   results.push(await call('copy', { source: 'lib/new/c.js', destination: 'lib/new/d.js' }))
   results.push(await call('edit_file', { path: 'lib/new/d.js', old_string: 'c = 3', new_string: 'd = 4' }))
-  results.push(await call('replace', { pattern: '"old"', replacement: '"older"', path: 'src/b.js' }))
+  results.push(await call('replace', { pattern: '"old"', replacement: '"older"', path: 'src/b.js', dry_run: false }))
   // grep reads the staged bytes and skips what is staged deleted.
   assert.match((await call('grep', { pattern: 'return 2' })).text, /src\/a\.js/)
   assert.doesNotMatch((await call('grep', { pattern: 'bye' })).text, /gone\.txt/)
