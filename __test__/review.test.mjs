@@ -228,3 +228,62 @@ test('onPending hears each staged change; compat "0.1" keeps review off; without
   assert.equal(fs.readFileSync(path.join(root, 'a.txt'), 'utf8'), 'direct\n')
   await assert.rejects(createAgentTools({ workspaceRoot: root }).pending(), (e) => e instanceof ToolError && e.code === 'invalid_input')
 })
+
+test('the symbol edits stage like every writer: same result plus the clause, same meta.diff, disk untouched until accept', async () => {
+  const FILES = {
+    'src/a.ts': 'export function load(p: string) {\n  return x(p)\n}\n\nclass Config {\n  get(key: string) {\n    return key\n  }\n}\n',
+    'a.py': 'class A:\n    def one(self):\n        return 1\n',
+  }
+  const run = async (tools) => {
+    const out = []
+    for (const [name, args] of [
+      ['replace_symbol', { path: 'src/a.ts', symbol: 'load', new_source: 'function load(p: string) {\n  return x(p.trim())\n}\n' }],
+      ['insert_symbol', { path: 'src/a.ts', symbol: 'Config.get', position: 'after', source: 'has(key: string) {\n  return true\n}' }],
+      ['insert_symbol', { path: 'a.py', symbol: 'A.one', position: 'before', source: 'def zero(self):\n    return 0\n' }],
+      // Each step sees the previous one: the inserted method is there to be replaced.
+      ['replace_symbol', { path: 'src/a.ts', symbol: 'Config.has', new_source: 'has(key: string) {\n  return key.length > 0\n}' }],
+    ]) {
+      const r = await tools.callTool(name, args)
+      assert.equal(r.isError, false, `${name}: ${r.text}`)
+      out.push(r)
+    }
+    return out
+  }
+  const direct = ws(FILES)
+  const staged = ws(FILES)
+  const d = await run(createAgentTools({ workspaceRoot: direct }))
+  const tools = createAgentTools({ workspaceRoot: staged, review: true })
+  const s = await run(tools)
+  assert.deepEqual(tree(staged), tree(ws(FILES)))
+  for (let i = 0; i < d.length; i++) {
+    assert.equal(s[i].text, d[i].text + CLAUSE)
+    assert.deepEqual(s[i].meta, d[i].meta)
+  }
+  assert.deepEqual((await tools.pending()).map((c) => [c.path, c.kind]), [['a.py', 'modified'], ['src/a.ts', 'modified']])
+  assert.equal((await tools.accept()).accepted.length, 2)
+  assert.deepEqual(tree(staged), tree(direct))
+})
+
+test('bash sessions and terminal monitors are refused in review mode like bash; direct lets a session run', async () => {
+  const root = ws({ 'a.txt': 'a\n' })
+  const tools = createAgentTools({ workspaceRoot: root, review: true })
+  for (const [name, args] of [
+    ['bash', { command: 'echo hi > s.txt', session: 'dev' }],
+    ['monitor_start', { command: 'echo hi > m.txt' }],
+    ['monitor_start', { command: 'sh', tty: true }],
+    ['monitor_write', { id: 'm1', input: 'echo hi > w.txt\r' }],
+  ]) {
+    const e = envelope(await tools.callTool(name, args))
+    assert.equal(e.error, 'invalid_input', name)
+    assert.match(e.message, new RegExp(`^${name} is not available in review mode`))
+  }
+  assert.deepEqual(fs.readdirSync(root).filter((n) => n !== '.clarvis').sort(), ['a.txt'])
+  const direct = createAgentTools({ workspaceRoot: root, review: { commands: 'direct' } })
+  try {
+    const r = await direct.callTool('bash', { command: 'echo hi > s.txt', session: 'dev' })
+    assert.equal(r.isError, false, r.text)
+    assert.equal(fs.readFileSync(path.join(root, 's.txt'), 'utf8'), 'hi\n')
+  } finally {
+    await direct.endShellSessions()
+  }
+})
