@@ -206,14 +206,23 @@ impl BaseDir {
         }
     }
 
+    /// Review mode: what is staged at `path` (its blob, or `ENOENT` for a deletion), opened
+    /// for reading; `None` when nothing is staged there.
+    fn staged(&self, path: &Path) -> Option<io::Result<Opened>> {
+        let view = self.guard.as_ref()?.staged(path)?;
+        Some(
+            crate::workspace::overlay::open_view(&view).map(|file| Opened {
+                file,
+                beneath: true,
+            }),
+        )
+    }
+
     /// `File::open(path)`, resolved from the base when possible. Non-blocking, so opening a
     /// FIFO never waits for a writer (reads of regular files are unaffected).
     pub fn open_file(&self, path: &Path) -> io::Result<Opened> {
-        if let Some(view) = self.guard.as_ref().and_then(|g| g.staged(path)) {
-            return crate::workspace::overlay::open_view(&view).map(|file| Opened {
-                file,
-                beneath: true,
-            });
+        if let Some(opened) = self.staged(path) {
+            return opened;
         }
         self.open_with(path, libc::O_RDONLY | libc::O_CLOEXEC | libc::O_NONBLOCK)
     }
@@ -222,12 +231,18 @@ impl BaseDir {
     /// from the base when possible: a handle to stat and to check against the workspace
     /// root (`workspace::Guard::allows`) without reading the file.
     pub fn open_entry(&self, path: &Path) -> io::Result<Opened> {
+        if let Some(opened) = self.staged(path) {
+            return opened;
+        }
         self.open_with(path, ENTRY_FLAGS)
     }
 
     /// The modification time of `path` itself (not following a final symlink), as
     /// `symlink_metadata(path)?.modified()` gives it.
     pub fn mtime(&self, path: &Path) -> io::Result<SystemTime> {
+        if let Some(opened) = self.staged(path) {
+            return opened?.file.metadata()?.modified();
+        }
         let Some((fd, rel)) = self.relative(path) else {
             return std::fs::symlink_metadata(path)?.modified();
         };

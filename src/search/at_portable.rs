@@ -38,11 +38,8 @@ impl BaseDir {
 
     /// `File::open(path)` (review mode: what is staged there, see the Unix version).
     pub fn open_file(&self, path: &Path) -> io::Result<Opened> {
-        if let Some(view) = self.guard.as_ref().and_then(|g| g.staged(path)) {
-            return crate::workspace::overlay::open_view(&view).map(|file| Opened {
-                file,
-                beneath: true,
-            });
+        if let Some(opened) = self.staged(path) {
+            return opened;
         }
         File::open(path).map(|file| Opened {
             file,
@@ -53,6 +50,9 @@ impl BaseDir {
     /// Opens `path` itself, a directory too, without following a final symlink (reparse
     /// point): a handle to check against the workspace root.
     pub fn open_entry(&self, path: &Path) -> io::Result<Opened> {
+        if let Some(opened) = self.staged(path) {
+            return opened;
+        }
         let mut o = OpenOptions::new();
         o.read(true);
         #[cfg(windows)]
@@ -70,6 +70,20 @@ impl BaseDir {
 
     /// The modification time of `path` itself (not following a final symlink).
     pub fn mtime(&self, path: &Path) -> io::Result<SystemTime> {
+        if let Some(opened) = self.staged(path) {
+            return opened?.file.metadata()?.modified();
+        }
         std::fs::symlink_metadata(path)?.modified()
+    }
+
+    /// Review mode: what is staged at `path`, opened for reading (see the Unix version).
+    fn staged(&self, path: &Path) -> Option<io::Result<Opened>> {
+        let view = self.guard.as_ref()?.staged(path)?;
+        Some(
+            crate::workspace::overlay::open_view(&view).map(|file| Opened {
+                file,
+                beneath: true,
+            }),
+        )
     }
 }

@@ -211,8 +211,7 @@ impl Search<'_> {
                     local: Vec::new(),
                     all: found,
                 };
-                Box::new(move |entry: &ignore::DirEntry| {
-                    let path = entry.path();
+                Box::new(move |path: &Path| {
                     let Ok(opened) = base_dir.open_file(path) else {
                         return;
                     };
@@ -224,7 +223,7 @@ impl Search<'_> {
                         return;
                     };
                     mine.local.extend(self.scan(path, &bytes));
-                }) as Box<dyn FnMut(&ignore::DirEntry) + Send>
+                }) as crate::search::walk::Visit
             },
         );
         Ok(self.found(found.into_inner().unwrap_or_default()))

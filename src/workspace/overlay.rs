@@ -19,7 +19,11 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
+mod read;
 mod store;
+mod tree;
+pub use read::{is_staged, is_staged_dir, lstat, open_view, stat};
+pub use tree::{dir_view, Below, Child, DirView};
 
 /// What the disk held at a path when it was first staged.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -107,38 +111,6 @@ pub fn of(config: &Config) -> Option<Arc<Overlay>> {
 /// The staging directory of `scope` under `root`.
 pub fn scope_dir(root: &Path, scope: &str) -> PathBuf {
     root.join(".clarvis").join("review").join(scope)
-}
-
-/// `lstat(abs)` as a reader sees it in review mode (a staged file: its blob's metadata; a
-/// staged deletion: `ENOENT`); the disk's answer otherwise.
-pub fn lstat(config: &Config, abs: &Path) -> io::Result<std::fs::Metadata> {
-    match of(config).and_then(|o| o.view(abs)) {
-        Some(View::File(blob)) => std::fs::symlink_metadata(blob),
-        Some(View::Deleted) => Err(crate::error::os_error(libc::ENOENT)),
-        None => std::fs::symlink_metadata(abs),
-    }
-}
-
-/// Opens what `view` stands for, for reading: the blob, or `ENOENT` for a staged deletion.
-pub fn open_view(view: &View) -> io::Result<std::fs::File> {
-    match view {
-        View::File(blob) => std::fs::File::open(blob),
-        View::Deleted => Err(crate::error::os_error(libc::ENOENT)),
-    }
-}
-
-/// Whether review mode staged something at `abs` (then read it through [`super::open_confined`]).
-pub fn is_staged(config: &Config, abs: &Path) -> bool {
-    of(config).is_some_and(|o| o.view(abs).is_some())
-}
-
-/// `stat(abs)` (symlinks followed) as a reader sees it in review mode.
-pub fn stat(config: &Config, abs: &Path) -> io::Result<std::fs::Metadata> {
-    match of(config).and_then(|o| o.view(abs)) {
-        Some(View::File(blob)) => std::fs::metadata(blob),
-        Some(View::Deleted) => Err(crate::error::os_error(libc::ENOENT)),
-        None => std::fs::metadata(abs),
-    }
 }
 
 impl Overlay {

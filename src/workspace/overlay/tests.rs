@@ -73,3 +73,38 @@ fn the_budget_refuses_and_stages_nothing() {
         1
     );
 }
+
+#[test]
+fn a_directory_view_adds_staged_files_and_their_directories_and_drops_deletions() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::create_dir(root.join("d")).unwrap();
+    std::fs::write(root.join("d/old.txt"), "old\n").unwrap();
+    std::fs::write(root.join("d/keep.txt"), "keep\n").unwrap();
+    let cfg = config(&root, "tree", 1 << 20);
+    let overlay = Overlay::open(&cfg).unwrap().unwrap();
+    overlay
+        .stage_write(&root.join("d/new/deep/x.txt"), b"xx", "x")
+        .unwrap();
+    overlay
+        .stage_write(&root.join("d/keep.txt"), b"changed\n", "k")
+        .unwrap();
+    overlay.stage_delete(&root.join("d/old.txt"), "o").unwrap();
+    let view = dir_view(&cfg, &root.join("d")).unwrap();
+    assert_eq!(view.get("new".as_ref()), Some(Child::Dir));
+    assert_eq!(view.get("keep.txt".as_ref()), Some(Child::File(8)));
+    assert_eq!(view.get("old.txt".as_ref()), Some(Child::Deleted));
+    let on_disk = ["keep.txt", "old.txt"];
+    let added: Vec<_> = view
+        .added(|n| on_disk.iter().any(|d| std::ffi::OsStr::new(d) == n))
+        .collect();
+    assert_eq!(added, vec![(std::ffi::OsStr::new("new"), Child::Dir)]);
+    // A directory only staged files make stats as a directory; the disk has nothing there.
+    assert!(stat(&cfg, &root.join("d/new/deep")).unwrap().is_dir());
+    assert!(!root.join("d/new").exists());
+    assert!(lstat(&cfg, &root.join("d/old.txt")).is_err());
+    assert!(dir_view(&cfg, &root.join("elsewhere")).is_none());
+    let below = overlay.below(&root.join("d/new"));
+    assert_eq!(below.written, vec![(root.join("d/new/deep/x.txt"), 2)]);
+    assert!(below.deleted.is_empty());
+}
