@@ -167,3 +167,31 @@ fn ops_of(
     }
     Ok(ops)
 }
+
+/// Drops the entries whose change the disk already holds: a write whose bytes are there, a
+/// deletion of what is gone. Run when a tools object opens, after the commit journal's
+/// recovery: a kill between an accept's commit and its update of the manifest leaves the
+/// applied changes listed, and they would otherwise show as pending (and conflict, "changed
+/// on disk since it was staged") to the restarted host. A commit the kill interrupted was
+/// rolled back by then, so its changes stay pending — all of them, or none.
+pub fn settle(overlay: &Overlay) {
+    let applied: Vec<String> = overlay
+        .entries()
+        .into_iter()
+        .filter(|(rel, e)| {
+            let abs = overlay.abs(rel);
+            match &e.staged {
+                Staged::Delete => matches!(now_at(&abs), Ok(Now::Absent)),
+                Staged::Write { hash, len, .. } => {
+                    std::fs::symlink_metadata(&abs).is_ok_and(|m| m.is_file() && m.len() == *len)
+                        && matches!(now_at(&abs), Ok(Now::File { hash: h }) if h == *hash)
+                }
+            }
+        })
+        .map(|(rel, _)| rel)
+        .collect();
+    if !applied.is_empty() {
+        // Best effort: failing, the entries stay pending, as before.
+        let _ = overlay.forget(&applied);
+    }
+}

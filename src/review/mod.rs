@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
 mod accept;
-pub use accept::accept;
+pub use accept::{accept, settle};
 
 /// What kind of change a pending path is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -87,3 +87,27 @@ fn a_path_changed_on_disk_or_swapped_for_a_symlink_is_a_conflict() {
     assert_eq!(out["accepted"][0]["path"], "a");
     assert_eq!(std::fs::read(root.join("a")).unwrap(), b"a1");
 }
+
+#[test]
+fn settle_drops_what_the_disk_already_holds_and_keeps_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for (n, c) in [("a", "a0"), ("b", "b0"), ("gone", "g")] {
+        std::fs::write(root.join(n), c).unwrap();
+    }
+    let cfg = config(root, "settle");
+    let o = Overlay::open(&cfg).unwrap().unwrap();
+    o.stage_write(&root.join("a"), b"a1", "a").unwrap();
+    o.stage_write(&root.join("b"), b"b1", "b").unwrap();
+    o.stage_delete(&root.join("gone"), "gone").unwrap();
+    // As if an accept of `a` and `gone` committed, then died before forgetting them.
+    std::fs::write(root.join("a"), "a1").unwrap();
+    std::fs::remove_file(root.join("gone")).unwrap();
+    settle(&o);
+    let left: Vec<String> = o.entries().into_keys().collect();
+    assert_eq!(left, ["b"]);
+    // Persisted: a new object of the scope finds the same.
+    drop(o);
+    let again = Overlay::open(&cfg).unwrap().unwrap();
+    assert_eq!(again.entries().into_keys().collect::<Vec<_>>(), ["b"]);
+}
