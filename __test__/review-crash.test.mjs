@@ -16,7 +16,7 @@ import { scratch } from './helpers.mjs'
 const INDEX = fileURLToPath(new URL('../index.mjs', import.meta.url))
 const N = 40
 const PAUSE_MS = 8
-const KILLS = 10
+const KILLS = 8
 const HOOKS = { ...process.env, CLARVIS_AGENT_TOOLS_TEST_HOOKS: '1' }
 
 // A child that opens the scope and runs `body` (an async function of `tools`), printing
@@ -73,7 +73,7 @@ test('SIGKILL during accept leaves all or none applied; a new tools object recov
     const killed = child(root, 'async (tools) => tools.accept()')
     await killed.ready
     // Anywhere from before the commit to past its end (N pauses of PAUSE_MS).
-    await new Promise((r) => setTimeout(r, Math.floor(((k + Math.random()) / KILLS) * N * PAUSE_MS * 1.3)))
+    await new Promise((r) => setTimeout(r, Math.floor(((k + Math.random()) / KILLS) * N * PAUSE_MS * 2.5)))
     killed.p.kill('SIGKILL')
     await killed.exited
     const raw = versions(root)
@@ -102,8 +102,14 @@ test('SIGKILL during accept leaves all or none applied; a new tools object recov
       assert.deepEqual(recovered, Array(N + 2).fill('new'))
       seen.none++
     }
-    const leftovers = fs.readdirSync(path.join(root, 'f')).filter((n) => n.startsWith('.clarvis-tmp-'))
-    assert.deepEqual(leftovers, [])
+    // A killed commit's temp files do not survive the next write to their directory (the
+    // writers' sweep takes those older than a write could still be using: aged here).
+    const temps = () => fs.readdirSync(path.join(root, 'f')).filter((n) => n.startsWith('.clarvis-tmp-'))
+    const old = new Date(Date.now() - 3600_000)
+    for (const n of temps()) fs.utimesSync(path.join(root, 'f', n), old, old)
+    const sweep = await createAgentTools({ workspaceRoot: root }).callTool('write_file', { path: 'f/sweep.txt', content: 's\n' })
+    assert.equal(sweep.isError, false, sweep.text)
+    assert.deepEqual(temps(), [])
   }
   t.diagnostic(JSON.stringify(seen))
   assert.equal(seen.all + seen.none, KILLS)

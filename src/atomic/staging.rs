@@ -44,7 +44,7 @@ pub fn stage_ops(
             }
         }
     }
-    let changes: Vec<(&Path, Option<&[u8]>, Option<&Path>)> = owned
+    let changes: Vec<overlay::Change<'_>> = owned
         .iter()
         .map(|(p, b, f)| (p.as_path(), b.as_deref(), f.as_deref()))
         .collect();

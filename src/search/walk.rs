@@ -22,6 +22,9 @@ use std::sync::Arc;
 /// A cheap test of the files a caller wants (a name glob), run before the ignore policy.
 pub type Wanted = Arc<dyn Fn(&Path) -> bool + Send + Sync>;
 
+/// [`Wanted`] as the disk walker's filter asks it.
+type WantedEntry = Arc<dyn Fn(&DirEntry) -> bool + Send + Sync>;
+
 /// A visitor of walked files, by path.
 pub type Visit<'s> = Box<dyn FnMut(&Path) + Send + 's>;
 
@@ -52,9 +55,9 @@ pub fn walk_wanted<'s, F>(
     F: FnMut() -> Visit<'s>,
 {
     let staged = Staged::below(policy.config(), base).map(Arc::new);
-    let on_disk = wanted.clone().map(|w| {
-        Arc::new(move |e: &DirEntry| w(e.path())) as Arc<dyn Fn(&DirEntry) -> bool + Send + Sync>
-    });
+    let on_disk = wanted
+        .clone()
+        .map(|w| Arc::new(move |e: &DirEntry| w(e.path())) as WantedEntry);
     walk_inner(
         base,
         policy.clone(),
@@ -99,7 +102,7 @@ fn walk_inner<'s, F>(
     base: &Path,
     policy: Arc<Policy>,
     cancel: &Cancel,
-    wanted: Option<Arc<dyn Fn(&DirEntry) -> bool + Send + Sync>>,
+    wanted: Option<WantedEntry>,
     staged: Option<Arc<Staged>>,
     dirs: bool,
     mut make_visitor: F,

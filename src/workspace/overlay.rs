@@ -41,6 +41,9 @@ pub enum Base {
     },
 }
 
+/// One change to stage: `(path, Some(bytes) | None for a deletion, moved from)`.
+pub type Change<'a> = (&'a Path, Option<&'a [u8]>, Option<&'a Path>);
+
 /// What is staged at a path.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Staged {
@@ -228,11 +231,7 @@ impl Overlay {
 
     /// Stages several changes as one: `(path, Some(bytes) | None for a deletion, moved from)`.
     /// All are persisted together, or none.
-    pub fn stage(
-        &self,
-        changes: &[(&Path, Option<&[u8]>, Option<&Path>)],
-        input: &str,
-    ) -> ToolResult<()> {
+    pub fn stage(&self, changes: &[Change<'_>], input: &str) -> ToolResult<()> {
         let fail = |e: io::Error| ToolError::fs(&e, input);
         let mut state = self
             .state
