@@ -90,15 +90,7 @@ pub fn accept(
     let written: Vec<PathBuf> = entries.keys().map(|r| overlay.abs(r)).collect();
     // Budget notices of the checkpoints have no call to go to here.
     drop(checkpoints.before(&direct, &written, None));
-    let options = commit::Options {
-        journal_root: (!config.hooks.no_journal).then(|| config.workspace_root.clone()),
-        fail_after: config.hooks.fail_commit_after,
-        pause: config
-            .hooks
-            .commit_pause_ms
-            .map(std::time::Duration::from_millis),
-        ..commit::Options::default()
-    };
+    let options = commit::Options::journaled(config);
     if !ops.is_empty() {
         commit::commit_confined(&direct, &mut Pins::default(), ops, options)?;
     }

@@ -209,13 +209,11 @@ impl BaseDir {
     /// Review mode: what is staged at `path` (its blob, or `ENOENT` for a deletion), opened
     /// for reading; `None` when nothing is staged there.
     fn staged(&self, path: &Path) -> Option<io::Result<Opened>> {
-        let view = self.guard.as_ref()?.staged(path)?;
-        Some(
-            crate::workspace::overlay::open_view(&view).map(|file| Opened {
-                file,
-                beneath: true,
-            }),
-        )
+        let opened = self.guard.as_ref()?.open_staged(path)?;
+        Some(opened.map(|file| Opened {
+            file,
+            beneath: true,
+        }))
     }
 
     /// `File::open(path)`, resolved from the base when possible. Non-blocking, so opening a

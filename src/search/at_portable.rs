@@ -78,12 +78,10 @@ impl BaseDir {
 
     /// Review mode: what is staged at `path`, opened for reading (see the Unix version).
     fn staged(&self, path: &Path) -> Option<io::Result<Opened>> {
-        let view = self.guard.as_ref()?.staged(path)?;
-        Some(
-            crate::workspace::overlay::open_view(&view).map(|file| Opened {
-                file,
-                beneath: true,
-            }),
-        )
+        let opened = self.guard.as_ref()?.open_staged(path)?;
+        Some(opened.map(|file| Opened {
+            file,
+            beneath: true,
+        }))
     }
 }

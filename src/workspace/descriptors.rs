@@ -196,6 +196,12 @@ impl Guard {
         self.staged.as_ref().and_then(|o| o.view(abs))
     }
 
+    /// Review mode: what is staged at `abs` opened for reading (its blob, or `ENOENT` for a
+    /// deletion); `None` when nothing is staged there.
+    pub fn open_staged(&self, abs: &Path) -> Option<std::io::Result<File>> {
+        self.staged(abs).map(|v| super::overlay::open_view(&v))
+    }
+
     /// Whether confinement is on (so descriptors need checking at all).
     pub fn is_on(&self) -> bool {
         self.root.is_some()
