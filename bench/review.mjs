@@ -49,8 +49,9 @@ export async function reviewRows(ctx, want) {
     const flipper = (tools) => {
       let flip = 0
       return async () => {
-        const [a, b] = flip++ % 2 ? ['STEP 7 ', 'step 7 '] : ['step 7 ', 'STEP 7 ']
-        expectOk('edit_file', await tools.callTool('edit_file', { path: rel(7), old_string: `// ${a}`, new_string: `// ${b}` }))
+        const [a, b] = flip++ % 2 ? ['STEP ', 'step '] : ['step ', 'STEP ']
+        const edit = (t) => `compute_7(7); // ${t}7`
+        expectOk('edit_file', await tools.callTool('edit_file', { path: rel(7), old_string: edit(a), new_string: edit(b) }))
       }
     }
     const [s, d] = await interleaved([flipper(staged), flipper(direct)], ctx.rounds.edits)
@@ -100,12 +101,12 @@ export async function reviewRows(ctx, want) {
     let flip = 0
     const samples = { accept: [], patch: [] }
     for (let r = 0; r <= ctx.rounds.edits; r++) {
-      const [a, b] = flip++ % 2 ? ['STEP 9 ', 'step 9 '] : ['step 9 ', 'STEP 9 ']
+      const [a, b] = flip++ % 2 ? ['STEP ', 'step '] : ['step ', 'STEP ']
+      const line = (p, t) => `    let value_9 = compute_${p.match(/f(\d+)/)[1]}(9); // ${t}9`
       // Untimed: stage the changes; the same edit as a patch for the direct tree.
       for (const p of targets) {
-        expectOk('edit_file', await staged.callTool('edit_file', { path: p, old_string: `// ${a}`, new_string: `// ${b}` }))
+        expectOk('edit_file', await staged.callTool('edit_file', { path: p, old_string: line(p, a), new_string: line(p, b) }))
       }
-      const line = (p, t) => `    let value_9 = compute_${p.match(/f(\d+)/)[1]}(9); // ${t}9`
       const patch =
         '*** Begin Patch\n' +
         targets.map((p) => `*** Update File: ${p}\n@@\n-${line(p, a)}\n+${line(p, b)}\n`).join('') +

@@ -96,7 +96,8 @@ pub struct Overlay {
     generation: std::sync::atomic::AtomicU64,
 }
 
-type Table = Mutex<HashMap<(PathBuf, String), Weak<Overlay>>>;
+/// Root → scope → staging area: looked up by borrowed keys (every read asks, so no allocation).
+type Table = Mutex<HashMap<PathBuf, HashMap<String, Weak<Overlay>>>>;
 
 fn table() -> &'static Table {
     static TABLE: OnceLock<Table> = OnceLock::new();
@@ -107,8 +108,11 @@ fn table() -> &'static Table {
 /// review is off.
 pub fn of(config: &Config) -> Option<Arc<Overlay>> {
     let review = config.review.as_ref()?;
-    let key = (config.workspace_root.clone(), review.scope.clone());
-    table().lock().ok()?.get(&key).and_then(Weak::upgrade)
+    let table = table().lock().ok()?;
+    table
+        .get(&config.workspace_root)?
+        .get(&review.scope)
+        .and_then(Weak::upgrade)
 }
 
 /// The staging directory of `scope` under `root`.
@@ -123,7 +127,6 @@ impl Overlay {
         let Some(review) = config.review.as_ref() else {
             return Ok(None);
         };
-        let key = (config.workspace_root.clone(), review.scope.clone());
         if let Some(live) = of(config) {
             return Ok(Some(live));
         }
@@ -132,7 +135,8 @@ impl Overlay {
         store::make_dirs(config, &dir)?;
         let mut table = table().lock().map_err(|_| io::Error::other("poisoned"))?;
         // Another tools object may have opened the scope meanwhile: share its state.
-        if let Some(live) = table.get(&key).and_then(Weak::upgrade) {
+        let scopes = table.entry(config.workspace_root.clone()).or_default();
+        if let Some(live) = scopes.get(&review.scope).and_then(Weak::upgrade) {
             return Ok(Some(live));
         }
         let state = store::load(&dir);
@@ -143,8 +147,8 @@ impl Overlay {
             state: Mutex::new(state),
             generation: Default::default(),
         });
-        table.retain(|_, w| w.strong_count() > 0);
-        table.insert(key, Arc::downgrade(&overlay));
+        scopes.retain(|_, w| w.strong_count() > 0);
+        scopes.insert(review.scope.clone(), Arc::downgrade(&overlay));
         Ok(Some(overlay))
     }
 
