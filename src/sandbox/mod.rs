@@ -17,6 +17,9 @@
 //! `package.json` script the user runs later), resource limits, and confidentiality of what
 //! the workspace itself holds.
 
+pub mod capture;
+#[cfg(all(test, target_os = "linux"))]
+mod capture_tests;
 pub mod env;
 pub mod layout;
 #[cfg(target_os = "linux")]
@@ -203,6 +206,39 @@ impl Sandbox {
             #[cfg(target_os = "macos")]
             cmd.env("TMPDIR", &self.tmp.0);
             Ok(())
+        }
+    }
+
+    /// Why this sandbox cannot capture commands for review mode, if it cannot (see
+    /// [`capture`]): Linux with the sandbox's mount namespace and an unprivileged overlayfs
+    /// only.
+    pub fn can_capture(&self) -> Result<(), capture::CaptureError> {
+        #[cfg(target_os = "linux")]
+        return self.inner.can_capture();
+        #[cfg(not(target_os = "linux"))]
+        Err(capture::CaptureError::Unavailable(
+            "capturing commands needs the Linux sandbox's mount namespace".into(),
+        ))
+    }
+
+    /// [`Sandbox::confine`] for review mode: `cmd` sees the workspace with `request.staged`
+    /// applied and writes nowhere but into the returned [`capture::Captured`], which says
+    /// after the command what it changed. [`capture::CaptureError::Unavailable`] where this
+    /// machine cannot (then review mode refuses the command).
+    pub fn confine_captured(
+        &self,
+        cmd: &mut std::process::Command,
+        cwd: &Path,
+        request: &capture::Request<'_>,
+    ) -> Result<capture::Captured, capture::CaptureError> {
+        #[cfg(target_os = "linux")]
+        return self.inner.confine_captured(cmd, cwd, request);
+        #[cfg(not(target_os = "linux"))]
+        {
+            let _ = (cmd, cwd, request);
+            Err(self.can_capture().err().unwrap_or_else(|| {
+                capture::CaptureError::Unavailable("not on this platform".into())
+            }))
         }
     }
 

@@ -3,10 +3,13 @@
 //! read-only, credentials and host sockets hidden, a private `/tmp`), a network namespace,
 //! Landlock and seccomp. See [`mounts`], [`ns`], [`rules`] and [`child`].
 
+mod capture;
 pub mod child;
 pub mod mounts;
 pub mod ns;
+pub mod overlay;
 pub mod rules;
+pub mod scan;
 
 use super::layout::Layout;
 use super::status::{Mechanisms, Status};
@@ -86,10 +89,16 @@ pub struct Linux {
     built: Mutex<Option<Arc<Built>>>,
     userns: bool,
     landlock: Option<OwnedFd>,
+    /// What the ruleset was built from (a captured command's is built again with its
+    /// overlays).
+    landlock_abi: u8,
+    writable: Vec<PathBuf>,
     filters: Arc<Vec<BpfProgram>>,
     last_cap: u32,
     proxy_port: Option<u16>,
     status: Status,
+    /// Placeholders a captured command's plan made (see [`Linux::confine_captured`]).
+    extra_placeholders: Mutex<Vec<PathBuf>>,
 }
 
 impl std::fmt::Debug for Linux {
@@ -133,7 +142,7 @@ pub fn userns_usable() -> Result<(), String> {
     ANSWER
         .get_or_init(|| {
             // The status says "user namespaces (<this>)": the reason alone.
-            ns::create(&[], false, None, None)
+            ns::create(&[], false, None, None, None)
                 .map(drop)
                 .map_err(|e| e.to_string())
         })
@@ -169,6 +178,7 @@ impl Linux {
             Some(rules::ruleset(
                 mech.landlock_abi,
                 &writable,
+                &[],
                 &policy.network,
                 proxy_port,
             )?)
@@ -188,10 +198,13 @@ impl Linux {
             built: Mutex::new(None),
             userns: false,
             landlock,
+            landlock_abi: mech.landlock_abi,
+            writable,
             filters: Arc::new(filters),
             last_cap: last_cap(),
             proxy_port,
             status: Status::default(),
+            extra_placeholders: Mutex::new(Vec::new()),
         };
         if mech.user_namespaces.is_ok() {
             mech.user_namespaces = userns_usable();
@@ -210,15 +223,9 @@ impl Linux {
     }
 
     fn build(&self, previous: Option<&Built>) -> Result<Built, String> {
-        let private = mounts::Private {
-            tmp: &self.private.part("tmp"),
-            var_tmp: &self.private.part("vartmp"),
-            shm: &self.private.part("shm"),
-            empty_dir: &self.private.part("empty"),
-            empty_file: &self.private.part("empty-file"),
-        };
-        let mut plan =
-            mounts::plan(&self.layout, &private).map_err(|e| format!("the mount plan: {e}"))?;
+        let mut plan = self
+            .plan(Vec::new())
+            .map_err(|e| format!("the mount plan: {e}"))?;
         if let Some(p) = previous {
             // Placeholders made earlier are ours still (the new plan sees them as existing).
             for old in &p.plan.placeholders {
@@ -228,7 +235,13 @@ impl Linux {
             }
         }
         let net = !matches!(self.network, Network::All);
-        match ns::create(&plan.steps, net, self.proxy_port, previous.map(|p| &p.ns)) {
+        match ns::create(
+            &plan.steps,
+            net,
+            self.proxy_port,
+            previous.map(|p| &p.ns),
+            None,
+        ) {
             Ok(mut ns) => {
                 if let Some(p) = previous {
                     // Same user and network namespaces: keep the network one and its listener.
@@ -302,10 +315,36 @@ impl Linux {
     /// `TMPDIR` set, and the namespaces, capabilities, Landlock and seccomp entered between
     /// fork and exec.
     pub fn confine(&self, cmd: &mut std::process::Command, cwd: &Path) -> std::io::Result<()> {
-        use std::os::unix::process::CommandExt;
         let built = self.current()?;
         let real_cwd = std::fs::canonicalize(cwd)?;
         let meta = std::fs::metadata(&real_cwd)?;
+        self.arm(cmd, &real_cwd, built, (meta.dev(), meta.ino()), None)
+    }
+
+    /// The mount plan for the layout, with `first` before it (see [`mounts::plan_over`]).
+    fn plan(&self, first: Vec<mounts::Step>) -> std::io::Result<mounts::Plan> {
+        let private = mounts::Private {
+            tmp: &self.private.part("tmp"),
+            var_tmp: &self.private.part("vartmp"),
+            shm: &self.private.part("shm"),
+            empty_dir: &self.private.part("empty"),
+            empty_file: &self.private.part("empty-file"),
+        };
+        mounts::plan_over(&self.layout, &private, first)
+    }
+
+    /// Arms `cmd` to enter `built` (the namespaces), its working directory `real_cwd`
+    /// checked to be the object `cwd_id` names inside them, then the rest of the confinement
+    /// (with `landlock` instead of the sandbox's own ruleset when given).
+    fn arm(
+        &self,
+        cmd: &mut std::process::Command,
+        real_cwd: &Path,
+        built: Option<Arc<Built>>,
+        cwd_id: (u64, u64),
+        landlock: Option<OwnedFd>,
+    ) -> std::io::Result<()> {
+        use std::os::unix::process::CommandExt;
         let cwd_c = CString::new(real_cwd.as_os_str().as_bytes())
             .map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))?;
         for (k, _) in std::env::vars_os() {
@@ -326,10 +365,13 @@ impl Linux {
                 b.ns.net.as_ref().map(|n| n.as_raw_fd()),
             )
         });
-        let landlock = self.landlock.as_ref().map(|f| f.as_raw_fd());
+        let own = landlock.map(Arc::new);
+        let landlock = own
+            .as_ref()
+            .map(|f| f.as_raw_fd())
+            .or_else(|| self.landlock.as_ref().map(|f| f.as_raw_fd()));
         let filters = Arc::clone(&self.filters);
         let last_cap = self.last_cap;
-        let cwd_id = (meta.dev(), meta.ino());
         // SAFETY: `enter` makes only raw system calls on data owned by the closure (the
         // namespaces stay open: `built` is moved in and outlives the fork).
         unsafe {
@@ -344,7 +386,7 @@ impl Linux {
                     filters: &filters,
                     last_cap,
                 };
-                let _keep = &built;
+                let _keep = (&built, &own);
                 child::enter(&entry)
             });
         }
@@ -398,6 +440,13 @@ impl Drop for Linux {
                 self.private.keep = true;
             } else {
                 remove_placeholders(&b.plan.placeholders);
+                let extra = std::mem::take(
+                    &mut *self
+                        .extra_placeholders
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner()),
+                );
+                remove_placeholders(&extra);
             }
         }
     }

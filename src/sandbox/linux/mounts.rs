@@ -62,6 +62,22 @@ pub enum Step {
         /// Every mount beneath too.
         recursive: bool,
     },
+    /// Mounts an overlay at `dst` (review mode's capture, see [`super::overlay`]): `lowers`
+    /// from the topmost down, `upper` and `work` for what is written (`fsopen("overlay")`,
+    /// one `lowerdir+` per layer so no path needs escaping, `userxattr`, then `fsmount` and
+    /// `move_mount`), with `attrs` (`MOUNT_ATTR_*`) on the new mount.
+    Overlay {
+        /// Where.
+        dst: CString,
+        /// The read-only layers, topmost first.
+        lowers: Vec<CString>,
+        /// Where writes land.
+        upper: CString,
+        /// Overlayfs's scratch directory (same filesystem as `upper`).
+        work: CString,
+        /// `MOUNT_ATTR_*` flags of the new mount.
+        attrs: u64,
+    },
 }
 
 /// The most trees kept aside at once (a fixed array in the child: no allocation there).
@@ -173,7 +189,18 @@ impl Plan {
 
 /// Builds the plan for `layout`, creating the placeholders it needs.
 pub fn plan(layout: &Layout, private: &Private<'_>) -> io::Result<Plan> {
-    let mut plan = Plan::default();
+    plan_over(layout, private, Vec::new())
+}
+
+/// [`plan`] with `first` applied before everything else: review mode's overlays, mounted
+/// over the writable roots while the host's mounts are still writable (their upper
+/// directories live there), so that every later step — the whole tree read-only, the roots
+/// writable again, the protected paths read-only — applies to the overlaid view.
+pub fn plan_over(layout: &Layout, private: &Private<'_>, first: Vec<Step>) -> io::Result<Plan> {
+    let mut plan = Plan {
+        steps: first,
+        ..Plan::default()
+    };
     // Every mount read-only, so that outside the writable roots not even what Landlock does
     // not govern — chmod, chown, timestamps, extended attributes — can change; the roots
     // and the private directories are made writable again by their binds below. /proc stays
@@ -365,7 +392,6 @@ struct MountAttr {
 
 /// `MOUNT_ATTR_RDONLY`.
 const MOUNT_ATTR_RDONLY: u64 = 0x1;
-
 /// Applies `steps` in a child that may only make raw system calls (no allocation, no lock).
 /// Returns the index of the failed step and its errno.
 ///
@@ -436,6 +462,13 @@ pub unsafe fn apply(steps: &[Step]) -> Result<(), (usize, i32)> {
                     std::mem::size_of::<MountAttr>(),
                 ) != 0
             }
+            Step::Overlay {
+                dst,
+                lowers,
+                upper,
+                work,
+                attrs,
+            } => !super::overlay::mount(dst, lowers, upper, work, *attrs),
             Step::Move { slot, dst } => {
                 let empty = c"".as_ptr();
                 let r = libc::syscall(

@@ -26,7 +26,23 @@ pub struct Namespaces {
     pub net: Option<OwnedFd>,
     /// A listening TCP socket on 127.0.0.1 inside the network namespace (the proxy's).
     pub listener: Option<OwnedFd>,
+    /// `(st_dev, st_ino)` of the probed path as the mount namespace shows it (see [`create`]).
+    pub probe: Option<(u64, u64)>,
+    /// The directories [`Probe::open`] named, opened (`O_PATH`) inside the namespace.
+    pub opened: Vec<OwnedFd>,
 }
+
+/// What to look up in a finished mount namespace (a captured command's).
+#[derive(Debug)]
+pub struct Probe<'a> {
+    /// A path to `stat`: the command's working directory.
+    pub cwd: &'a std::ffi::CStr,
+    /// Directories to open (at most [`OPEN`]).
+    pub open: &'a [CString],
+}
+
+/// The most directories a [`Probe`] opens.
+pub const OPEN: usize = 16;
 
 /// What the child reads and writes; lives on the parent's stack while the child runs.
 #[repr(C)]
@@ -45,9 +61,15 @@ struct Shared<'a> {
     /// With a failed mount step, its index.
     step: i32,
     fds: [i32; 4],
+    /// A path to `stat` once the plan is applied (null: none), and what it turned out to be.
+    probe: *const libc::c_char,
+    probe_id: Option<(u64, u64)>,
+    /// Directories to open then, and their descriptors.
+    open: &'a [CString],
+    opened: [i32; OPEN],
 }
 
-const STAGES: [&str; 10] = [
+const STAGES: [&str; 11] = [
     "",
     "writing /proc/self/setgroups",
     "writing /proc/self/uid_map",
@@ -58,6 +80,7 @@ const STAGES: [&str; 10] = [
     "opening the namespaces",
     "cloning into new namespaces",
     "listening inside the network namespace",
+    "finding the working directory and the overlays in the mount namespace",
 ];
 
 unsafe fn write_file(path: &std::ffi::CStr, data: &[u8]) -> bool {
@@ -151,6 +174,20 @@ extern "C" fn child(arg: *mut libc::c_void) -> libc::c_int {
             sh.step = i as i32;
             return 1;
         }
+        if !sh.probe.is_null() {
+            let mut st: libc::stat = std::mem::zeroed();
+            if libc::stat(sh.probe, &mut st) != 0 {
+                return fail(10, sh);
+            }
+            sh.probe_id = Some((st.st_dev, st.st_ino));
+        }
+        for (i, p) in sh.open.iter().enumerate() {
+            let flags = libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC;
+            sh.opened[i] = libc::open(p.as_ptr(), flags);
+            if sh.opened[i] < 0 {
+                return fail(10, sh);
+            }
+        }
         let flags = libc::O_RDONLY | libc::O_CLOEXEC;
         sh.fds[0] = libc::open(c"/proc/self/ns/user".as_ptr(), flags);
         sh.fds[1] = libc::open(c"/proc/self/ns/mnt".as_ptr(), flags);
@@ -188,7 +225,7 @@ impl std::fmt::Display for NsError {
 
 fn step_target(s: &Step) -> String {
     let c: &CString = match s {
-        Step::Bind { dst, .. } | Step::Move { dst, .. } => dst,
+        Step::Bind { dst, .. } | Step::Move { dst, .. } | Step::Overlay { dst, .. } => dst,
         Step::Clone { path, .. } | Step::ReadOnly { path, .. } => path,
     };
     c.to_string_lossy().into_owned()
@@ -196,12 +233,15 @@ fn step_target(s: &Step) -> String {
 
 /// Makes the namespaces and applies `steps` in the mount namespace. With `rebuild`, the
 /// user and network namespaces of an earlier [`Namespaces`] are kept and only a new mount
-/// namespace is made (its `net` and `listener` are then `None`: keep the old ones).
+/// namespace is made (its `net` and `listener` are then `None`: keep the old ones). With
+/// `probe`, the path is looked up in the finished mount namespace and its identity returned
+/// (a command's working directory inside an overlay is not the object the host sees).
 pub fn create(
     steps: &[Step],
     net: bool,
     listen: Option<u16>,
     rebuild: Option<&Namespaces>,
+    probe: Option<&Probe<'_>>,
 ) -> Result<Namespaces, NsError> {
     use std::os::fd::AsRawFd;
     // SAFETY: plain getters.
@@ -219,6 +259,10 @@ pub fn create(
         errno: 0,
         step: -1,
         fds: [-1; 4],
+        probe: probe.map_or(std::ptr::null(), |p| p.cwd.as_ptr()),
+        probe_id: None,
+        open: probe.map_or(&[][..], |p| &p.open[..p.open.len().min(OPEN)]),
+        opened: [-1; OPEN],
     };
     let mut stack = vec![0u8; 256 * 1024];
     // The stack grows down: hand the clone its top, 16-byte aligned.
@@ -255,6 +299,7 @@ pub fn create(
     drop(stack);
     // SAFETY: the child opened these in our (shared) table and gave them to us.
     let take = |fd: i32| (fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd) });
+    let opened: Vec<OwnedFd> = shared.opened.iter().filter_map(|&fd| take(fd)).collect();
     let (user, mnt, netfd, listener) = (
         take(shared.fds[0]),
         take(shared.fds[1]),
@@ -282,6 +327,8 @@ pub fn create(
             mnt,
             net: netfd,
             listener,
+            probe: shared.probe_id,
+            opened,
         }),
         _ => Err(NsError {
             stage: STAGES[7],

@@ -68,11 +68,14 @@ const DEVICES: &[&str] = &[
     "/dev/ptmx",
 ];
 
-/// The ruleset of a policy: writes beneath `writable`, the network rules, the scopes.
-/// Returns the ruleset's descriptor, for `landlock_restrict_self` in each child.
+/// The ruleset of a policy: writes beneath `writable` and beneath the open directories
+/// `also` (a captured command's overlays: their inodes are not the roots' own), the network
+/// rules, the scopes. Returns the ruleset's descriptor, for `landlock_restrict_self` in each
+/// child.
 pub fn ruleset(
     abi_version: u8,
     writable: &[PathBuf],
+    also: &[OwnedFd],
     network: &Network,
     proxy_port: Option<u16>,
 ) -> Result<OwnedFd, String> {
@@ -97,6 +100,11 @@ pub fn ruleset(
     let mut created = rs.create().map_err(|e| fail(&e))?;
     for root in writable {
         let fd = PathFd::new(root).map_err(|e| fail(&e))?;
+        created = created
+            .add_rule(PathBeneath::new(fd, write))
+            .map_err(|e| fail(&e))?;
+    }
+    for fd in also {
         created = created
             .add_rule(PathBeneath::new(fd, write))
             .map_err(|e| fail(&e))?;
