@@ -370,19 +370,22 @@ function contextFor(handle, tool, args, config) {
     sessionCwd: (name) => handle.sessionCwd(String(name)),
   })
   ctx.title = titleOf(handle, tool, args)
-  reviewFacts(ctx, handle, tool)
+  reviewFacts(ctx, handle, tool, args)
   return ctx
 }
 
-// Review mode in the guard's context: a file tool's change is staged, not written; a command
+// Review mode in the guard's context: a file tool's change is staged, not written, and so is a
+// captured bash call's (sandbox on, Linux); any other command
 // runs on the real workspace only when the host said `commands: "direct"`.
-function reviewFacts(ctx, handle, tool) {
+function reviewFacts(ctx, handle, tool, args) {
   const review = publicConfigOf.get(handle) && publicConfigOf.get(handle).review
   if (!review || typeof review !== 'object') return
   ctx.review = { scope: review.scope, commands: review.commands }
   const def = toolList(handle).find((t) => t.name === tool)
   const a = def && def.annotations
   if (a && !a.readOnlyHint && !a.openWorldHint) ctx.staged = true
+  // A stateless bash call runs over the staged tree and its writes are staged (SPEC §13).
+  else if (tool === 'bash' && !(args && args.session != null) && handle.reviewCapturesCommands()) ctx.staged = true
 }
 
 /** What a host's guard sees for a call (LATER §2.4): `{ tool, args, config, paths, bash, title }`. */

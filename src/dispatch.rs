@@ -387,7 +387,7 @@ fn prepare(
     if cancel.is_cancelled() {
         return Prepared::Done(Outcome::error(&(def.aborted)(), vec![]));
     }
-    if let Err(e) = review_allows(def, &runtime.config) {
+    if let Err(e) = review_allows(def, &args, &runtime) {
         return Prepared::Done(Outcome::error(&e, vec![]));
     }
     // With the `undo` tool on, every mutating call starts a fresh "last call" checkpoint.
@@ -408,18 +408,36 @@ fn prepare(
 }
 
 /// Review mode: a tool that runs commands (it reaches beyond the file tools and changes
-/// things: `bash`, `monitor_start`) could write what no one reviews, so it is refused unless
-/// the host chose `review.commands: "direct"`. Stopping a monitor changes no file.
-fn review_allows(def: &tools::ToolDef, config: &Config) -> crate::error::ToolResult<()> {
-    let Some(review) = &config.review else {
+/// things: `bash`, `monitor_start`) could write what no one reviews. A stateless `bash` call
+/// runs captured (its writes staged, SPEC §13 "Commands") where the sandbox can capture;
+/// otherwise, and for a shell session (the shell outlives the call, so what it writes later
+/// has no call to be staged by) and monitors, it is refused unless the host chose
+/// `review.commands: "direct"`. Stopping a monitor changes no file.
+fn review_allows(
+    def: &tools::ToolDef,
+    args: &Map<String, Value>,
+    runtime: &Runtime,
+) -> crate::error::ToolResult<()> {
+    let Some(review) = &runtime.config.review else {
         return Ok(());
     };
     let runs_commands = def.annotations.open_world && def.mutating() && def.name != "monitor_stop";
     if !runs_commands || review.commands == crate::config::review::Commands::Direct {
         return Ok(());
     }
+    let session = def.name == "bash" && args.get("session").is_some_and(|v| !v.is_null());
+    let why = if session {
+        "a shell session outlives the call, so what it writes later could not be staged; run the command without `session`".to_string()
+    } else if def.name != "bash" {
+        "a monitor outlives the call, so what it writes could not be staged".to_string()
+    } else {
+        match crate::review::commands::unavailable(runtime.sandbox.as_deref()) {
+            None => return Ok(()),
+            Some(why) => why,
+        }
+    };
     Err(ToolError::invalid(format!(
-        "{} is not available in review mode: what a command writes cannot be staged for review here. Use the file tools (their changes are staged), or ask the host to set review.commands: \"direct\".",
+        "{} is not available in review mode: what a command writes cannot be staged for review here ({why}). Use the file tools (their changes are staged), or ask the host to set review.commands: \"direct\".",
         def.name
     )))
 }

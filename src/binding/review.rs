@@ -53,4 +53,18 @@ impl NativeTools {
         let rt = Arc::clone(&self.runtime);
         blocking(move || crate::review::reject(&rt.config, staging(&rt)?, paths.as_deref())).await
     }
+
+    /// Whether a stateless `bash` call is captured into the staging area (review mode on, its
+    /// commands not `"direct"`, the sandbox able to capture): the guard context's `staged`.
+    #[napi]
+    pub fn review_captures_commands(&self) -> bool {
+        let rt = &self.runtime;
+        rt.staging.is_some()
+            && rt
+                .config
+                .review
+                .as_ref()
+                .is_some_and(|r| r.commands != crate::config::review::Commands::Direct)
+            && crate::review::commands::unavailable(rt.sandbox.as_deref()).is_none()
+    }
 }

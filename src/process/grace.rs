@@ -120,7 +120,7 @@ mod tests {
             let command = format!(
                 "trap 'echo trapped; exit 0' TERM; {launcher}sh -c 'echo armed; exec sleep 1000'; echo next"
             );
-            let mut child = group::spawn(&command, dir.path(), &id, None).unwrap();
+            let (mut child, _) = group::spawn(&command, dir.path(), &id, None, None).unwrap();
             let pid = child.id().unwrap();
             let mut out = BufReader::new(child.stdout.take().unwrap());
             let mut line = String::new();

@@ -31,13 +31,15 @@ pub const SESSION_ID_VAR: &str = "CLARVIS_SESSION_ID";
 /// in a new session, marked with `CLARVIS_CALL_ID=<id>`, without `CDPATH`, and confined by
 /// `sandbox` when given (the one hook of the sandbox in the spawn path). The shell is the
 /// sandbox's, else [`super::shell::shell`] (its error, on Windows without Git for Windows'
-/// `sh.exe`, says so).
+/// `sh.exe`, says so). With `capture` (review mode, `sandbox` given) the command runs over an
+/// overlay instead ([`crate::sandbox::Sandbox::confine_captured`]), returned with the child.
 pub fn spawn(
     command: &str,
     cwd: &Path,
     id: &str,
     sandbox: Option<&crate::sandbox::Sandbox>,
-) -> std::io::Result<Child> {
+    capture: Option<&crate::sandbox::capture::Request<'_>>,
+) -> std::io::Result<(Child, Option<crate::sandbox::capture::Captured>)> {
     let mut cmd = match sandbox {
         Some(s) => s.shell(),
         None => std::process::Command::new(super::shell::shell()?),
@@ -53,12 +55,17 @@ pub fn spawn(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     new_session(&mut cmd);
-    if let Some(s) = sandbox {
-        s.confine(&mut cmd, cwd)?;
-    }
+    let captured = match (sandbox, capture) {
+        (Some(s), Some(request)) => Some(s.confine_captured(&mut cmd, cwd, request)?),
+        (Some(s), None) => {
+            s.confine(&mut cmd, cwd)?;
+            None
+        }
+        (None, _) => None,
+    };
     let mut cmd = Command::from(cmd);
     cmd.kill_on_drop(false);
-    cmd.spawn()
+    Ok((cmd.spawn()?, captured))
 }
 
 /// Makes `cmd` start a new session (its own process group, no controlling terminal) and, on

@@ -66,6 +66,9 @@ pub struct Request<'a> {
     pub on_output: Option<live::OutputSink>,
     /// The sandbox the command runs in, if any.
     pub sandbox: Option<&'a crate::sandbox::Sandbox>,
+    /// Review mode's capture (with `sandbox`): what the command sees above the disk, and
+    /// where its writes go instead of the workspace (see [`crate::sandbox::capture`]).
+    pub capture: Option<crate::sandbox::capture::Request<'a>>,
 }
 
 /// How the command ended.
@@ -100,6 +103,10 @@ pub struct Outcome {
     /// When the command was killed (timeout, abort, output limit): the signal that ended
     /// the shell, `SIGTERM` when it exited within the grace, else `SIGKILL`.
     pub killed_by: Option<&'static str>,
+    /// With [`Request::capture`]: the command's overlay, to read its changes from. Every
+    /// process of the call has ended by then (a captured call leaves nothing running: what
+    /// a background process wrote later could never be reviewed).
+    pub captured: Option<crate::sandbox::capture::Captured>,
 }
 
 /// Runs a command. `Err` means the shell could not be started; everything after that is
@@ -110,7 +117,8 @@ pub async fn run(
     display: impl Fn(&Path) -> String,
 ) -> io::Result<Outcome> {
     let id = crate::atomic::unique_id();
-    let mut child = group::spawn(req.command, req.cwd, &id, req.sandbox)?;
+    let (mut child, captured) =
+        group::spawn(req.command, req.cwd, &id, req.sandbox, req.capture.as_ref())?;
     let pgid = child.id().unwrap_or(0);
     let mut guard = group::Guard::new(pgid, &id);
     let budget = streams::Budget {
@@ -151,8 +159,9 @@ pub async fn run(
 
     let aborted = cancel.is_cancelled();
     let over = out.over_ceiling() || err.over_ceiling();
-    if (aborted || over) && !killed {
-        // Fired during the drain, after the shell exited: its leftovers get no grace.
+    if (aborted || over || captured.is_some()) && !killed {
+        // Fired during the drain, after the shell exited: its leftovers get no grace. A
+        // captured call's background processes end with it, before its changes are read.
         kill_all(pgid, &id, Duration::ZERO).await;
     }
     guard.disarm();
@@ -173,6 +182,7 @@ pub async fn run(
         stdout,
         stderr,
         killed_by,
+        captured,
     })
 }
 
@@ -235,6 +245,7 @@ mod tests {
             kill_grace: Duration::ZERO,
             on_output: None,
             sandbox: None,
+            capture: None,
         };
         run(req, cancel, |p| p.display().to_string()).await.unwrap()
     }
@@ -254,6 +265,7 @@ mod tests {
                 kill_grace,
                 on_output: None,
                 sandbox: None,
+                capture: None,
             };
             let out = run(req, &Cancel::new(), |p| p.display().to_string())
                 .await

@@ -45,6 +45,7 @@ fn sh(f: &Fixture, command: &str) -> (i32, String, String) {
         kill_grace: Duration::ZERO,
         on_output: None,
         sandbox: Some(&f.sandbox),
+        capture: None,
     };
     let out = rt
         .block_on(run(req, &Cancel::new(), |p: &Path| p.display().to_string()))

@@ -14,6 +14,7 @@ use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
 mod accept;
+pub mod commands;
 pub use accept::{accept, settle};
 
 /// What kind of change a pending path is.

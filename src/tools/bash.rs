@@ -114,6 +114,13 @@ async fn execute(call: &Call) -> ToolResult<Output> {
         config.bash_timeout_ms,
         config.bash_timeout_max_ms,
     );
+    // Review mode (not `commands: "direct"`): a stateless call runs over the staged tree and
+    // its writes are staged (dispatch refused the call where that cannot be done).
+    let staging = capturing(call).filter(|_| session.is_none());
+    let layers = staging
+        .as_deref()
+        .map(crate::review::commands::layers)
+        .unwrap_or_default();
     let request = Request {
         command,
         cwd: &cwd,
@@ -123,6 +130,12 @@ async fn execute(call: &Call) -> ToolResult<Output> {
         kill_grace: Duration::from_millis(config.kill_grace_ms.unwrap_or(0)),
         on_output: call.on_output.clone(),
         sandbox: call.runtime.sandbox.as_deref(),
+        capture: staging
+            .as_deref()
+            .map(|o| crate::sandbox::capture::Request {
+                dir: o.dir(),
+                staged: &layers,
+            }),
     };
     // What it prints is judged on the files it names (a slice of a key, a value without
     // its key), from the directory it runs in.
@@ -153,6 +166,16 @@ async fn execute(call: &Call) -> ToolResult<Output> {
             // One line at the end, so the model sees why and changes approach.
             let printed = format!("{stdout}\n{stderr}");
             s.end_with_note(&mut stderr, &printed);
+        }
+    }
+    // What a captured command wrote is staged whatever ended it, as a direct run leaves it
+    // on disk; one line at the end of stderr says so (stdout stays the command's own).
+    if let (Some(o), Some(c)) = (&staging, &outcome.captured) {
+        if let Some(line) = crate::review::commands::stage(o, c, command)? {
+            if !stderr.is_empty() && !stderr.ends_with('\n') {
+                stderr.push('\n');
+            }
+            stderr.push_str(&line);
         }
     }
     // Which signal ended a killed command; only with `killGraceMs` set (without it the
@@ -212,6 +235,16 @@ async fn execute(call: &Call) -> ToolResult<Output> {
             format!("Failed to run command: {}", io_detail(&e)),
         )),
     }
+}
+
+/// The staging area a command of this call is captured into: review mode on, its commands
+/// not `"direct"`.
+pub fn capturing(call: &Call) -> Option<std::sync::Arc<crate::workspace::overlay::Overlay>> {
+    let review = call.config.review.as_ref()?;
+    if review.commands == crate::config::review::Commands::Direct {
+        return None;
+    }
+    call.runtime.staging.clone()
 }
 
 /// Runs the command in session `name` (`cd`: the checked `cwd` to change to first).

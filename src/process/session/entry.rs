@@ -134,6 +134,7 @@ pub(super) fn aborted_waiting() -> SessionOutcome {
             stdout: String::new(),
             stderr: String::new(),
             killed_by: None,
+            captured: None,
         },
         state: State::Kept,
         cwd: None,

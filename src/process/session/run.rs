@@ -180,6 +180,7 @@ pub async fn run(
             stdout,
             stderr,
             killed_by,
+            captured: None,
         },
         fate,
     ))

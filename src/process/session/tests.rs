@@ -11,6 +11,7 @@ fn req<'a>(root: &'a Path, command: &'a str, timeout_ms: u64) -> Request<'a> {
         kill_grace: Duration::ZERO,
         on_output: None,
         sandbox: None,
+        capture: None,
     }
 }
 

@@ -1,0 +1,112 @@
+//! Review mode's commands (SPEC §13 "Commands"): a stateless `bash` call or a monitor runs
+//! over an overlay of the workspace (see [`crate::sandbox::capture`]) that shows it the
+//! staged tree, and what it wrote is staged here, in one batch, like a file tool's change.
+
+use crate::error::ToolResult;
+use crate::sandbox::capture::{Captured, Change, Layer};
+use crate::sandbox::Sandbox;
+use crate::workspace::overlay::{Base, Overlay, Staged};
+use std::path::PathBuf;
+
+/// The permission bits a captured command sees on a staged new file.
+const NEW_FILE_MODE: u32 = 0o644;
+
+/// The staging area's entries as a captured command is to see them: a staged write is its
+/// blob with the base's permission bits (0644 for a new file), a staged deletion hides the
+/// path.
+pub fn layers(overlay: &Overlay) -> Vec<Layer> {
+    overlay
+        .entries()
+        .into_iter()
+        .map(|(rel, e)| match e.staged {
+            Staged::Write { blob, .. } => Layer::File {
+                source: overlay.blob_path(&blob),
+                mode: match e.base {
+                    Base::File { mode, .. } => mode,
+                    Base::Absent => NEW_FILE_MODE,
+                },
+                rel,
+            },
+            Staged::Delete => Layer::Deleted { rel },
+        })
+        .collect()
+}
+
+/// Why review mode cannot capture commands with `sandbox` (`None`: it can).
+pub fn unavailable(sandbox: Option<&Sandbox>) -> Option<String> {
+    match sandbox {
+        None => {
+            Some("the sandbox is off (commands are captured only under `sandbox: true`)".into())
+        }
+        Some(s) => s.can_capture().err().map(|e| e.to_string()),
+    }
+}
+
+/// Stages what a captured command changed, in one batch (all or nothing; `reviewBytes`
+/// applies), `input` naming the command in errors. Returns one line for the tool result
+/// that says what was staged and what was not (`None` when the command changed nothing).
+pub fn stage(overlay: &Overlay, captured: &Captured, input: &str) -> ToolResult<Option<String>> {
+    let changes = captured
+        .changes()
+        .map_err(|e| crate::error::ToolError::fs(&std::io::Error::from(e), input))?;
+    let mut writes: Vec<(PathBuf, Option<Vec<u8>>)> = Vec::new();
+    let mut skipped = Vec::new();
+    for change in changes {
+        match change {
+            Change::Write { rel, source, .. } => {
+                let bytes =
+                    std::fs::read(&source).map_err(|e| crate::error::ToolError::fs(&e, input))?;
+                writes.push((overlay.abs(&rel), Some(bytes)));
+            }
+            Change::Delete { rel } => writes.push((overlay.abs(&rel), None)),
+            Change::Mode { rel, mode } => {
+                skipped.push(format!("{rel} (permission bits {mode:o}: not staged)"))
+            }
+            // A directory reaches disk with the first file accepted into it.
+            Change::Dir { .. } => {}
+            Change::Refused { rel, why } => skipped.push(format!("{rel} ({why}: not staged)")),
+        }
+    }
+    if !writes.is_empty() {
+        let batch: Vec<crate::workspace::overlay::Change<'_>> = writes
+            .iter()
+            .map(|(abs, bytes)| (abs.as_path(), bytes.as_deref(), None))
+            .collect();
+        overlay.stage(&batch, input)?;
+    }
+    Ok(note(writes.len(), &skipped))
+}
+
+/// The line a captured command's result ends with.
+fn note(staged: usize, skipped: &[String]) -> Option<String> {
+    if staged == 0 && skipped.is_empty() {
+        return None;
+    }
+    let mut line = match staged {
+        0 => "[review: no file change staged".to_string(),
+        1 => "[review: 1 file change staged for review (it reaches disk when the host accepts it)".to_string(),
+        n => format!("[review: {n} file changes staged for review (they reach disk when the host accepts them)"),
+    };
+    if !skipped.is_empty() {
+        line.push_str("; kept as it was: ");
+        line.push_str(&skipped.join(", "));
+    }
+    line.push(']');
+    Some(line)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::note;
+
+    #[test]
+    fn the_note_counts_staged_changes_and_names_what_was_not_staged() {
+        assert_eq!(note(0, &[]), None);
+        let one = note(1, &[]).unwrap();
+        assert!(one.starts_with("[review: 1 file change staged"), "{one}");
+        let mixed = note(2, &["l (a symbolic link (to a.txt): not staged)".into()]).unwrap();
+        assert!(mixed.contains("2 file changes staged"), "{mixed}");
+        assert!(mixed.ends_with("kept as it was: l (a symbolic link (to a.txt): not staged)]"));
+        assert!(!mixed.contains('\n'));
+    }
+}
