@@ -97,7 +97,55 @@ fn note(staged: usize, skipped: &[String]) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::note;
+    use super::{layers, note};
+    use crate::config::{Config, ReviewConfig};
+    use crate::sandbox::capture::Layer;
+    use crate::workspace::overlay::Overlay;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_captured_command_sees_staged_writes_with_the_disk_mode_and_staged_deletions() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::write(root.join("run.sh"), "old\n").unwrap();
+        std::fs::set_permissions(root.join("run.sh"), std::fs::Permissions::from_mode(0o750))
+            .unwrap();
+        std::fs::write(root.join("gone.txt"), "bye\n").unwrap();
+        let mut cfg = Config::with_root(&root);
+        cfg.review = Some(ReviewConfig {
+            scope: "cmd".into(),
+            commands: crate::config::review::Commands::Refuse,
+            bytes: 1 << 20,
+        });
+        let overlay = Overlay::open(&cfg).unwrap().unwrap();
+        overlay
+            .stage_write(&root.join("run.sh"), b"new\n", "run.sh")
+            .unwrap();
+        overlay
+            .stage_write(&root.join("n/new.txt"), b"n\n", "n/new.txt")
+            .unwrap();
+        overlay
+            .stage_delete(&root.join("gone.txt"), "gone.txt")
+            .unwrap();
+        let got: Vec<(String, Option<u32>, Option<Vec<u8>>)> = layers(&overlay)
+            .into_iter()
+            .map(|l| match l {
+                Layer::File { rel, source, mode } => {
+                    (rel, Some(mode), Some(std::fs::read(source).unwrap()))
+                }
+                Layer::Deleted { rel } => (rel, None, None),
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("gone.txt".into(), None, None),
+                ("n/new.txt".into(), Some(0o644), Some(b"n\n".to_vec())),
+                ("run.sh".into(), Some(0o750), Some(b"new\n".to_vec())),
+            ]
+        );
+    }
 
     #[test]
     fn the_note_counts_staged_changes_and_names_what_was_not_staged() {
