@@ -16,6 +16,35 @@ export function scratch(prefix = 'cat-') {
   return dir
 }
 
+/** Writes `files` ({ 'rel/path': content }) under `root`, making directories. */
+export function put(root, files) {
+  for (const [rel, content] of Object.entries(files)) {
+    const p = path.join(root, rel)
+    fs.mkdirSync(path.dirname(p), { recursive: true })
+    fs.writeFileSync(p, content)
+  }
+}
+
+/**
+ * Every entry under `root` but `.clarvis/`, as `{ rel: entry(rel, path, dirent) }`
+ * (directories walked after their own entry; `undefined` leaves an entry out).
+ */
+export function walkTree(root, entry) {
+  const out = {}
+  const walk = (dir) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name)
+      const rel = path.relative(root, p)
+      if (rel === '.clarvis') continue
+      const v = entry(rel, p, e)
+      if (v !== undefined) out[rel] = v
+      if (e.isDirectory()) walk(p)
+    }
+  }
+  walk(root)
+  return out
+}
+
 /**
  * A workspace with `files` ({ 'rel/path': content }) and tools over it, under
  * `compat: "0.1"` unless `options.compat` says otherwise: the suites written for 0.1 assert
@@ -23,11 +52,7 @@ export function scratch(prefix = 'cat-') {
  */
 export function workspace(files = {}, options = {}) {
   const root = scratch()
-  for (const [rel, content] of Object.entries(files)) {
-    const p = path.join(root, rel)
-    fs.mkdirSync(path.dirname(p), { recursive: true })
-    fs.writeFileSync(p, content)
-  }
+  put(root, files)
   const tools = createAgentTools({ workspaceRoot: root, compat: '0.1', ...options })
   return { root, tools, call: (name, args, signal) => tools.callTool(name, args, signal) }
 }

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
 import { createAgentTools } from '../index.mjs'
-import { envelope } from './helpers.mjs'
+import { envelope, put, walkTree } from './helpers.mjs'
 
 // Not under /tmp: the sandbox gives a command its own /tmp, and the overlay's scratch
 // directories need a filesystem with user extended attributes.
@@ -19,27 +19,16 @@ let n = 0
 
 function ws(files) {
   const root = path.join(base, `ws${n++}`)
-  for (const [rel, content] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true })
-    fs.writeFileSync(path.join(root, rel), content)
-  }
+  put(root, files)
   return root
 }
 
-// Every file under root but .clarvis/, with its bytes.
+// Every entry under root but .clarvis/: a file's bytes, a link's target, a directory.
 function tree(root) {
-  const out = {}
-  const walk = (dir) => {
-    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-      const p = path.join(dir, e.name)
-      const rel = path.relative(root, p)
-      if (rel === '.clarvis') continue
-      if (e.isDirectory()) walk(p)
-      else out[rel] = e.isSymbolicLink() ? ['link', fs.readlinkSync(p)] : fs.readFileSync(p, 'latin1')
-    }
-  }
-  walk(root)
-  return out
+  return walkTree(root, (rel, p, e) => {
+    if (e.isSymbolicLink()) return ['link', fs.readlinkSync(p)]
+    return e.isDirectory() ? 'dir' : fs.readFileSync(p, 'latin1')
+  })
 }
 
 const FILES = { 'a.txt': 'one\ntwo\n', 'src/b.js': 'const b = 1\n', 'gone.txt': 'bye\n', '.git/config': '[core]\n' }
