@@ -97,14 +97,15 @@ fn note(staged: usize, skipped: &[String]) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{layers, note};
-    use crate::config::{Config, ReviewConfig};
-    use crate::sandbox::capture::Layer;
-    use crate::workspace::overlay::Overlay;
+    use super::note;
 
     #[cfg(unix)]
     #[test]
     fn a_captured_command_sees_staged_writes_with_the_disk_mode_and_staged_deletions() {
+        use super::layers;
+        use crate::config::{Config, ReviewConfig};
+        use crate::sandbox::capture::Layer;
+        use crate::workspace::overlay::Overlay;
         use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
         let root = std::fs::canonicalize(dir.path()).unwrap();
