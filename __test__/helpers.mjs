@@ -92,3 +92,32 @@ export async function beforeTheTimeout(attempt, armed, timeoutMs = 400) {
     if (armed(r) || ms > 100_000) return r
   }
 }
+
+/**
+ * Starts a monitor from a separate Node host (`createAgentTools(options)`), then SIGKILLs
+ * that host: the monitor lives on without it. Resolves to the monitor's id once the host is
+ * gone.
+ */
+export async function monitorOfAKilledHost(options, command) {
+  const { spawn } = await import('node:child_process')
+  const index = new URL('../index.mjs', import.meta.url).pathname
+  const script = `
+    import { createAgentTools } from ${JSON.stringify(index)}
+    const t = createAgentTools(${JSON.stringify(options)})
+    const r = await t.callTool('monitor_start', { command: ${JSON.stringify(command)} })
+    process.stdout.write(JSON.parse(r.text).id + '\\n')
+    setInterval(() => {}, 1000)
+  `
+  const host = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const id = await new Promise((resolve, reject) => {
+    let out = ''
+    host.stdout.on('data', (d) => {
+      out += d
+      if (out.includes('\n')) resolve(out.trim())
+    })
+    host.on('exit', () => reject(new Error('host exited early')))
+  })
+  host.kill('SIGKILL')
+  await new Promise((r) => host.on('exit', r))
+  return id
+}

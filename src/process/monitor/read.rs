@@ -102,8 +102,10 @@ impl Drop for SharedLock {
 }
 
 /// While the monitor's shell is a zombie without an exit file, waits (at most a second) for
-/// its reaper to write the file: a sandboxed shell has no EXIT trap, and its reaper writes the
-/// code before reaping it (`spawn`), so "not running" never comes with a missing exit code.
+/// its reaper to write the file: a sandboxed shell's EXIT trap cannot write it, and its reaper
+/// writes the code before reaping it (`spawn`), so "not running" never comes with a missing
+/// exit code. (With the host gone, the relay moves the trap's code before it says it is done,
+/// which `settle` waits for.)
 fn await_exit_file(root: &Path, s: &Sidecar) {
     let path = file(root, &s.id, "exit");
     let until = std::time::Instant::now() + std::time::Duration::from_secs(1);

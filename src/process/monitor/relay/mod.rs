@@ -222,7 +222,7 @@ pub fn pipe_shared(_pid: u32, _tty: &str) -> bool {
 #[cfg(unix)]
 mod child;
 #[cfg(unix)]
-pub use child::{pipe, spawn};
+pub use child::{pipe, spawn, ExitCopy};
 
 #[cfg(test)]
 mod tests {
