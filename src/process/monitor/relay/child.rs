@@ -16,16 +16,10 @@ pub fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
     Ok((OwnedFd::from(read), OwnedFd::from(write)))
 }
 
-/// How much one read takes: at most a quarter of the window, so that after a drop (to half)
-/// a chunk always fits.
-fn chunk_size(max: u64) -> usize {
-    usize::try_from((max / 4).clamp(1, 64 * 1024)).unwrap_or(64 * 1024)
-}
-
 /// Forks the relay copying `input` into `log` (empty, opened for writing) within `max` bytes,
 /// counting in `state`. Returns its pid; a thread of the host reaps it when it exits.
 pub fn spawn(input: &OwnedFd, log: &File, state: &File, max: u64) -> io::Result<libc::pid_t> {
-    let chunk = chunk_size(max);
+    let chunk = super::chunk_size(max);
     // Allocated before the fork: the child must not call the allocator.
     let mut buf = vec![0u8; chunk];
     let mut copy = vec![0u8; 64 * 1024];
