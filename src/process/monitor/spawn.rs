@@ -50,7 +50,7 @@ pub enum Stdin {
 /// goes on with the shell waiting, and a loop of built-ins, run by the shell itself in the
 /// foreground, ends at once. The reaper writes 130 for a shell the interrupt ended (the EXIT
 /// trap does not run on a death by a signal).
-fn script(command: &str, terminal: bool) -> String {
+pub(super) fn script(command: &str, terminal: bool) -> String {
     let jobs = if terminal { "set -m\n" } else { "" };
     format!("trap 'echo $? > \"$MON_EXIT\"' EXIT\n{jobs}{command}\n")
 }
@@ -87,6 +87,20 @@ pub fn start(
             break id;
         }
     };
+    // Windows: a pseudo console, started its own way (`super::console`).
+    #[cfg(windows)]
+    if let Stdin::Terminal(size) = stdin {
+        return super::console::start(super::console::Request {
+            root,
+            cwd,
+            command,
+            ready_when,
+            log_max,
+            id,
+            size,
+            sh: &sh,
+        });
+    }
     let wired = open_log(root, &id).and_then(|files| Ok((files, wire(root, &id, stdin)?)));
     let (files, wiring) = match wired {
         Ok(v) => v,
@@ -189,10 +203,7 @@ pub fn start(
         command: command.to_string(),
         cwd: cwd.to_string_lossy().into_owned(),
         pid: child.id(),
-        started_at: std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_millis() as u64)
-            .unwrap_or(0),
+        started_at: now_ms(),
         ready_when: ready_when.map(str::to_string),
         input: wiring.input_kind,
     };
@@ -237,6 +248,14 @@ pub fn start(
         sidecar,
         input: wiring.input,
     })
+}
+
+/// Now, in epoch milliseconds (a sidecar's `startedAt`).
+pub(super) fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
 }
 
 /// How the monitor's shell ended.
@@ -368,13 +387,14 @@ fn wire(_root: &Path, _id: &str, stdin: Stdin) -> io::Result<Wiring> {
 }
 
 /// Elsewhere the command appends to the log itself, and takes no input (see
-/// [`crate::terminal`]: `monitor_start` refuses `tty` and `stdin` before this).
+/// [`crate::terminal`]: `monitor_start` refuses `stdin` before this, and Windows starts a
+/// terminal monitor in `super::console`).
 #[cfg(not(unix))]
 fn wire(root: &Path, id: &str, stdin: Stdin) -> io::Result<Wiring> {
     if stdin != Stdin::Null {
         return Err(io::Error::new(
             io::ErrorKind::Unsupported,
-            "monitors with a terminal or a stdin pipe need Unix",
+            "monitors with a stdin pipe need Unix",
         ));
     }
     let log = std::fs::OpenOptions::new()

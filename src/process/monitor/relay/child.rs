@@ -19,12 +19,6 @@ pub fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
     Ok((OwnedFd::from(read), OwnedFd::from(write)))
 }
 
-/// How much one read takes: at most a quarter of the window, so that after a drop (to half)
-/// a chunk always fits.
-fn chunk_size(max: u64) -> usize {
-    usize::try_from((max / 4).clamp(1, 64 * 1024)).unwrap_or(64 * 1024)
-}
-
 /// Where a sandboxed monitor's EXIT trap leaves its code, and where the relay moves it.
 ///
 /// A sandboxed shell cannot write under `.clarvis/` (a protected path), so its trap writes
@@ -83,7 +77,7 @@ pub fn spawn(
     max: u64,
     exit: Option<&ExitCopy>,
 ) -> io::Result<libc::pid_t> {
-    let chunk = chunk_size(max);
+    let chunk = super::chunk_size(max);
     // Allocated before the fork: the child must not call the allocator.
     let mut buf = vec![0u8; chunk];
     let mut copy = vec![0u8; 64 * 1024];
