@@ -39,7 +39,7 @@ async function sameLines(w, off, q) {
 test('searchIndex: "on" builds in the background; results equal the scan', unixOnly, async () => {
   const on = latest(tree(), { searchIndex: 'on' })
   const off = createAgentTools({ workspaceRoot: on.root, searchIndex: 'off' })
-  assert.deepEqual(off.searchIndexStatus(), { state: 'off', files: 0, bytes: 0, buildMs: 0, updatedAt: null })
+  assert.deepEqual(off.searchIndexStatus(), { state: 'off', files: 0, bytes: 0, buildMs: 0, updatedAt: null, symbols: { state: 'off', files: 0, bytes: 0, buildMs: 0 } })
   // The first grep never waits for the build.
   const first = await on.call('grep', { pattern: 'RareNeedle' })
   assert.equal(text(first), 'pkg3/needle.ts')

@@ -66,7 +66,7 @@ fn run(call: &Call) -> ToolResult<Output> {
     let rt = &call.runtime;
     let found = symbols::candidates(
         &call.config,
-        &rt.index,
+        &rt.symbols,
         &call.cancel,
         &call.warnings,
         &scope,
