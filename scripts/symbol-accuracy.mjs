@@ -68,7 +68,7 @@ const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'clarvis-accuracy-'))
 let grand = [0, 0]
 for (const src of dirs.length ? dirs : defaults()) {
   const root = path.join(scratch, path.basename(path.dirname(src)) + '-' + path.basename(src))
-  fs.cpSync(src, root, { recursive: true, filter: (p) => !p.includes('/node_modules/') })
+  fs.cpSync(src, root, { recursive: true, filter: (p) => !path.relative(src, p).split(path.sep).includes('node_modules') })
   const out = execFileSync(ctags, ['-R', '--output-format=json', '--fields=+nKl', '--extras=-{qualified}', '-f', '-', '.'], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 30 })
   const tags = []
   for (const line of out.split('\n')) {

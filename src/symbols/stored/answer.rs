@@ -87,42 +87,45 @@ fn from_fresh(
             _ => parse.push(abs),
         }
     }
-    // Decoded on every core when there are many (a repo map decodes every file).
-    let decoded: Vec<Parsed> = {
-        let chunk = from_table.len().div_ceil(threads()).max(256);
+    // Decoded on every core when there are many (a repo map decodes every file); a few are
+    // decoded here (a thread costs more than they do).
+    let decode = |part: &[(PathBuf, &[u8])]| -> Vec<Result<Parsed, PathBuf>> {
+        let mut out = Vec::new();
+        for (abs, bytes) in part {
+            let display = workspace::display(config, abs);
+            match (grammar_for(&display), codec::decode(bytes)) {
+                (Some(grammar), Some(syms)) if holds(&syms, needle) => out.push(Ok(Parsed {
+                    abs: abs.clone(),
+                    display,
+                    grammar,
+                    syms: Arc::new(syms),
+                })),
+                (Some(_), Some(_)) => {}
+                _ => out.push(Err(abs.clone())),
+            }
+        }
+        out
+    };
+    let results: Vec<Result<Parsed, PathBuf>> = if from_table.len() <= 256 {
+        decode(&from_table)
+    } else {
+        let chunk = from_table.len().div_ceil(threads());
+        let decode = &decode;
         std::thread::scope(|s| {
             let handles: Vec<_> = from_table
                 .chunks(chunk)
-                .map(|part| {
-                    s.spawn(move || {
-                        let mut out = Vec::new();
-                        for (abs, bytes) in part {
-                            let display = workspace::display(config, abs);
-                            let grammar = grammar_for(&display);
-                            match (grammar, codec::decode(bytes)) {
-                                (Some(grammar), Some(syms)) if holds(&syms, needle) => {
-                                    out.push(Ok(Parsed {
-                                        abs: abs.clone(),
-                                        display,
-                                        grammar,
-                                        syms: Arc::new(syms),
-                                    }));
-                                }
-                                (Some(_), Some(_)) => {}
-                                _ => out.push(Err(abs.clone())),
-                            }
-                        }
-                        out
-                    })
-                })
+                .map(|part| s.spawn(move || decode(part)))
                 .collect();
             handles
                 .into_iter()
                 .flat_map(|h| h.join().unwrap_or_default())
-                .filter_map(|r| r.map_err(|abs| parse.push(abs)).ok())
                 .collect()
         })
     };
+    let decoded: Vec<Parsed> = results
+        .into_iter()
+        .filter_map(|r| r.map_err(|abs| parse.push(abs)).ok())
+        .collect();
     parse.sort_unstable();
     let mut found = parse_paths(config, cancel, scope.base, &parse, needle);
     found.files.extend(decoded);
