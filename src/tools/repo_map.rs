@@ -109,7 +109,8 @@ fn run(call: &Call) -> ToolResult<Output> {
         s
     };
     // The largest count whose map fits: the rendered size grows with the count.
-    let (mut lo, mut hi) = (0, total);
+    // Every definition takes at least 6 bytes (`  1: x` and a newline): no more can fit.
+    let (mut lo, mut hi) = (0, total.min(budget / 6 + 1));
     while lo < hi {
         let mid = (lo + hi).div_ceil(2);
         if render(&found.files, &ranking.files, &ranking.defs[..mid], &footer).len() <= budget {
