@@ -8,7 +8,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { spawnSync } from 'node:child_process'
 import { createAgentTools } from '../index.mjs'
-import { latest, eventually } from './helpers.mjs'
+import { latest, eventually, age, gitIn } from './helpers.mjs'
 
 const unixOnly = { skip: process.platform === 'win32' && 'the search index is Unix only' }
 const hasGit = spawnSync('git', ['--version']).status === 0
@@ -24,21 +24,6 @@ function tree() {
   files['lib.rs'] = 'pub struct Config { port: u16 }\nimpl Config {\n    pub fn load() -> Config { Config { port: 1 } }\n}\n'
   files['README.md'] = 'shared is documented here\n'
   return files
-}
-
-/** Sets every entry under `root` (but .git) an hour back, so no timestamp is "racy". */
-function age(root) {
-  const then = new Date(Date.now() - 3600_000)
-  const visit = (dir) => {
-    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-      if (e.name === '.git') continue
-      const p = path.join(dir, e.name)
-      if (e.isDirectory()) visit(p)
-      fs.utimesSync(p, then, then)
-    }
-  }
-  visit(root)
-  fs.utimesSync(root, then, then)
 }
 
 /** The status once the postings and the symbol table are ready (waited for, not timed). */
@@ -123,14 +108,7 @@ test('a restart loads the persisted table; files changed meanwhile are parsed ag
 
 test('git checkout between branches: the symbols are the checked-out ones', { skip: (!hasGit && 'no git') || unixOnly.skip }, async () => {
   const w = latest(tree(), { searchIndex: 'on' })
-  const git = (...a) => {
-    const r = spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', '-c', 'core.hooksPath=/dev/null', ...a], { cwd: w.root, encoding: 'utf8' })
-    assert.equal(r.status, 0, r.stderr)
-  }
-  git('init', '-q')
-  git('checkout', '-q', '-b', 'main')
-  git('add', '-A')
-  git('commit', '-q', '-m', 'main')
+  const git = gitIn(w.root, { init: true })
   git('checkout', '-q', '-b', 'other')
   for (let i = 0; i < 60; i += 3) fs.appendFileSync(path.join(w.root, `pkg${i % 4}/mod${i}.ts`), `export function Fresh${i}() {}\n`)
   fs.rmSync(path.join(w.root, 'py'), { recursive: true })

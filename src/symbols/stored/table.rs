@@ -12,7 +12,7 @@
 use super::codec;
 use crate::cancel::Cancel;
 use crate::config::Config;
-use crate::index::store::{Stamp, Store, NO_CONTENT, RACY};
+use crate::index::store::{Bytes, Stamp, Store, NO_CONTENT, RACY};
 use crate::pool::threads;
 use crate::search::at::BaseDir;
 use crate::search::scan::prepare;
@@ -51,11 +51,6 @@ pub enum Record<'a> {
     Unknown,
 }
 
-enum Bytes {
-    Map(memmap2::Mmap),
-    Owned(Vec<u8>),
-}
-
 /// A verified symbol table.
 pub struct Table {
     bytes: Bytes,
@@ -77,10 +72,7 @@ fn corrupt() -> io::Error {
 impl Table {
     /// Opens and verifies `path` (mapped) as the table of `store`.
     pub fn open(path: &Path, store: &Store) -> io::Result<Table> {
-        let file = std::fs::File::open(path)?;
-        // SAFETY: as the grep image: only ever replaced by rename, never written in place.
-        let map = unsafe { memmap2::Mmap::map(&file)? };
-        Table::verify(Bytes::Map(map), store, true)
+        Table::verify(Bytes::map(path)?, store, true)
     }
 
     /// A table this process just built (its checksum is not recomputed).
@@ -89,10 +81,7 @@ impl Table {
     }
 
     fn verify(bytes: Bytes, store: &Store, sum: bool) -> io::Result<Table> {
-        let b: &[u8] = match &bytes {
-            Bytes::Map(m) => m,
-            Bytes::Owned(v) => v,
-        };
+        let b = bytes.as_slice();
         if b.len() < HEADER + SUM || &b[..8] != MAGIC || &b[8..40] != store.sum() {
             return Err(corrupt());
         }
@@ -126,10 +115,7 @@ impl Table {
     }
 
     fn raw(&self) -> &[u8] {
-        match &self.bytes {
-            Bytes::Map(m) => m,
-            Bytes::Owned(v) => v,
-        }
+        self.bytes.as_slice()
     }
 
     /// The whole table, as written to disk.

@@ -59,6 +59,22 @@ fn find(config: &Arc<Config>, symbols: &SymbolIndex, name: &str) -> Vec<String> 
         .collect()
 }
 
+/// The current image, once the first call (which scans and starts the build) and the build
+/// are done.
+fn ready_store(
+    config: &Arc<Config>,
+    symbols: &SymbolIndex,
+    first: &str,
+) -> Arc<crate::index::store::Store> {
+    find(config, symbols, first);
+    ready(symbols);
+    symbols
+        .search()
+        .fresh_candidates(config, &config.workspace_root, None)
+        .unwrap()
+        .store
+}
+
 fn ready(symbols: &SymbolIndex) {
     assert!(symbols.wait_idle(Duration::from_secs(60)));
     assert_eq!(symbols.status()["state"], "ready", "{}", symbols.status());
@@ -73,13 +89,7 @@ fn changes_are_seen(watch: bool) {
     write_old(&root.join("notes.md"), "alpha in prose\n");
     let (config, symbols) = open(root, watch);
     // The first call scans (and starts the index: searchIndex "on").
-    assert_eq!(find(&config, &symbols, "alpha"), ["src/a.rs:1 function"]);
-    ready(&symbols);
-    let store = symbols
-        .search()
-        .fresh_candidates(&config, root, None)
-        .unwrap()
-        .store;
+    let store = ready_store(&config, &symbols, "alpha");
     assert!(symbols.table_for(&store).is_some());
     assert_eq!(find(&config, &symbols, "alpha"), ["src/a.rs:1 function"]);
     assert_eq!(
@@ -129,18 +139,12 @@ fn without_notifications_every_change_is_seen_and_a_restart_loads_the_table() {
 }
 
 #[test]
-fn a_table_of_another_image_or_a_damaged_one_is_refused() {
+fn a_damaged_table_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     write_old(&root.join("a.rs"), "fn alpha() {}\n");
     let (config, symbols) = open(root, false);
-    find(&config, &symbols, "alpha");
-    ready(&symbols);
-    let store = symbols
-        .search()
-        .fresh_candidates(&config, root, None)
-        .unwrap()
-        .store;
+    let store = ready_store(&config, &symbols, "alpha");
     let path = root.join(".clarvis/index/symbols.idx");
     assert!(super::table::Table::open(&path, &store).is_ok());
     let mut bytes = std::fs::read(&path).unwrap();
