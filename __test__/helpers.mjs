@@ -2,6 +2,7 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { spawnSync } from 'node:child_process'
 import { createAgentTools } from '../index.mjs'
 
 const scratchDirs = []
@@ -35,6 +36,38 @@ export function workspace(files = {}, options = {}) {
 /** `workspace()` on the latest (0.5) surface: every tool, content results, relaxed schemas. */
 export function latest(files = {}, options = {}) {
   return workspace(files, { compat: 'latest', ...options })
+}
+
+/** Sets every entry under `root` (but .git) an hour back, so no timestamp is "racy" and the
+ * index, not the racy-file fallback, answers. */
+export function age(root) {
+  const then = new Date(Date.now() - 3600_000)
+  const visit = (dir) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      if (e.name === '.git') continue
+      const p = path.join(dir, e.name)
+      if (e.isDirectory()) visit(p)
+      fs.utimesSync(p, then, then)
+    }
+  }
+  visit(root)
+  fs.utimesSync(root, then, then)
+}
+
+/** `git(...args)` in `root` (fixed identity, no hooks), throwing on failure; a new repository
+ * whose `main` branch holds everything in `root` when `init` is set. */
+export function gitIn(root, { init = false } = {}) {
+  const git = (...a) => {
+    const r = spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', '-c', 'core.hooksPath=/dev/null', ...a], { cwd: root, encoding: 'utf8' })
+    if (r.status !== 0) throw new Error(`git ${a.join(' ')}: ${r.stderr}`)
+  }
+  if (init) {
+    git('init', '-q')
+    git('checkout', '-q', '-b', 'main')
+    git('add', '-A')
+    git('commit', '-q', '-m', 'main')
+  }
+  return git
 }
 
 /** Parses an error result's envelope, asserting it is one. */
