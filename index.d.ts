@@ -161,6 +161,18 @@ export interface AgentToolsOptions {
   maxShellSessions?: number
   /** How long a `bash` session may sit unused before its shell (and what it started) ends, in ms (>= 1). Default 1800000 (30 min). */
   shellSessionIdleMs?: number
+  /**
+   * Review mode (SPEC §13): mutating file tools stage their changes instead of writing the
+   * workspace; reads see the staged tree; the host calls `pending()`, `accept()`, `reject()`.
+   * `scope` names an independent staging area under `.clarvis/review/` that a new tools object
+   * with the same scope finds again; `commands: 'direct'` lets `bash` and monitors run on the
+   * real workspace (refused otherwise). Ignored under `compat: "0.1"`.
+   */
+  review?: boolean | ReviewOptions
+  /** The most staged bytes of one review scope (default 256 MiB). */
+  reviewBytes?: number
+  /** Review mode: called with each pending change a call created or altered, after the call. */
+  onPending?: (change: PendingChange) => void
 }
 
 /** What {@link AgentTools.searchIndexStatus} returns. */
@@ -289,6 +301,8 @@ export interface ServerConfig {
   readonly maxShellSessions?: number
   /** The `bash` session idle time, when not 1800000. */
   readonly shellSessionIdleMs?: number
+  readonly review?: { scope: string; commands: 'refuse' | 'direct' }
+  readonly reviewBytes?: number
   /** The sandbox policy, resolved (paths absolute); absent when off. */
   readonly sandbox?: {
     filesystem: { allowWrite: string[]; denyWrite: string[]; denyRead: string[] }
@@ -501,6 +515,28 @@ export interface CallOptions {
 }
 
 /** The tools for one workspace. */
+/** `review` as an object. */
+export interface ReviewOptions {
+  /** The staging area's name: 1–64 of `[A-Za-z0-9_-]` (default `default`). */
+  scope?: string
+  /** `bash` and monitors: refused in review mode (default), or run on the real workspace. */
+  commands?: 'refuse' | 'direct'
+}
+/** One staged change. */
+export interface PendingChange {
+  /** Workspace-relative. */
+  path: string
+  kind: 'created' | 'modified' | 'deleted' | 'moved'
+  /** A move's source. */
+  from?: string
+  /** Unified diff (the `meta.diff` format) when both sides are text; redacted like the model's. */
+  diff?: string
+}
+/** What `accept` did: nothing at all when there are conflicts (unless forced). */
+export interface AcceptReport {
+  accepted: { path: string; kind: 'created' | 'modified' | 'deleted' | 'moved' }[]
+  conflicts: { path: string; reason: string }[]
+}
 export interface AgentTools {
   /** The resolved configuration (frozen). */
   readonly config: ServerConfig
@@ -524,6 +560,16 @@ export interface AgentTools {
   changes(id: string): Promise<CheckpointChange[]>
   /** Puts the checkpoint's paths (or `paths`) back, all or nothing. */
   restore(id: string, options?: { paths?: string[]; force?: boolean }): Promise<RestoreReport>
+  /** Review mode: the staged changes, by path. Rejects with ToolError when review is off. */
+  pending(): Promise<PendingChange[]>
+  /**
+   * Review mode: applies the chosen staged changes (all without `paths`) to the workspace, all
+   * or nothing, through the commit journal. A path changed on disk since it was staged is a
+   * conflict and nothing is applied, unless `force` (a symlink in the way never is forced).
+   */
+  accept(paths?: string[], options?: { force?: boolean }): Promise<AcceptReport>
+  /** Review mode: drops the chosen staged changes (all without `paths`). */
+  reject(paths?: string[]): Promise<{ rejected: string[] }>
   /** Frees a checkpoint. Throws ToolError `not_found` for an unknown id. */
   dropCheckpoint(id: string): void
   /** The outline of one source file as data (the parse `outline` uses). Rejects with ToolError (the tool's codes). */
@@ -706,6 +752,10 @@ export interface GuardContext {
    * `cwd` argument, the command's relative paths in `paths` are resolved from it.
    */
   session?: { name: string; cwd: string | null }
+  /** Review mode: `true` for a mutating file tool, whose change is staged, not written. */
+  staged?: true
+  /** Review mode: the scope, and whether commands run on the real workspace (`direct`). */
+  review?: { scope: string; commands: 'refuse' | 'direct' }
 }
 /** What elicit is asked. */
 export interface ElicitRequest {

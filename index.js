@@ -85,6 +85,40 @@ const publicConfigOf = new WeakMap()
 // The host's guard and elicit per handle (functions cannot cross into Rust).
 const hooksOf = new WeakMap()
 
+// Review mode: the host's onPending per handle, and what it was last told (path → JSON).
+const pendingHookOf = new WeakMap()
+
+function pendingHook(handle, opts) {
+  const v = opts && typeof opts === 'object' ? opts.onPending : undefined
+  if (v === undefined || v === null || v === false) return
+  if (typeof v !== 'function') throw new StartupError(`onPending must be a function (change) => void, got: ${typeof v}`)
+  pendingHookOf.set(handle, { fn: v, told: new Map() })
+}
+
+// After a call: tells onPending about each pending change that is new or different.
+async function notifyPending(handle) {
+  const hook = pendingHookOf.get(handle)
+  if (!hook) return
+  let list
+  try {
+    list = checkpointResult(await handle.reviewPending())
+  } catch {
+    return
+  }
+  const now = new Map()
+  for (const c of list) {
+    const key = JSON.stringify(c)
+    now.set(c.path, key)
+    if (hook.told.get(c.path) === key) continue
+    try {
+      hook.fn(c)
+    } catch (e) {
+      warn(`clarvis-agent-tools: onPending threw: ${(e && e.message) || e}\n`)
+    }
+  }
+  hook.told = now
+}
+
 // The handlers of the host's customTools per handle: name → handler. The definitions
 // (name, description, schema, annotations, readOnly) crossed into Rust with the options.
 const customOf = new WeakMap()
@@ -123,6 +157,7 @@ function freezeConfig(handle, opts) {
     customTitlesOf.set(handle, customTitles(opts))
     fields.customTools = Object.freeze([...opts.customTools])
   }
+  pendingHook(handle, opts)
   const config = Object.freeze(fields)
   handles.set(config, handle)
   publicConfigOf.set(handle, config)
@@ -319,6 +354,7 @@ function handleFor(config) {
     customOf.set(handle, custom)
     customTitlesOf.set(handle, customTitles(config))
   }
+  pendingHook(handle, config)
   publicConfigOf.set(handle, config)
   if (Object.isFrozen(config)) handles.set(config, handle)
   return handle
@@ -334,7 +370,19 @@ function contextFor(handle, tool, args, config) {
     sessionCwd: (name) => handle.sessionCwd(String(name)),
   })
   ctx.title = titleOf(handle, tool, args)
+  reviewFacts(ctx, handle, tool)
   return ctx
+}
+
+// Review mode in the guard's context: a file tool's change is staged, not written; a command
+// runs on the real workspace only when the host said `commands: "direct"`.
+function reviewFacts(ctx, handle, tool) {
+  const review = publicConfigOf.get(handle) && publicConfigOf.get(handle).review
+  if (!review || typeof review !== 'object') return
+  ctx.review = { scope: review.scope, commands: review.commands }
+  const def = toolList(handle).find((t) => t.name === tool)
+  const a = def && def.annotations
+  if (a && !a.readOnlyHint && !a.openWorldHint) ctx.staged = true
 }
 
 /** What a host's guard sees for a call (LATER §2.4): `{ tool, args, config, paths, bash, title }`. */
@@ -644,6 +692,7 @@ async function run(handle, name, args, options) {
       out = await handle.dispatch(String(name), enc.json, enc.error, token)
     }
     if (typeof out !== 'string') for (const line of out.warnings) warn(line)
+    if (pendingHookOf.has(handle)) await notifyPending(handle)
     return shape(handle, out)
   } catch (e) {
     warn(`clarvis-agent-tools: internal error: ${(e && e.stack) || e}\n`)
@@ -830,6 +879,22 @@ function agentToolsFor(config) {
     restore: async (id, opts = {}) => {
       const paths = opts && Array.isArray(opts.paths) ? opts.paths.map(String) : undefined
       return checkpointResult(await handle.restore(String(id), paths, Boolean(opts && opts.force)))
+    },
+    /** Review mode: the staged changes `[{ path, kind, from?, diff? }]`. Rejects with ToolError when review is off. */
+    pending: async () => checkpointResult(await handle.reviewPending()),
+    /** Review mode: applies the chosen staged changes, all or nothing: `{ accepted, conflicts }`. */
+    accept: async (paths, opts = {}) => {
+      const list = Array.isArray(paths) ? paths.map(String) : undefined
+      const out = checkpointResult(await handle.reviewAccept(list, Boolean(opts && opts.force)))
+      if (pendingHookOf.has(handle)) await notifyPending(handle)
+      return out
+    },
+    /** Review mode: drops the chosen staged changes: `{ rejected }`. */
+    reject: async (paths) => {
+      const list = Array.isArray(paths) ? paths.map(String) : undefined
+      const out = checkpointResult(await handle.reviewReject(list))
+      if (pendingHookOf.has(handle)) await notifyPending(handle)
+      return out
     },
     /** The symbols of one source file, structured: `{ path, language, lines, symbols, errorCount, truncated }`. Rejects with ToolError. */
     outlineOf: async (path) => checkpointResult(await handle.outlineOf(String(path))),

@@ -20,6 +20,7 @@ import { memoryRows } from './memory.mjs'
 import { monitorRows } from './monitor.mjs'
 import { terminalRows } from './terminal.mjs'
 import { readToolRows } from './readtools.mjs'
+import { reviewRows } from './review.mjs'
 import { globRows, grepRows } from './search.mjs'
 import { syntaxRows } from './syntax.mjs'
 import { navigationRows } from './navigation.mjs'
@@ -106,7 +107,7 @@ async function main() {
 
   const rows = []
   try {
-    for (const group of [grepRows, globRows, callRows, readToolRows, checkpointRows, hostRows, syntaxRows, navigationRows, symbolIndexRows, monitorRows, terminalRows, memoryRows]) {
+    for (const group of [grepRows, globRows, callRows, readToolRows, checkpointRows, reviewRows, hostRows, syntaxRows, navigationRows, symbolIndexRows, monitorRows, terminalRows, memoryRows]) {
       const got = await group(ctx, want)
       rows.push(...got)
       for (const r of got) process.stderr.write(`  done: ${r.name} (${r.status})\n`)

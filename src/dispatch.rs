@@ -387,6 +387,9 @@ fn prepare(
     if cancel.is_cancelled() {
         return Prepared::Done(Outcome::error(&(def.aborted)(), vec![]));
     }
+    if let Err(e) = review_allows(def, &runtime.config) {
+        return Prepared::Done(Outcome::error(&e, vec![]));
+    }
     // With the `undo` tool on, every mutating call starts a fresh "last call" checkpoint.
     // The checkpoint tools manage checkpoints themselves and change no file through a writer.
     let undo_on = runtime.config.tool_policy.allow.iter().any(|a| a == "undo");
@@ -404,6 +407,40 @@ fn prepare(
     Prepared::Run(def, call)
 }
 
+/// Review mode: a tool that runs commands (it reaches beyond the file tools and changes
+/// things: `bash`, `monitor_start`) could write what no one reviews, so it is refused unless
+/// the host chose `review.commands: "direct"`. Stopping a monitor changes no file.
+fn review_allows(def: &tools::ToolDef, config: &Config) -> crate::error::ToolResult<()> {
+    let Some(review) = &config.review else {
+        return Ok(());
+    };
+    let runs_commands = def.annotations.open_world && def.mutating() && def.name != "monitor_stop";
+    if !runs_commands || review.commands == crate::config::review::Commands::Direct {
+        return Ok(());
+    }
+    Err(ToolError::invalid(format!(
+        "{} is not available in review mode: what a command writes cannot be staged for review here. Use the file tools (their changes are staged), or ask the host to set review.commands: \"direct\".",
+        def.name
+    )))
+}
+
+/// The sentence a call that staged changes ends with, so the model keeps working normally.
+pub const STAGED_CLAUSE: &str =
+    " (Staged for review: the change reaches disk when the host accepts it.)";
+
+/// Appends [`STAGED_CLAUSE`] to the last text part of `out`.
+fn tell_staged(mut out: Output) -> Output {
+    if let Some(Part::Text(t)) = out
+        .content
+        .iter_mut()
+        .rev()
+        .find(|p| matches!(p, Part::Text(_)))
+    {
+        t.push_str(STAGED_CLAUSE);
+    }
+    out
+}
+
 /// A blocking handler, with the test hook that makes it panic.
 fn run_blocking(
     def: &tools::ToolDef,
@@ -416,7 +453,16 @@ fn run_blocking(
             call.config.hooks.panic_in.as_deref().unwrap_or("")
         );
     }
-    f(call)
+    let Some(staging) = call.runtime.staging.as_ref().filter(|_| def.mutating()) else {
+        return f(call);
+    };
+    let before = staging.generation();
+    let out = f(call)?;
+    Ok(if staging.generation() != before {
+        tell_staged(out)
+    } else {
+        out
+    })
 }
 
 /// The warn-sink detail of a handler task that did not finish.

@@ -43,6 +43,7 @@ pub mod paths;
 pub mod pool;
 pub mod process;
 pub mod redact;
+pub mod review;
 pub mod runtime;
 pub mod sandbox;
 pub mod schema;

@@ -20,6 +20,7 @@ use crate::redact::Redactor;
 use crate::sandbox::Sandbox;
 use crate::symbols::stored::SymbolIndex;
 use crate::terminal::Terminals;
+use crate::workspace::overlay::Overlay;
 use std::sync::Arc;
 
 /// One tools object's configuration and services.
@@ -48,6 +49,9 @@ pub struct Runtime {
     /// `bash { session }`: the named persistent shells, ended with the runtime.
     #[cfg(unix)]
     pub sessions: crate::process::session::Sessions,
+    /// `review`: the scope's staging area, which the writers stage into and the readers
+    /// see through (`None`: off). Holding it keeps it live for `workspace::overlay::of`.
+    pub staging: Option<Arc<Overlay>>,
 }
 
 impl Runtime {
@@ -78,7 +82,14 @@ impl Runtime {
             terminals: Terminals::default(),
             #[cfg(unix)]
             sessions,
+            staging: None,
         }
+    }
+
+    /// With the scope's staging area opened (`review`; `None`: off).
+    pub fn with_staging(mut self, staging: Option<Arc<Overlay>>) -> Runtime {
+        self.staging = staging;
+        self
     }
 
     /// With a prepared sandbox (`None`: off).

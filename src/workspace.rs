@@ -26,6 +26,7 @@ mod pins;
 pub use descriptors::*;
 pub use pins::Pins;
 pub mod listing;
+pub mod overlay;
 pub mod winpath;
 
 /// The lexical absolute form of `input`: joined to the root when relative, then normalised.

@@ -89,6 +89,22 @@ pub struct Options {
     pub created_dirs: Vec<PathBuf>,
 }
 
+impl Options {
+    /// A workspace commit through the crash journal (`apply_patch`, review's `accept`), with
+    /// the test hooks' faults: no journal, a failure after n operations, a pause between them.
+    pub fn journaled(config: &crate::config::Config) -> Options {
+        Options {
+            journal_root: (!config.hooks.no_journal).then(|| config.workspace_root.clone()),
+            fail_after: config.hooks.fail_commit_after,
+            pause: config
+                .hooks
+                .commit_pause_ms
+                .map(std::time::Duration::from_millis),
+            ..Options::default()
+        }
+    }
+}
+
 /// A path mapping for [`Options::journal_paths`].
 #[derive(Clone)]
 pub struct PathMap(std::sync::Arc<dyn Fn(&Path) -> PathBuf + Send + Sync>);

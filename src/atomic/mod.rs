@@ -45,6 +45,7 @@ pub mod commit;
 pub mod journal;
 mod locks;
 mod parallel;
+pub mod staging;
 mod stale;
 pub mod undo;
 pub use busy::{held_open, rename_over, retry_busy, BUSY_RETRY_DELAYS};
@@ -191,7 +192,18 @@ pub fn symlink_error(abs: &Path) -> ToolError {
 /// `Not a regular file: <input>` ([`ToolError::not_regular`]), since replacing one would
 /// silently turn it into a regular file and reading one could block. Other lstat errors
 /// are mapped with `input`.
-pub fn check_target(abs: &Path, input: &str) -> ToolResult<Option<fs::Metadata>> {
+///
+/// In review mode a staged path is judged as staged: a staged deletion is nothing there, a
+/// staged write a regular file.
+pub fn check_target(config: &Config, abs: &Path, input: &str) -> ToolResult<Option<fs::Metadata>> {
+    if let Some(view) = staging::overlay(config).and_then(|o| o.view(abs)) {
+        return match view {
+            workspace::overlay::View::Deleted => Ok(None),
+            workspace::overlay::View::File(blob) => fs::symlink_metadata(&blob)
+                .map(Some)
+                .map_err(|e| ToolError::fs(&e, input)),
+        };
+    }
     check_target_at(abs, abs, input)
 }
 
@@ -260,7 +272,7 @@ pub fn replace(abs: &Path, bytes: &[u8], mode: Option<u32>) -> io::Result<()> {
 /// over and replaces the file atomically. Returns whether the file was created. Errors
 /// carry `input`.
 pub fn write_file(abs: &Path, bytes: &[u8], input: &str) -> ToolResult<bool> {
-    let meta = check_target(abs, input)?;
+    let meta = check_target_at(abs, abs, input)?;
     let mode = meta.as_ref().map(crate::fsmeta::mode);
     replace(abs, bytes, mode).map_err(|e| ToolError::fs(&e, input))?;
     Ok(meta.is_none())
@@ -277,6 +289,11 @@ pub fn write_file_confined(
     bytes: &[u8],
     input: &str,
 ) -> ToolResult<bool> {
+    if let Some(overlay) = staging::overlay(config) {
+        let created = check_target(config, abs, input)?.is_none();
+        overlay.stage_write(abs, bytes, input)?;
+        return Ok(created);
+    }
     let parent = abs.parent().unwrap_or(Path::new("/"));
     let dir = workspace::open_dir_confined(config, parent, input)?;
     workspace::verify_write_scope(config, &dir, parent, abs.file_name(), input)?;

@@ -7,7 +7,7 @@ use napi_derive::napi;
 
 /// Runs a library call on the blocking pool (it reads files); a panic there becomes an
 /// `internal` envelope.
-async fn blocking<F>(f: F) -> String
+pub(super) async fn blocking<F>(f: F) -> String
 where
     F: FnOnce() -> crate::error::ToolResult<serde_json::Value> + Send + 'static,
 {

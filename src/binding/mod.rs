@@ -16,6 +16,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 mod library;
+mod review;
 mod text;
 
 use text::Text;
@@ -31,9 +32,13 @@ pub struct NativeTools {
 
 impl NativeTools {
     /// Wraps an opened runtime, first rolling back commits a crash interrupted in its
-    /// workspace (`atomic::journal::recover`, which never fails).
+    /// workspace (`atomic::journal::recover`, which never fails), then dropping from review
+    /// mode's staging area the changes an accept applied before it was killed.
     fn open(runtime: Runtime) -> NativeTools {
         let warnings = crate::atomic::journal::recover(&runtime.config);
+        if let Some(staging) = &runtime.staging {
+            crate::review::settle(staging);
+        }
         crate::checkpoint::sweep(&runtime.config);
         NativeTools {
             runtime: Arc::new(runtime),

@@ -15,7 +15,7 @@ use super::{Snap, State, Store};
 use crate::cancel::Cancel;
 use crate::config::Config;
 use crate::search::policy::Policy;
-use crate::search::walk::walk;
+use crate::search::walk::walk_entries;
 use crate::warnings::Warnings;
 use crate::workspace::Guard;
 use std::collections::{HashMap, HashSet};
@@ -38,16 +38,23 @@ fn listing(config: &Arc<Config>) -> HashMap<PathBuf, Meta> {
         Warnings::default(),
     ));
     let found: Mutex<Vec<(PathBuf, Meta)>> = Mutex::new(Vec::new());
-    walk(&config.workspace_root, policy, &Cancel::new(), || {
-        let found = &found;
-        Box::new(move |entry| {
-            if let Some(m) = Meta::of(entry.path()) {
-                if let Ok(mut v) = found.lock() {
-                    v.push((entry.path().to_path_buf(), m));
+    // The disk's files: what a command changed there (never the staged tree).
+    walk_entries(
+        &config.workspace_root,
+        policy,
+        &Cancel::new(),
+        false,
+        || {
+            let found = &found;
+            Box::new(move |entry: &ignore::DirEntry| {
+                if let Some(m) = Meta::of(entry.path()) {
+                    if let Ok(mut v) = found.lock() {
+                        v.push((entry.path().to_path_buf(), m));
+                    }
                 }
-            }
-        })
-    });
+            })
+        },
+    );
     found.into_inner().unwrap_or_default().into_iter().collect()
 }
 

@@ -257,7 +257,7 @@ impl Store {
             // directory or for the file, a FIFO) cannot lead the restore anywhere.
             let shown = workspace::display(config, path);
             workspace::check_write(config, path, &shown).map_err(refused)?;
-            atomic::check_target(path, &shown).map_err(refused)?;
+            atomic::check_target(config, path, &shown).map_err(refused)?;
             match (then, &now) {
                 (Snap::File { mode, .. }, Snap::File { .. }) => {
                     ops.push(Op::Modify {

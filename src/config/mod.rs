@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 mod cli;
 mod policy;
 mod resolve;
+pub mod review;
 pub mod sandbox;
 #[cfg(test)]
 mod tests;
@@ -27,6 +28,7 @@ mod values;
 pub use cli::build_config;
 pub use policy::{Compat, IndexMode, ToolPolicy, WriteScope};
 pub use resolve::{resolve_config, Checks};
+pub use review::{ReviewConfig, DEFAULT_REVIEW_BYTES};
 pub use sandbox::SandboxPolicy;
 pub use values::{js_string, probe_ripgrep, TEST_HOOKS_ENV};
 
@@ -208,6 +210,9 @@ pub struct Config {
     pub max_shell_sessions: u64,
     /// `shellSessionIdleMs`: how long a `bash` session may sit unused before it ends.
     pub shell_session_idle_ms: u64,
+    /// `review`: mutating file tools stage their changes for the host (`None`: off, the
+    /// default, and always under `compat: "0.1"`). The staging area is a runtime service.
+    pub review: Option<ReviewConfig>,
     /// Fault injection (tests only).
     pub hooks: TestHooks,
 }
@@ -251,6 +256,7 @@ impl Config {
             sandbox: None,
             max_shell_sessions: DEFAULT_MAX_SHELL_SESSIONS,
             shell_session_idle_ms: DEFAULT_SHELL_SESSION_IDLE_MS,
+            review: None,
             hooks: TestHooks::default(),
         }
     }
@@ -384,6 +390,12 @@ impl Config {
                 "shellSessionIdleMs".into(),
                 Value::from(self.shell_session_idle_ms),
             );
+        }
+        if let Some(r) = &self.review {
+            extra.insert("review".into(), r.to_json());
+            if r.bytes != DEFAULT_REVIEW_BYTES {
+                extra.insert("reviewBytes".into(), Value::from(r.bytes));
+            }
         }
         if !latest && !extra.is_empty() {
             o.insert("compat".into(), Value::from("0.1"));

@@ -111,6 +111,7 @@ pub fn resolve_config(
     let shell_session_idle_ms =
         integer_option(opts, "shellSessionIdleMs", DEFAULT_SHELL_SESSION_IDLE_MS, 1)?;
     let hooks = hooks_option(opts);
+    let review = super::review::parse(opts, compat)?;
     let sandbox = sandbox::parse(opts.get("sandbox"), &root)?.map(|mut s| {
         s.force = sandbox::force(opts.get("sandbox"), hooks_enabled());
         s
@@ -144,6 +145,7 @@ pub fn resolve_config(
         sandbox,
         max_shell_sessions,
         shell_session_idle_ms,
+        review,
         hooks,
     })
 }

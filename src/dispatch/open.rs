@@ -39,7 +39,14 @@ impl Checks for Opening {
 impl Opening {
     fn runtime(self, config: config::Config) -> Result<Runtime, StartupError> {
         let sandbox = crate::sandbox::Sandbox::new(&config)?;
+        let staging = crate::workspace::overlay::Overlay::open(&config).map_err(|e| {
+            StartupError(format!(
+                "Cannot open the review staging area under {}: {e}",
+                config.workspace_root.join(".clarvis/review").display()
+            ))
+        })?;
         Ok(Runtime::new(config)
+            .with_staging(staging)
             .with_custom_tools(self.custom_tools)
             .with_redactor(self.redactor)
             .with_sandbox(sandbox))

@@ -89,5 +89,9 @@ impl SearchIndex {
             })
         })
         .flatten()
+        // Review mode: the index knows the disk; the staged tree's files are searched instead.
+        .map(|out| {
+            crate::search::staged::correct(config, base, out, |p| p, Path::to_path_buf, |_| true)
+        })
     }
 }

@@ -67,5 +67,23 @@ impl SearchIndex {
             }
             out
         })
+        // Review mode: staged paths are the staged tree's (stat'ed by the caller, `mtime: None`).
+        .map(|out| {
+            let wanted = |p: &Path| {
+                p.strip_prefix(base)
+                    .is_ok_and(|r| wanted(&r.to_string_lossy().replace('\\', "/")))
+            };
+            crate::search::staged::correct(
+                config,
+                base,
+                out,
+                |l| &l.abs,
+                |p| Listed {
+                    abs: p.to_path_buf(),
+                    mtime: None,
+                },
+                wanted,
+            )
+        })
     }
 }

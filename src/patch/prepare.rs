@@ -170,7 +170,7 @@ pub fn stage(config: &Config, r: &Resolved) -> ToolResult<(Option<Op>, Change)> 
     match (&r.old, &r.new) {
         (None, Some(path)) => {
             let shown = show(path);
-            check_creatable(path, &shown)?;
+            check_creatable(config, path, &shown)?;
             let empty = EditableText::from_str_with_bom("", false);
             let bytes = patched(&empty, block, &shown)?;
             let change = Change::Added {
@@ -189,7 +189,7 @@ pub fn stage(config: &Config, r: &Resolved) -> ToolResult<(Option<Op>, Change)> 
         }
         (Some(path), None) => {
             let shown = show(path);
-            let meta = atomic::check_target(path, &shown)?;
+            let meta = atomic::check_target(config, path, &shown)?;
             if block.delete_whole {
                 let Some(meta) = meta else {
                     return Err(ToolError::fs(&crate::error::os_error(libc::ENOENT), &shown));
@@ -225,12 +225,13 @@ pub fn stage(config: &Config, r: &Resolved) -> ToolResult<(Option<Op>, Change)> 
         }
         (Some(from), Some(to)) if from != to => {
             let (from_shown, to_shown) = (show(from), show(to));
-            atomic::check_target(from, &from_shown)?;
-            let meta = fs::metadata(from).map_err(|e| ToolError::fs(&e, &from_shown))?;
+            atomic::check_target(config, from, &from_shown)?;
+            let meta = workspace::overlay::stat(config, from)
+                .map_err(|e| ToolError::fs(&e, &from_shown))?;
             if meta.is_dir() {
                 return Err(is_dir(&from_shown));
             }
-            match fs::symlink_metadata(to) {
+            match workspace::overlay::lstat(config, to) {
                 Ok(_) => {
                     let abs = to.to_string_lossy();
                     return Err(ToolError::invalid(format!(
@@ -266,7 +267,7 @@ pub fn stage(config: &Config, r: &Resolved) -> ToolResult<(Option<Op>, Change)> 
         }
         (Some(path), Some(_)) => {
             let shown = show(path);
-            atomic::check_target(path, &shown)?;
+            atomic::check_target(config, path, &shown)?;
             let original = text::load(config, path, &shown)?;
             let file = EditableText::decode(&original, &shown, "Patching")?;
             let bytes = patched(&file, block, &shown)?;
@@ -330,8 +331,8 @@ fn is_dir(shown: &str) -> ToolError {
 
 /// A create target must not exist, and no ancestor may be a file. A FIFO, socket or device
 /// there is `not_a_file`, as for every writer.
-fn check_creatable(path: &Path, shown: &str) -> ToolResult<()> {
-    match fs::symlink_metadata(path) {
+fn check_creatable(config: &Config, path: &Path, shown: &str) -> ToolResult<()> {
+    match workspace::overlay::lstat(config, path) {
         Ok(m) if m.is_dir() => Err(is_dir(shown)),
         Ok(m) if !m.is_file() && !m.file_type().is_symlink() => Err(ToolError::not_regular(shown)),
         Ok(_) => Err(ToolError::invalid(format!(

@@ -44,6 +44,8 @@ pub struct BaseDir {
     prefix: Vec<u8>,
     /// Files are opened with `openat2` strictly beneath the (verified) base.
     beneath: bool,
+    /// Review mode: the guard's staging area, which [`BaseDir::open_file`] reads through.
+    guard: Option<Guard>,
 }
 
 /// The kernel's `struct open_how` (libc's is `non_exhaustive`, so it cannot be built).
@@ -84,6 +86,7 @@ impl BaseDir {
             fd,
             prefix: base.as_os_str().as_bytes().to_vec(),
             beneath: false,
+            guard: None,
         }
     }
 
@@ -99,6 +102,7 @@ impl BaseDir {
                 guard.allows(&File::from(fd), Path::new(OsStr::from_bytes(&self.prefix)))
             });
         self.beneath = guard.is_on() && verified && OPENAT2.load(Ordering::Relaxed) != 2;
+        self.guard = Some(guard.clone());
         self
     }
 
@@ -202,9 +206,22 @@ impl BaseDir {
         }
     }
 
+    /// Review mode: what is staged at `path` (its blob, or `ENOENT` for a deletion), opened
+    /// for reading; `None` when nothing is staged there.
+    fn staged(&self, path: &Path) -> Option<io::Result<Opened>> {
+        let opened = self.guard.as_ref()?.open_staged(path)?;
+        Some(opened.map(|file| Opened {
+            file,
+            beneath: true,
+        }))
+    }
+
     /// `File::open(path)`, resolved from the base when possible. Non-blocking, so opening a
     /// FIFO never waits for a writer (reads of regular files are unaffected).
     pub fn open_file(&self, path: &Path) -> io::Result<Opened> {
+        if let Some(opened) = self.staged(path) {
+            return opened;
+        }
         self.open_with(path, libc::O_RDONLY | libc::O_CLOEXEC | libc::O_NONBLOCK)
     }
 
@@ -212,12 +229,18 @@ impl BaseDir {
     /// from the base when possible: a handle to stat and to check against the workspace
     /// root (`workspace::Guard::allows`) without reading the file.
     pub fn open_entry(&self, path: &Path) -> io::Result<Opened> {
+        if let Some(opened) = self.staged(path) {
+            return opened;
+        }
         self.open_with(path, ENTRY_FLAGS)
     }
 
     /// The modification time of `path` itself (not following a final symlink), as
     /// `symlink_metadata(path)?.modified()` gives it.
     pub fn mtime(&self, path: &Path) -> io::Result<SystemTime> {
+        if let Some(opened) = self.staged(path) {
+            return opened?.file.metadata()?.modified();
+        }
         let Some((fd, rel)) = self.relative(path) else {
             return std::fs::symlink_metadata(path)?.modified();
         };

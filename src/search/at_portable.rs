@@ -10,7 +10,10 @@ use std::path::Path;
 use std::time::SystemTime;
 
 /// A walk's base directory (only its path, here).
-pub struct BaseDir;
+pub struct BaseDir {
+    /// Review mode: the guard's staging area, which [`BaseDir::open_file`] reads through.
+    guard: Option<Guard>,
+}
 
 /// A file opened by a [`BaseDir`].
 #[derive(Debug)]
@@ -24,16 +27,20 @@ pub struct Opened {
 impl BaseDir {
     /// See the Unix version; nothing is held open here.
     pub fn open(_base: &Path) -> BaseDir {
-        BaseDir
+        BaseDir { guard: None }
     }
 
     /// See the Unix version; handles are always checked by the caller here.
-    pub fn confine(self, _guard: &Guard) -> BaseDir {
+    pub fn confine(mut self, guard: &Guard) -> BaseDir {
+        self.guard = Some(guard.clone());
         self
     }
 
-    /// `File::open(path)`.
+    /// `File::open(path)` (review mode: what is staged there, see the Unix version).
     pub fn open_file(&self, path: &Path) -> io::Result<Opened> {
+        if let Some(opened) = self.staged(path) {
+            return opened;
+        }
         File::open(path).map(|file| Opened {
             file,
             beneath: false,
@@ -43,6 +50,9 @@ impl BaseDir {
     /// Opens `path` itself, a directory too, without following a final symlink (reparse
     /// point): a handle to check against the workspace root.
     pub fn open_entry(&self, path: &Path) -> io::Result<Opened> {
+        if let Some(opened) = self.staged(path) {
+            return opened;
+        }
         let mut o = OpenOptions::new();
         o.read(true);
         #[cfg(windows)]
@@ -60,6 +70,18 @@ impl BaseDir {
 
     /// The modification time of `path` itself (not following a final symlink).
     pub fn mtime(&self, path: &Path) -> io::Result<SystemTime> {
+        if let Some(opened) = self.staged(path) {
+            return opened?.file.metadata()?.modified();
+        }
         std::fs::symlink_metadata(path)?.modified()
+    }
+
+    /// Review mode: what is staged at `path`, opened for reading (see the Unix version).
+    fn staged(&self, path: &Path) -> Option<io::Result<Opened>> {
+        let opened = self.guard.as_ref()?.open_staged(path)?;
+        Some(opened.map(|file| Opened {
+            file,
+            beneath: true,
+        }))
     }
 }

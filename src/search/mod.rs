@@ -21,4 +21,5 @@ mod multiline;
 pub mod policy;
 pub mod render;
 pub mod scan;
+pub mod staged;
 pub mod walk;

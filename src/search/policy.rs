@@ -162,6 +162,11 @@ impl Policy {
         builder.build().ok().filter(|gi| !gi.is_empty())
     }
 
+    /// The configuration the walk serves (review mode's staging area is found through it).
+    pub fn config(&self) -> &Arc<Config> {
+        &self.config
+    }
+
     /// Whether the walk yields (and, for a directory, descends into) `entry`.
     pub fn allows(&self, entry: &DirEntry) -> bool {
         if entry.depth() == 0 {

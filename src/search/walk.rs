@@ -1,11 +1,18 @@
-//! The parallel walk both `glob` and `grep` use: ripgrep's `ignore` walker with its own
-//! filters off, every decision delegated to [`Policy`], symlinks never followed.
+//! The parallel walk `glob`, `grep`, `replace` and the code-navigation tools use: ripgrep's
+//! `ignore` walker with its own filters off, every decision delegated to [`Policy`],
+//! symlinks never followed.
+//!
+//! [`walk`] and [`walk_wanted`] walk the tree the tools' readers see: in review mode the
+//! staged tree ([`super::staged`]: staged paths leave the disk walk, staged files the policy
+//! allows are visited after it, by path). [`walk_entries`] walks the disk itself (the search
+//! index and the checkpoints of `bash` record the disk).
 //!
 //! The walker calls the visitor from several threads in no particular order; callers that
 //! need a deterministic result sort afterwards. A fired [`Cancel`] stops the walk at the next
 //! entry; callers check the token after [`walk`] returns and report `aborted`.
 
 use super::policy::Policy;
+use super::staged::Staged;
 use crate::cancel::Cancel;
 use crate::pool::threads;
 use ignore::{DirEntry, WalkBuilder, WalkState};
@@ -13,14 +20,20 @@ use std::path::Path;
 use std::sync::Arc;
 
 /// A cheap test of the files a caller wants (a name glob), run before the ignore policy.
-pub type Wanted = Arc<dyn Fn(&DirEntry) -> bool + Send + Sync>;
+pub type Wanted = Arc<dyn Fn(&Path) -> bool + Send + Sync>;
+
+/// [`Wanted`] as the disk walker's filter asks it.
+type WantedEntry = Arc<dyn Fn(&DirEntry) -> bool + Send + Sync>;
+
+/// A visitor of walked files, by path.
+pub type Visit<'s> = Box<dyn FnMut(&Path) + Send + 's>;
 
 /// Walks `base` in parallel, calling a visitor made by `make_visitor` (one per thread) with
 /// every regular file the policy allows. Directories, symlinks and walk errors (an
 /// unreadable directory) are skipped silently.
 pub fn walk<'s, F>(base: &Path, policy: Arc<Policy>, cancel: &Cancel, make_visitor: F)
 where
-    F: FnMut() -> Box<dyn FnMut(&DirEntry) + Send + 's>,
+    F: FnMut() -> Visit<'s>,
 {
     walk_wanted(base, policy, cancel, None, make_visitor)
 }
@@ -37,15 +50,42 @@ pub fn walk_wanted<'s, F>(
     policy: Arc<Policy>,
     cancel: &Cancel,
     wanted: Option<Wanted>,
-    make_visitor: F,
+    mut make_visitor: F,
 ) where
-    F: FnMut() -> Box<dyn FnMut(&DirEntry) + Send + 's>,
+    F: FnMut() -> Visit<'s>,
 {
-    walk_inner(base, policy, cancel, wanted, false, make_visitor);
+    let staged = Staged::below(policy.config(), base).map(Arc::new);
+    let on_disk = wanted
+        .clone()
+        .map(|w| Arc::new(move |e: &DirEntry| w(e.path())) as WantedEntry);
+    walk_inner(
+        base,
+        policy.clone(),
+        cancel,
+        on_disk,
+        staged.clone(),
+        false,
+        || {
+            let mut visit = make_visitor();
+            Box::new(move |e: &DirEntry| visit(e.path()))
+        },
+    );
+    let Some(staged) = staged else {
+        return;
+    };
+    let mut visit = make_visitor();
+    let wanted = |p: &Path| wanted.as_ref().is_none_or(|w| w(p));
+    for path in staged.files(base, &policy, wanted) {
+        if cancel.is_cancelled() {
+            return;
+        }
+        visit(path);
+    }
 }
 
-/// [`walk`], also visiting every directory the policy allows (the base itself included)
-/// when `dirs` is set: the search index records directories to notice new entries.
+/// Walks the disk under `base` (never the staged tree), also visiting every directory the
+/// policy allows (the base itself included) when `dirs` is set: the search index records
+/// directories to notice new entries.
 pub fn walk_entries<'s, F>(
     base: &Path,
     policy: Arc<Policy>,
@@ -55,14 +95,15 @@ pub fn walk_entries<'s, F>(
 ) where
     F: FnMut() -> Box<dyn FnMut(&DirEntry) + Send + 's>,
 {
-    walk_inner(base, policy, cancel, None, dirs, make_visitor);
+    walk_inner(base, policy, cancel, None, None, dirs, make_visitor);
 }
 
 fn walk_inner<'s, F>(
     base: &Path,
     policy: Arc<Policy>,
     cancel: &Cancel,
-    wanted: Option<Wanted>,
+    wanted: Option<WantedEntry>,
+    staged: Option<Arc<Staged>>,
     dirs: bool,
     mut make_visitor: F,
 ) where
@@ -78,9 +119,13 @@ fn walk_inner<'s, F>(
             if filter_cancel.is_cancelled() {
                 return false;
             }
-            if let Some(wanted) = &wanted {
-                let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
-                if entry.depth() > 0 && !is_dir && !wanted(entry) {
+            let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+            if entry.depth() > 0 && !is_dir {
+                if wanted.as_ref().is_some_and(|w| !w(entry)) {
+                    return false;
+                }
+                // Staged: deleted, or visited from the staging area after the walk.
+                if staged.as_ref().is_some_and(|s| s.shadows(entry.path())) {
                     return false;
                 }
             }

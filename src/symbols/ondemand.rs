@@ -281,9 +281,8 @@ pub fn scan(
     walk(scope.base, policy, cancel, || {
         let (sink, walked, base_dir) = (&sink, &walked, &base_dir);
         let mut buf = Vec::new();
-        Box::new(move |entry: &ignore::DirEntry| {
+        Box::new(move |abs: &std::path::Path| {
             walked.fetch_add(1, Ordering::Relaxed);
-            let abs = entry.path();
             if !(scope.filter)(abs) {
                 return;
             }

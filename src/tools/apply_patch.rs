@@ -98,15 +98,7 @@ fn run(call: &Call) -> ToolResult<String> {
     }
     // Every target's directory pinned through verified handles, so no step of the commit
     // can be redirected outside the root by a directory swapped for a symlink mid-call.
-    let options = commit::Options {
-        journal_root: (!config.hooks.no_journal).then(|| config.workspace_root.clone()),
-        fail_after: config.hooks.fail_commit_after,
-        pause: config
-            .hooks
-            .commit_pause_ms
-            .map(std::time::Duration::from_millis),
-        ..commit::Options::default()
-    };
+    let options = commit::Options::journaled(config);
     commit::commit_confined(config, &mut workspace::Pins::default(), ops, options)?;
     call.after_write(&paths);
     let mut out = summary(&changes);

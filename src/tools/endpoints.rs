@@ -57,8 +57,8 @@ impl Endpoints {
             )));
         }
         let locks = atomic::lock_paths(&[src.clone(), dst.clone()]);
-        let src_meta = atomic::check_target(&src, &src_shown);
-        let dst_meta = atomic::check_target(&dst, &dst_shown);
+        let src_meta = atomic::check_target(&call.config, &src, &src_shown);
+        let dst_meta = atomic::check_target(&call.config, &dst, &dst_shown);
         // A symlink at either end is refused first (LATER §4's order), then a FIFO, socket
         // or device at either end (`not_a_file`, like any writer's target).
         for e in [&src_meta, &dst_meta]
@@ -132,6 +132,23 @@ impl Endpoints {
         workspace::verify_write_scope(config, &to, dst_dir, self.dst.file_name(), &self.dst_shown)
             .inspect_err(|_| remove_created(&created))?;
         Ok((from, to, created))
+    }
+
+    /// Review mode: stages the move or copy (no directory is made, nothing on disk changes)
+    /// and returns its message; `None` when review is off.
+    pub fn staged(&self, call: &Call, verb: &str) -> Option<ToolResult<String>> {
+        let overlay = atomic::staging::overlay(&call.config)?;
+        let result = if self.moving {
+            call.before_move(&self.src, &self.dst);
+            overlay.stage_move(&self.src, &self.dst, None, &self.src_shown)
+        } else {
+            call.before_write(std::slice::from_ref(&self.dst));
+            overlay
+                .current_bytes(&self.src)
+                .map_err(|e| ToolError::fs(&e, &self.src_shown))
+                .and_then(|bytes| overlay.stage_write(&self.dst, &bytes, &self.dst_shown))
+        };
+        Some(result.map(|()| self.message(verb)))
     }
 
     /// `<verb> <from> → <to>.` or `… (overwritten).`

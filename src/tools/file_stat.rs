@@ -64,7 +64,8 @@ pub fn iso8601(ms: i64) -> String {
 fn run(call: &Call) -> ToolResult<Output> {
     let input = str_arg(&call.args, "path").unwrap_or_default();
     let abs = workspace::resolve(&call.config, input)?;
-    let meta = std::fs::symlink_metadata(&abs).map_err(|e| ToolError::fs(&e, input))?;
+    let meta =
+        workspace::overlay::lstat(&call.config, &abs).map_err(|e| ToolError::fs(&e, input))?;
     let ft = meta.file_type();
     let kind = if ft.is_symlink() {
         "symlink"

@@ -14,7 +14,7 @@ use crate::error::{Code, ToolError, ToolResult};
 use crate::schema::{bool_arg, str_arg};
 use crate::search::at::BaseDir;
 use crate::search::policy::Policy;
-use crate::search::walk::{walk_wanted, Wanted};
+use crate::search::walk::{walk_wanted, Visit, Wanted};
 use crate::text::js_cmp;
 use crate::workspace;
 use globset::{GlobBuilder, GlobMatcher};
@@ -105,9 +105,7 @@ pub fn relative<'p>(base: &Path, path: &'p Path) -> Option<Cow<'p, str>> {
 /// matches (tested before the ignore policy, see `walk_wanted`).
 pub fn wanted(base: &Path, matcher: GlobMatcher) -> Wanted {
     let base = base.to_path_buf();
-    Arc::new(move |entry: &ignore::DirEntry| {
-        relative(&base, entry.path()).is_some_and(|rel| matcher.is_match(&*rel))
-    })
+    Arc::new(move |path: &Path| relative(&base, path).is_some_and(|rel| matcher.is_match(&*rel)))
 }
 
 /// `path` below `dir` when its bytes are `dir`, `/`, then the rest (no parsing).
@@ -186,7 +184,8 @@ fn list(call: &Call) -> ToolResult<String> {
     let respect = bool_arg(&call.args, "respect_gitignore").unwrap_or(true);
     let matcher = compile(pattern, "pattern")?;
     let base = workspace::resolve(&call.config, input)?;
-    let meta = std::fs::metadata(&base).map_err(|e| ToolError::fs(&e, shown))?;
+    let meta =
+        workspace::overlay::stat(&call.config, &base).map_err(|e| ToolError::fs(&e, shown))?;
     if !meta.is_dir() {
         return Err(
             ToolError::new(Code::NotAFile, format!("Not a directory: {shown}")).with("path", shown),
@@ -231,7 +230,7 @@ fn list(call: &Call) -> ToolResult<String> {
             let ms = match l.mtime {
                 Some(ns) => mtime_ms(system_time(ns)),
                 // Changed since the build: what is there now, if it is still a file.
-                None => std::fs::symlink_metadata(&l.abs)
+                None => workspace::overlay::lstat(config, &l.abs)
                     .is_ok_and(|m| m.is_file())
                     .then(|| stat_ms(&l.abs))
                     .flatten(),
@@ -260,12 +259,12 @@ fn list(call: &Call) -> ToolResult<String> {
                     local: Vec::new(),
                     all: found,
                 };
-                Box::new(move |entry: &ignore::DirEntry| {
-                    let Some(ms) = stat_ms(entry.path()) else {
+                Box::new(move |path: &Path| {
+                    let Some(ms) = stat_ms(path) else {
                         return;
                     };
-                    mine.local.push((ms, display(config, entry.path())));
-                }) as Box<dyn FnMut(&ignore::DirEntry) + Send>
+                    mine.local.push((ms, display(config, path)));
+                }) as Visit
             },
         );
         found.into_inner().unwrap_or_default()

@@ -17,7 +17,7 @@ use crate::search::matcher::{self, Engine};
 use crate::search::policy::Policy;
 use crate::search::render::{render, Mode, PageSpec};
 use crate::search::scan::{RowSink, Scanner};
-use crate::search::walk::{walk_wanted, Wanted};
+use crate::search::walk::{walk_wanted, Visit, Wanted};
 use crate::tools::glob::{compile, display, relative};
 use crate::workspace;
 use globset::GlobMatcher;
@@ -118,7 +118,8 @@ fn run(call: &Call) -> ToolResult<String> {
     };
     let input = str_arg(&call.args, "path").unwrap_or("");
     let base = workspace::resolve(&call.config, input)?;
-    let meta = std::fs::metadata(&base).map_err(|e| ToolError::fs(&e, &base.to_string_lossy()))?;
+    let meta = workspace::overlay::stat(&call.config, &base)
+        .map_err(|e| ToolError::fs(&e, &base.to_string_lossy()))?;
     if call.cancel.is_cancelled() {
         return Err(ToolError::aborted());
     }
@@ -250,21 +251,21 @@ fn search<M: Matcher + Sync>(job: &Job<'_>, matcher: &M) -> ToolResult<String> {
         // The glob is tested before the ignore policy (see `walk_wanted`).
         let wanted = job.glob.clone().map(|(glob, anchored)| {
             let base = job.base.to_path_buf();
-            Arc::new(move |entry: &ignore::DirEntry| {
+            Arc::new(move |path: &Path| {
                 if anchored {
-                    relative(&base, entry.path()).is_some_and(|rel| glob.is_match(&*rel))
+                    relative(&base, path).is_some_and(|rel| glob.is_match(&*rel))
                 } else {
-                    glob.is_match(entry.file_name())
+                    glob.is_match(path.file_name().unwrap_or_default())
                 }
             }) as Wanted
         });
         walk_wanted(job.base, policy, &call.cancel, wanted, || {
             let mut scanner = new_scanner();
             let (search_one, walked) = (&search_one, &walked);
-            Box::new(move |entry: &ignore::DirEntry| {
+            Box::new(move |path: &Path| {
                 walked.fetch_add(1, Ordering::Relaxed);
-                search_one(&mut scanner, entry.path());
-            }) as Box<dyn FnMut(&ignore::DirEntry) + Send>
+                search_one(&mut scanner, path);
+            }) as Visit
         });
         call.runtime
             .index

@@ -42,7 +42,7 @@ fn run(call: &Call) -> ToolResult<Output> {
     let abs = workspace::resolve_write(&call.config, input)?;
     let shown = workspace::display(&call.config, &abs);
     let _lock = crate::atomic::lock_paths(std::slice::from_ref(&abs));
-    match std::fs::metadata(&abs) {
+    match workspace::overlay::stat(&call.config, &abs) {
         Ok(m) if m.is_dir() => {
             // Confined by descriptor like any other use of the path.
             drop(workspace::open_dir_confined(&call.config, &abs, &shown)?);
@@ -59,6 +59,13 @@ fn run(call: &Call) -> ToolResult<Output> {
     }
     if call.cancel.is_cancelled() {
         return Err(ToolError::aborted());
+    }
+    // Review mode stages files, not directories: the directory comes with the first file
+    // accepted into it (files staged under it are read back as usual meanwhile).
+    if crate::atomic::staging::overlay(&call.config).is_some() {
+        return Ok(Output::text(format!(
+            "Created directory {shown} (staged for review: it reaches disk with the first file accepted into it)."
+        )));
     }
     call.before_write(std::slice::from_ref(&abs));
     let (dir, created) =

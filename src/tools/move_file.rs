@@ -44,6 +44,9 @@ fn run(call: &Call) -> ToolResult<Output> {
     if call.cancel.is_cancelled() {
         return Err(ToolError::aborted());
     }
+    if let Some(staged) = ends.staged(call, "Moved") {
+        return staged.map(Output::text);
+    }
     let (from_dir, to_dir, created) = ends.dirs(call)?;
     call.before_move(&ends.src, &ends.dst);
     let from = via(&from_dir, &ends.src);

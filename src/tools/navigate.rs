@@ -42,8 +42,8 @@ impl Where {
     pub fn from_call(call: &Call) -> ToolResult<Where> {
         let input = str_arg(&call.args, "path").unwrap_or("");
         let base = workspace::resolve(&call.config, input)?;
-        let meta =
-            std::fs::metadata(&base).map_err(|e| ToolError::fs(&e, &base.to_string_lossy()))?;
+        let meta = workspace::overlay::stat(&call.config, &base)
+            .map_err(|e| ToolError::fs(&e, &base.to_string_lossy()))?;
         let glob = match str_arg(&call.args, "glob").filter(|g| !g.is_empty()) {
             Some(g) => {
                 let anchored = g.strip_prefix("./").unwrap_or(g).contains('/');

@@ -12,8 +12,10 @@ use crate::search::policy::Policy;
 use crate::syntax::{self, outline, Purpose};
 use crate::text::js_cmp;
 use crate::workspace;
+use crate::workspace::overlay::Child;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
@@ -71,8 +73,11 @@ fn many(call: &Call, inputs: &[String]) -> ToolResult<Output> {
     let mut files: Vec<String> = Vec::new();
     for input in inputs {
         let abs = workspace::resolve(&call.config, input)?;
-        if std::fs::metadata(&abs).is_ok_and(|m| m.is_dir()) {
-            drop(workspace::open_dir_confined(&call.config, &abs, input)?);
+        if workspace::overlay::stat(&call.config, &abs).is_ok_and(|m| m.is_dir()) {
+            // Confined by descriptor, unless only staged files make it (review mode).
+            if std::fs::symlink_metadata(&abs).is_ok() {
+                drop(workspace::open_dir_confined(&call.config, &abs, input)?);
+            }
             let mut found = expand(call, &abs);
             files.append(&mut found);
         } else {
@@ -186,23 +191,37 @@ fn expand(call: &Call, dir: &Path) -> Vec<String> {
     let mut out = Vec::new();
     let mut stack: Vec<PathBuf> = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        let mut entries: Vec<(String, PathBuf, bool)> = rd
+        // Review mode: the staged tree's changes to this directory (which may exist only
+        // there: then the disk has nothing to list).
+        let view = workspace::overlay::dir_view(&call.config, &d);
+        let mut listed: Vec<(OsString, PathBuf, bool)> = std::fs::read_dir(&d)
+            .into_iter()
+            .flatten()
             .filter_map(Result::ok)
             .filter_map(|e| {
                 let ft = e.file_type().ok()?;
-                let is_dir = ft.is_dir();
-                if ft.is_symlink() || policy.hides(&e.path(), is_dir) {
-                    return None;
-                }
-                Some((
-                    e.file_name().to_string_lossy().into_owned(),
-                    e.path(),
-                    is_dir,
-                ))
+                let name = e.file_name();
+                let is_dir = match view.as_ref().and_then(|v| v.get(&name)) {
+                    Some(Child::Deleted) => return None,
+                    Some(Child::File(_)) => false,
+                    Some(Child::Dir) => true,
+                    None if ft.is_symlink() => return None,
+                    None => ft.is_dir(),
+                };
+                Some((name, e.path(), is_dir))
             })
+            .collect();
+        if let Some(v) = &view {
+            let on_disk: std::collections::HashSet<OsString> =
+                listed.iter().map(|(n, _, _)| n.clone()).collect();
+            for (name, child) in v.added(|n| on_disk.contains(n)) {
+                listed.push((name.to_os_string(), d.join(name), child == Child::Dir));
+            }
+        }
+        let mut entries: Vec<(String, PathBuf, bool)> = listed
+            .into_iter()
+            .filter(|(_, path, is_dir)| !policy.hides(path, *is_dir))
+            .map(|(name, path, is_dir)| (name.to_string_lossy().into_owned(), path, is_dir))
             .collect();
         entries.sort_by(|a, b| js_cmp(&a.0, &b.0));
         let mut subdirs = Vec::new();

@@ -176,6 +176,8 @@ fn read_one(config: &Config, root: Option<&BaseDir>, raw: &str) -> ToolResult<Ve
     };
     let beneath = root
         .zip(lexical())
+        // Review mode: a staged path is read through the overlay, on the path below.
+        .filter(|(_, abs)| !workspace::overlay::is_staged(config, abs))
         .and_then(|(r, abs)| r.open_file(&abs).ok())
         .filter(|opened| opened.beneath);
     match beneath {

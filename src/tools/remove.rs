@@ -39,7 +39,7 @@ fn run(call: &Call) -> ToolResult<Output> {
     let abs = workspace::resolve_write(&call.config, input)?;
     let shown = workspace::display(&call.config, &abs);
     let _lock = atomic::lock_paths(std::slice::from_ref(&abs));
-    let Some(meta) = atomic::check_target(&abs, &shown)? else {
+    let Some(meta) = atomic::check_target(&call.config, &abs, &shown)? else {
         return Err(
             ToolError::new(Code::NotFound, format!("No such file: {shown}"))
                 .with("path", shown.as_str()),
@@ -54,6 +54,12 @@ fn run(call: &Call) -> ToolResult<Output> {
     }
     if call.cancel.is_cancelled() {
         return Err(ToolError::aborted());
+    }
+    if let Some(overlay) = atomic::staging::overlay(&call.config) {
+        call.before_write(std::slice::from_ref(&abs));
+        overlay.stage_delete(&abs, &shown)?;
+        call.after_write(std::slice::from_ref(&abs));
+        return Ok(Output::text(format!("Removed {shown}.")));
     }
     // Through a verified handle on the parent, like every other writer.
     let parent = abs.parent().unwrap_or(std::path::Path::new("/"));

@@ -169,7 +169,8 @@ impl Search<'_> {
         let call = self.call;
         let shown = if input.is_empty() { "." } else { input };
         let base = workspace::resolve(&call.config, input)?;
-        let meta = std::fs::metadata(&base).map_err(|e| ToolError::fs(&e, shown))?;
+        let meta =
+            workspace::overlay::stat(&call.config, &base).map_err(|e| ToolError::fs(&e, shown))?;
         // A FIFO, socket or device named as the scope is refused like any writer's target
         // (found in a directory, such a file is skipped: the walk meets regular files only).
         if !meta.is_dir() && !meta.is_file() {
@@ -210,8 +211,7 @@ impl Search<'_> {
                     local: Vec::new(),
                     all: found,
                 };
-                Box::new(move |entry: &ignore::DirEntry| {
-                    let path = entry.path();
+                Box::new(move |path: &Path| {
                     let Ok(opened) = base_dir.open_file(path) else {
                         return;
                     };
@@ -223,7 +223,7 @@ impl Search<'_> {
                         return;
                     };
                     mine.local.extend(self.scan(path, &bytes));
-                }) as Box<dyn FnMut(&ignore::DirEntry) + Send>
+                }) as crate::search::walk::Visit
             },
         );
         Ok(self.found(found.into_inner().unwrap_or_default()))
@@ -352,7 +352,7 @@ fn apply(
     let mut ops = Vec::with_capacity(changed.len());
     let mut afters = Vec::with_capacity(changed.len());
     for c in changed {
-        atomic::check_target(&c.abs, &c.shown)?;
+        atomic::check_target(config, &c.abs, &c.shown)?;
         let Some(file) = readable(call, &c.abs) else {
             return Err(ToolError::new(
                 Code::IoError,

@@ -8,9 +8,10 @@ use crate::search::policy::Policy;
 use crate::text::js_cmp;
 use crate::workspace;
 use crate::workspace::listing::{Kind, Listing, Scratch};
+use crate::workspace::overlay::Child;
 use serde_json::{json, Map, Value};
 use std::borrow::Cow;
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::fmt::Write as _;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -66,6 +67,8 @@ enum Open {
     /// An entry of a listed directory, opened when the job runs (so only directories whose
     /// children wait in the queue hold a descriptor).
     Child(Arc<Listing>, OsString),
+    /// Review mode: a directory only staged files make (its entries are theirs).
+    Staged,
 }
 
 /// What a job produced.
@@ -113,6 +116,8 @@ struct Ent {
     /// The name as the directory holds it, when it is not valid UTF-8 (the shown name is
     /// then its lossy form).
     raw: Option<OsString>,
+    /// Review mode: a directory only the staged tree holds.
+    staged_only: bool,
 }
 
 impl Walk<'_> {
@@ -164,13 +169,17 @@ impl Walk<'_> {
     fn run(&self, job: Job, scratch: &mut Scratch) -> (Done, Vec<Job>) {
         let shown = || workspace::display(&self.call.config, &job.path);
         let dir = match job.open {
-            Open::Root(dir) => dir,
+            Open::Root(dir) => Some(dir),
             Open::Child(parent, name) => match parent.subdir(&name, &job.path) {
-                Ok(dir) => dir,
+                Ok(dir) => Some(dir),
                 Err(err) if vanished(&err) => return (Done::Vanished, Vec::new()),
                 Err(err) => return (Done::Failed(ToolError::fs(&err, &shown())), Vec::new()),
             },
+            Open::Staged => None,
         };
+        // Review mode: the staged tree's changes to this directory.
+        let view = workspace::overlay::dir_view(&self.call.config, &job.path);
+        let mut seen = std::collections::HashSet::new();
         let rules = self.policy.rules(&job.path);
         let mut names = String::new();
         let mut ents = Vec::new();
@@ -179,9 +188,7 @@ impl Walk<'_> {
         let mut path = job.path.as_os_str().as_encoded_bytes().to_vec();
         path.push(std::path::MAIN_SEPARATOR as u8);
         let base = path.len();
-        let listed = dir.each(scratch, |e| {
-            let name = e.name();
-            let kind = e.kind();
+        let mut add = |name: &OsStr, kind: Kind, size: Option<u64>, staged_only: bool| {
             path.truncate(base);
             path.extend_from_slice(name.as_encoded_bytes());
             // SAFETY: a directory's encoded path, an ASCII separator and an entry's encoded
@@ -194,24 +201,44 @@ impl Walk<'_> {
             let lossy = name.to_string_lossy();
             names.push_str(&lossy);
             let raw = matches!(lossy, Cow::Owned(_)).then(|| name.to_os_string());
-            let size = if kind == Kind::Other { e.size() } else { 0 };
             ents.push(Ent {
                 start,
                 end: names.len(),
                 kind,
-                size,
+                size: size.unwrap_or(0),
                 raw,
+                staged_only,
             });
-        });
-        if let Err(err) = listed {
-            return (Done::Failed(ToolError::fs(&err, &shown())), Vec::new());
+        };
+        if let Some(dir) = &dir {
+            let listed = dir.each(scratch, |e| {
+                let (name, kind) = (e.name(), e.kind());
+                let staged = view.as_ref().and_then(|v| v.get(name));
+                if staged.is_some() {
+                    seen.insert(name.to_os_string());
+                }
+                match staged {
+                    Some(Child::Deleted) => {}
+                    Some(Child::File(len)) => add(name, Kind::Other, Some(len), false),
+                    _ => add(name, kind, (kind == Kind::Other).then(|| e.size()), false),
+                }
+            });
+            if let Err(err) = listed {
+                return (Done::Failed(ToolError::fs(&err, &shown())), Vec::new());
+            }
+        }
+        for (name, child) in view.iter().flat_map(|v| v.added(|n| seen.contains(n))) {
+            match child {
+                Child::File(len) => add(name, Kind::Other, Some(len), false),
+                _ => add(name, Kind::Dir, None, true),
+            }
         }
         ents.sort_by(|a, b| {
             (b.kind == Kind::Dir)
                 .cmp(&(a.kind == Kind::Dir))
                 .then_with(|| js_cmp(&names[a.start..a.end], &names[b.start..b.end]))
         });
-        let dir = Arc::new(dir);
+        let dir = dir.map(Arc::new);
         let mut text = String::with_capacity(ents.len() * (job.prefix.len() + 24) + names.len());
         let mut children = Vec::new();
         let mut jobs = Vec::new();
@@ -241,7 +268,10 @@ impl Walk<'_> {
                 jobs.push(Job {
                     id,
                     path: job.path.join(&raw),
-                    open: Open::Child(Arc::clone(&dir), raw),
+                    open: match &dir {
+                        Some(dir) if !e.staged_only => Open::Child(Arc::clone(dir), raw),
+                        _ => Open::Staged,
+                    },
                     prefix: format!(
                         "{}{}",
                         job.prefix,
@@ -304,7 +334,7 @@ fn vanished(err: &io::Error) -> bool {
 fn walk(
     call: &Call,
     policy: Policy,
-    dir: Listing,
+    dir: Open,
     abs: &Path,
     root: &str,
     depth: u64,
@@ -315,7 +345,7 @@ fn walk(
         queue: Mutex::new(Queue {
             jobs: vec![Job {
                 id: 0,
-                open: Open::Root(dir),
+                open: dir,
                 path: abs.to_path_buf(),
                 prefix: String::new(),
                 levels: depth,
@@ -366,7 +396,8 @@ fn run(call: &Call) -> ToolResult<Output> {
     let input = str_arg(&call.args, "path").unwrap_or(".");
     let input = if input.is_empty() { "." } else { input };
     let abs = workspace::resolve(&call.config, input)?;
-    let meta = std::fs::metadata(&abs).map_err(|e| ToolError::fs(&e, input))?;
+    let meta =
+        workspace::overlay::stat(&call.config, &abs).map_err(|e| ToolError::fs(&e, input))?;
     if !meta.is_dir() {
         return Err(
             ToolError::new(Code::NotAFile, format!("Not a directory: {input}")).with("path", input),
@@ -374,7 +405,16 @@ fn run(call: &Call) -> ToolResult<Output> {
     }
     // Confine the directory itself by descriptor, as list_dir does; the walk descends from
     // this handle with `openat(O_NOFOLLOW)`, never by path.
-    let handle = workspace::open_dir_confined(&call.config, &abs, input)?;
+    // Review mode: a directory only staged files make has no handle; its entries are theirs.
+    let handle = match workspace::open_dir_confined(&call.config, &abs, input) {
+        Err(e)
+            if e.code == Code::NotFound
+                && workspace::overlay::is_staged_dir(&call.config, &abs) =>
+        {
+            None
+        }
+        handle => Some(handle?),
+    };
     let depth = match int_arg(&call.args, "depth") {
         None | Some(0) => DEFAULT_DEPTH,
         Some(d) => u64::try_from(d).unwrap_or(DEFAULT_DEPTH).min(MAX_DEPTH),
@@ -387,7 +427,10 @@ fn run(call: &Call) -> ToolResult<Output> {
         call.warnings.clone(),
     );
     let root = workspace::display(&call.config, &abs);
-    let dir = Listing::of(&handle, &abs).map_err(|e| ToolError::fs(&e, &root))?;
+    let dir = match handle {
+        Some(h) => Open::Root(Listing::of(&h, &abs).map_err(|e| ToolError::fs(&e, &root))?),
+        None => Open::Staged,
+    };
     Ok(Output::text(walk(call, policy, dir, &abs, &root, depth)?))
 }
 

@@ -66,7 +66,7 @@ fn run(call: &Call) -> ToolResult<Output> {
     let content = str_arg(&call.args, "content").unwrap_or_default();
     let abs = workspace::resolve_write(&call.config, input)?;
     let _lock = atomic::lock_paths(std::slice::from_ref(&abs));
-    let existing = atomic::check_target(&abs, input)?;
+    let existing = atomic::check_target(&call.config, &abs, input)?;
     if existing.as_ref().is_some_and(|m| m.is_dir()) {
         return Err(
             ToolError::new(Code::NotAFile, format!("Path is a directory: {input}"))
@@ -87,11 +87,18 @@ fn run(call: &Call) -> ToolResult<Output> {
         .as_ref()
         .filter(|m| m.is_file() && call.config.compat != crate::config::Compat::V01)
         .and_then(|_| prior_text(call, &abs, input));
+    // Review mode makes no directory: the staged write is all there is until accepted.
     let parent = abs.parent().unwrap_or(Path::new("/"));
-    let (dir, created_dirs) =
-        workspace::open_dir_for_write(&call.config, parent, input, existing.is_none())?;
-    workspace::verify_write_scope(&call.config, &dir, parent, abs.file_name(), input)
-        .inspect_err(|_| super::endpoints::remove_created(&created_dirs))?;
+    let opened = match atomic::staging::overlay(&call.config) {
+        Some(_) => None,
+        None => {
+            let (dir, created_dirs) =
+                workspace::open_dir_for_write(&call.config, parent, input, existing.is_none())?;
+            workspace::verify_write_scope(&call.config, &dir, parent, abs.file_name(), input)
+                .inspect_err(|_| super::endpoints::remove_created(&created_dirs))?;
+            Some((dir, created_dirs))
+        }
+    };
     let shown = workspace::display(&call.config, &abs);
     let (created, warning) = crate::syntax::write_warning_during(
         &call.config,
@@ -99,9 +106,14 @@ fn run(call: &Call) -> ToolResult<Output> {
         Written::Bytes(content.as_bytes()),
         || {
             call.before_write(std::slice::from_ref(&abs));
-            let created = atomic::write_file_in(&dir, &abs, content.as_bytes(), input)
-                // Leave the tree as it was: remove the directories this call made.
-                .inspect_err(|_| super::endpoints::remove_created(&created_dirs))?;
+            let created = match &opened {
+                Some((dir, created_dirs)) => {
+                    atomic::write_file_in(dir, &abs, content.as_bytes(), input)
+                        // Leave the tree as it was: remove the directories this call made.
+                        .inspect_err(|_| super::endpoints::remove_created(created_dirs))?
+                }
+                None => atomic::write_file_confined(&call.config, &abs, content.as_bytes(), input)?,
+            };
             call.after_write(std::slice::from_ref(&abs));
             ToolResult::Ok(created)
         },

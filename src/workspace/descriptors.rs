@@ -79,6 +79,17 @@ fn dir_options() -> OpenOptions {
 /// [`ToolError::fs`] with `input`, `path_escape` for a descriptor that landed outside.
 /// The type is not checked: a directory opens too (callers `fstat` the handle).
 pub fn open_confined(config: &Config, abs: &Path, input: &str) -> ToolResult<File> {
+    // Review mode: what a tool staged is what every reader sees.
+    if let Some(view) = super::overlay::of(config).and_then(|o| o.view(abs)) {
+        return match view {
+            super::overlay::View::File(blob) => read_options()
+                .open(blob)
+                .map_err(|e| ToolError::fs(&e, input)),
+            super::overlay::View::Deleted => {
+                Err(ToolError::fs(&crate::error::os_error(libc::ENOENT), input))
+            }
+        };
+    }
     let file = read_options()
         .open(abs)
         .map_err(|e| open_error(&e, abs, input))?;
@@ -162,6 +173,8 @@ pub fn verify_open(config: &Config, file: &File, abs: &Path, input: &str) -> Too
 pub struct Guard {
     /// `None` when confinement is off; `Some(None)` when the root did not resolve.
     root: Option<Option<PathBuf>>,
+    /// Review mode: the staging area a walk's opens see through ([`Guard::staged`]).
+    staged: Option<std::sync::Arc<super::overlay::Overlay>>,
 }
 
 impl Guard {
@@ -174,7 +187,19 @@ impl Guard {
                     .get(&config.workspace_root)
                     .map(|r| r.into_owned())
             }),
+            staged: super::overlay::of(config),
         }
+    }
+
+    /// Review mode: what a walk finds staged at `abs` (`None`: read the disk).
+    pub fn staged(&self, abs: &Path) -> Option<super::overlay::View> {
+        self.staged.as_ref().and_then(|o| o.view(abs))
+    }
+
+    /// Review mode: what is staged at `abs` opened for reading (its blob, or `ENOENT` for a
+    /// deletion); `None` when nothing is staged there.
+    pub fn open_staged(&self, abs: &Path) -> Option<std::io::Result<File>> {
+        self.staged(abs).map(|v| super::overlay::open_view(&v))
     }
 
     /// Whether confinement is on (so descriptors need checking at all).

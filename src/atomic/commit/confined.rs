@@ -26,6 +26,11 @@ pub fn commit_confined(
     ops: Vec<Op>,
     options: Options,
 ) -> ToolResult<()> {
+    if let Some(overlay) = crate::atomic::staging::overlay(config) {
+        return crate::atomic::staging::stage_ops(&overlay, &ops, &|p| p.to_path_buf(), &|p| {
+            workspace::display(config, p)
+        });
+    }
     let pinned = pin_ops(config, pins, ops)?;
     commit_pinned(config, pins, &pinned, options)
 }
@@ -47,6 +52,11 @@ pub fn commit_pinned(
     pinned: &[Op],
     options: Options,
 ) -> ToolResult<()> {
+    if let Some(overlay) = crate::atomic::staging::overlay(config) {
+        return crate::atomic::staging::stage_ops(&overlay, pinned, &|p| pins.original(p), &|p| {
+            workspace::display(config, &pins.original(p))
+        });
+    }
     let options = Options {
         journal_paths: Some(PathMap::new(pins.unpinner())),
         created_dirs: pins.created().to_vec(),

@@ -1,0 +1,56 @@
+//! The host's review calls (`tools.pending()`, `accept`, `reject`; SPEC §13), as JSON: the
+//! value, or `{"error": envelope}` for the JS side to throw as a `ToolError`.
+
+use super::library::blocking;
+use super::NativeTools;
+use crate::error::{ToolError, ToolResult};
+use crate::runtime::Runtime;
+use crate::workspace::overlay::Overlay;
+use napi_derive::napi;
+use std::sync::Arc;
+
+/// The staging area, or the error of a review call on a tools object without review.
+fn staging(rt: &Runtime) -> ToolResult<&Arc<Overlay>> {
+    rt.staging.as_ref().ok_or_else(|| {
+        ToolError::invalid(
+            "Review mode is off: pass review: true (or { scope }) to createAgentTools.",
+        )
+    })
+}
+
+#[napi]
+impl NativeTools {
+    /// `[{ path, kind, from?, diff? }]`: the pending changes, diffs redacted as the model's.
+    #[napi]
+    pub async fn review_pending(&self) -> String {
+        let rt = Arc::clone(&self.runtime);
+        blocking(move || {
+            let scope = crate::redact::Scope::new(rt.redactor.as_ref());
+            Ok(crate::review::pending_json(staging(&rt)?, &scope))
+        })
+        .await
+    }
+
+    /// Applies the chosen pending changes: `{ accepted, conflicts }`.
+    #[napi]
+    pub async fn review_accept(&self, paths: Option<Vec<String>>, force: bool) -> String {
+        let rt = Arc::clone(&self.runtime);
+        blocking(move || {
+            crate::review::accept(
+                &rt.config,
+                staging(&rt)?,
+                &rt.checkpoints,
+                paths.as_deref(),
+                force,
+            )
+        })
+        .await
+    }
+
+    /// Drops the chosen pending changes: `{ rejected }`.
+    #[napi]
+    pub async fn review_reject(&self, paths: Option<Vec<String>>) -> String {
+        let rt = Arc::clone(&self.runtime);
+        blocking(move || crate::review::reject(&rt.config, staging(&rt)?, paths.as_deref())).await
+    }
+}

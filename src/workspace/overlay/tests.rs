@@ -1,0 +1,110 @@
+use super::*;
+use crate::config::{Config, ReviewConfig};
+
+/// What the confined read path gives for `rel`.
+fn read(cfg: &Config, root: &Path, rel: &str) -> Vec<u8> {
+    use std::io::Read;
+    let mut out = Vec::new();
+    let mut f = super::super::open_confined(cfg, &root.join(rel), rel).unwrap();
+    f.read_to_end(&mut out).unwrap();
+    out
+}
+
+fn config(root: &Path, scope: &str, bytes: u64) -> Config {
+    let mut c = Config::with_root(root);
+    c.review = Some(ReviewConfig {
+        scope: scope.into(),
+        commands: crate::config::review::Commands::Refuse,
+        bytes,
+    });
+    c
+}
+
+#[test]
+fn staged_bytes_are_what_readers_see_and_a_new_object_finds_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::write(root.join("a.txt"), "old\n").unwrap();
+    let cfg = config(root, "s1", 1 << 20);
+    let overlay = Overlay::open(&cfg).unwrap().unwrap();
+    overlay
+        .stage_write(&root.join("a.txt"), b"new\n", "a.txt")
+        .unwrap();
+    overlay
+        .stage_delete(&root.join("gone.txt"), "gone.txt")
+        .unwrap();
+    // The disk is untouched; the confined read path answers with the staged bytes.
+    assert_eq!(std::fs::read(root.join("a.txt")).unwrap(), b"old\n");
+    assert_eq!(read(&cfg, root, "a.txt"), b"new\n");
+    // Deleting what never existed stages nothing.
+    assert_eq!(overlay.entries().len(), 1);
+    drop(overlay);
+    // Another scope sees nothing; the same scope, reopened, finds the change again.
+    let other = config(root, "s2", 1 << 20);
+    let _o2 = Overlay::open(&other).unwrap().unwrap();
+    assert_eq!(read(&other, root, "a.txt"), b"old\n");
+    let again = Overlay::open(&cfg).unwrap().unwrap();
+    assert_eq!(again.current_bytes(&root.join("a.txt")).unwrap(), b"new\n");
+    // Writing the base's bytes back is no change at all.
+    again
+        .stage_write(&root.join("a.txt"), b"old\n", "a.txt")
+        .unwrap();
+    assert!(again.is_empty());
+}
+
+#[test]
+fn the_budget_refuses_and_stages_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let cfg = config(root, "small", 8);
+    let overlay = Overlay::open(&cfg).unwrap().unwrap();
+    overlay.stage_write(&root.join("a"), b"1234", "a").unwrap();
+    let e = overlay
+        .stage_write(&root.join("b"), b"123456", "b")
+        .unwrap_err();
+    assert_eq!(e.code, crate::error::Code::InvalidInput);
+    assert!(e.message.contains("reviewBytes 8"), "{}", e.message);
+    assert_eq!(overlay.entries().len(), 1);
+    // No blob of the refused write is left behind.
+    assert_eq!(
+        std::fs::read_dir(scope_dir(root, "small").join("blobs"))
+            .unwrap()
+            .count(),
+        1
+    );
+}
+
+#[test]
+fn a_directory_view_adds_staged_files_and_their_directories_and_drops_deletions() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::create_dir(root.join("d")).unwrap();
+    std::fs::write(root.join("d/old.txt"), "old\n").unwrap();
+    std::fs::write(root.join("d/keep.txt"), "keep\n").unwrap();
+    let cfg = config(&root, "tree", 1 << 20);
+    let overlay = Overlay::open(&cfg).unwrap().unwrap();
+    overlay
+        .stage_write(&root.join("d/new/deep/x.txt"), b"xx", "x")
+        .unwrap();
+    overlay
+        .stage_write(&root.join("d/keep.txt"), b"changed\n", "k")
+        .unwrap();
+    overlay.stage_delete(&root.join("d/old.txt"), "o").unwrap();
+    let view = dir_view(&cfg, &root.join("d")).unwrap();
+    assert_eq!(view.get("new".as_ref()), Some(Child::Dir));
+    assert_eq!(view.get("keep.txt".as_ref()), Some(Child::File(8)));
+    assert_eq!(view.get("old.txt".as_ref()), Some(Child::Deleted));
+    let on_disk = ["keep.txt", "old.txt"];
+    let added: Vec<_> = view
+        .added(|n| on_disk.iter().any(|d| std::ffi::OsStr::new(d) == n))
+        .collect();
+    assert_eq!(added, vec![(std::ffi::OsStr::new("new"), Child::Dir)]);
+    // A directory only staged files make stats as a directory; the disk has nothing there.
+    assert!(stat(&cfg, &root.join("d/new/deep")).unwrap().is_dir());
+    assert!(!root.join("d/new").exists());
+    assert!(lstat(&cfg, &root.join("d/old.txt")).is_err());
+    assert!(dir_view(&cfg, &root.join("elsewhere")).is_none());
+    let below = overlay.below(&root.join("d/new"));
+    assert_eq!(below.written, vec![(root.join("d/new/deep/x.txt"), 2)]);
+    assert!(below.deleted.is_empty());
+}
