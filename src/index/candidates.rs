@@ -89,9 +89,26 @@ impl SearchIndex {
             })
         })
         .flatten()
-        // Review mode: the index knows the disk; the staged tree's files are searched instead.
-        .map(|out| {
-            crate::search::staged::correct(config, base, out, |p| p, Path::to_path_buf, |_| true)
-        })
+        .map(|fresh| staged_tree(config, base, fresh))
     }
+}
+
+/// Review mode: the index knows the disk, so every staged path leaves the answer (the image
+/// cannot vouch for it) and the staged tree's files join the changed ones, read through the
+/// staging area like them.
+fn staged_tree(config: &Arc<Config>, base: &Path, mut fresh: Fresh) -> Fresh {
+    let Some(staged) = crate::search::staged::Staged::below(config, base) else {
+        return fresh;
+    };
+    let root = &config.workspace_root;
+    let store = Arc::clone(&fresh.store);
+    fresh
+        .ids
+        .retain(|&id| !staged.shadows(&root.join(os_str(store.file(id).path))));
+    let extra = std::mem::take(&mut fresh.extra);
+    fresh.extra =
+        crate::search::staged::correct(config, base, extra, |p| p, Path::to_path_buf, |_| true);
+    fresh.extra.sort_unstable();
+    fresh.extra.dedup();
+    fresh
 }
