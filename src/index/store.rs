@@ -45,6 +45,12 @@ impl Bytes {
         Ok(Bytes::Map(map))
     }
 
+    /// The trailing BLAKE3 sum every file of the index ends with (its last [`SUM`] bytes).
+    pub fn sum(&self) -> &[u8] {
+        let b = self.as_slice();
+        &b[b.len() - SUM..]
+    }
+
     /// The bytes.
     pub fn as_slice(&self) -> &[u8] {
         match self {
@@ -186,8 +192,7 @@ impl Store {
     /// The image's BLAKE3 sum (its last bytes): two verified images with the same sum are
     /// the same image.
     pub fn sum(&self) -> &[u8] {
-        let b = self.raw();
-        &b[b.len() - SUM..]
+        self.bytes.sum()
     }
 
     /// Number of files.

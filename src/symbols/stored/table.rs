@@ -125,8 +125,7 @@ impl Table {
 
     /// The table's own BLAKE3 sum.
     pub fn sum(&self) -> &[u8] {
-        let b = self.raw();
-        &b[b.len() - SUM..]
+        self.bytes.sum()
     }
 
     /// The grep image this table describes.
