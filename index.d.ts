@@ -187,6 +187,8 @@ export interface SearchIndexStatus {
   buildMs: number
   /** When the current image was installed (ms since the epoch), or null. */
   updatedAt: number | null
+  /** The symbol table kept beside the postings (find_symbol, find_references, repo_map): built after each image is installed; `ready` when it describes the current image. */
+  symbols: { state: 'off' | 'building' | 'ready'; files: number; bytes: number; buildMs: number }
 }
 
 /** What a custom tool's handler returns: its text, content parts (with client-side meta), or any JSON value (sent as JSON text). */

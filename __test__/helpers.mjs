@@ -2,6 +2,7 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { spawnSync } from 'node:child_process'
 import { createAgentTools } from '../index.mjs'
 
 const scratchDirs = []
@@ -62,6 +63,38 @@ export function latest(files = {}, options = {}) {
   return workspace(files, { compat: 'latest', ...options })
 }
 
+/** Sets every entry under `root` (but .git) an hour back, so no timestamp is "racy" and the
+ * index, not the racy-file fallback, answers. */
+export function age(root) {
+  const then = new Date(Date.now() - 3600_000)
+  const visit = (dir) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      if (e.name === '.git') continue
+      const p = path.join(dir, e.name)
+      if (e.isDirectory()) visit(p)
+      fs.utimesSync(p, then, then)
+    }
+  }
+  visit(root)
+  fs.utimesSync(root, then, then)
+}
+
+/** `git(...args)` in `root` (fixed identity, no hooks), throwing on failure; a new repository
+ * whose `main` branch holds everything in `root` when `init` is set. */
+export function gitIn(root, { init = false } = {}) {
+  const git = (...a) => {
+    const r = spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', '-c', 'core.hooksPath=/dev/null', ...a], { cwd: root, encoding: 'utf8' })
+    if (r.status !== 0) throw new Error(`git ${a.join(' ')}: ${r.stderr}`)
+  }
+  if (init) {
+    git('init', '-q')
+    git('checkout', '-q', '-b', 'main')
+    git('add', '-A')
+    git('commit', '-q', '-m', 'main')
+  }
+  return git
+}
+
 /** Parses an error result's envelope, asserting it is one. */
 export function envelope(result) {
   if (!result.isError) throw new Error(`expected an error, got: ${result.text}`)
@@ -116,4 +149,33 @@ export async function beforeTheTimeout(attempt, armed, timeoutMs = 400) {
     const r = await attempt(ms)
     if (armed(r) || ms > 100_000) return r
   }
+}
+
+/**
+ * Starts a monitor from a separate Node host (`createAgentTools(options)`), then SIGKILLs
+ * that host: the monitor lives on without it. Resolves to the monitor's id once the host is
+ * gone.
+ */
+export async function monitorOfAKilledHost(options, command) {
+  const { spawn } = await import('node:child_process')
+  const index = new URL('../index.mjs', import.meta.url).pathname
+  const script = `
+    import { createAgentTools } from ${JSON.stringify(index)}
+    const t = createAgentTools(${JSON.stringify(options)})
+    const r = await t.callTool('monitor_start', { command: ${JSON.stringify(command)} })
+    process.stdout.write(JSON.parse(r.text).id + '\\n')
+    setInterval(() => {}, 1000)
+  `
+  const host = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const id = await new Promise((resolve, reject) => {
+    let out = ''
+    host.stdout.on('data', (d) => {
+      out += d
+      if (out.includes('\n')) resolve(out.trim())
+    })
+    host.on('exit', () => reject(new Error('host exited early')))
+  })
+  host.kill('SIGKILL')
+  await new Promise((r) => host.on('exit', r))
+  return id
 }

@@ -5,13 +5,10 @@ import test from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
-import { spawn } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
 import { createAgentTools, buildConfig, resolveConfig } from '../index.mjs'
-import { latest, envelope, dead, eventually } from './helpers.mjs'
+import { latest, envelope, dead, eventually, monitorOfAKilledHost } from './helpers.mjs'
 import { noSh, noSignals } from './platform.mjs'
 
-const INDEX = fileURLToPath(new URL('../index.mjs', import.meta.url))
 const json = (r) => {
   assert.equal(r.isError, false, r.text)
   return JSON.parse(r.text)
@@ -152,24 +149,7 @@ test('exits at once, never prints, stopped twice: documented results, nothing le
 
 test('a monitor outlives the host that started it; a new instance polls and stops it', { skip: noSh || noSignals }, async () => {
   const { root } = latest()
-  const script = `
-    import { createAgentTools } from ${JSON.stringify(INDEX)}
-    const t = createAgentTools({ workspaceRoot: ${JSON.stringify(root)} })
-    const r = await t.callTool('monitor_start', { command: 'i=0; while :; do echo tick $i; i=$((i+1)); sleep 0.02; done' })
-    process.stdout.write(JSON.parse(r.text).id + '\\n')
-    setInterval(() => {}, 1000)
-  `
-  const host = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] })
-  const id = await new Promise((resolve, reject) => {
-    let out = ''
-    host.stdout.on('data', (d) => {
-      out += d
-      if (out.includes('\n')) resolve(out.trim())
-    })
-    host.on('exit', () => reject(new Error('host exited early')))
-  })
-  host.kill('SIGKILL')
-  await new Promise((r) => host.on('exit', r))
+  const id = await monitorOfAKilledHost({ workspaceRoot: root }, 'i=0; while :; do echo tick $i; i=$((i+1)); sleep 0.02; done')
   const other = createAgentTools({ workspaceRoot: root, compat: 'latest' })
   const call = (n, a) => other.callTool(n, a)
   const a = await pollUntil(call, id, (p) => p.output.includes('tick 3'))

@@ -42,10 +42,18 @@ async function shellFound() {
 export const noSh =
   windows && !(await shellFound()) && 'bash and monitors need sh.exe from Git for Windows, which is not installed here'
 
-/** Skip reason for tests of terminal and stdin monitors (`monitor_start` `tty`/`stdin`,
- * `monitor_write`, `monitor_screen`), or false: they need a Unix pseudo-terminal, and Windows
- * refuses them with `invalid_input` (terminal.test.mjs checks that). */
-export const noTty = windows && 'terminal and stdin monitors need a Unix pseudo-terminal; Windows refuses them'
+/** Skip reason for the Unix terminal tests (terminal.test.mjs: `stdin` pipes, python3, top,
+ * /proc, process groups), or false. Windows runs its own (terminal_windows.test.mjs). */
+export const noTty = windows && 'these terminal tests drive Unix programs and /proc; Windows has terminal_windows.test.mjs'
+
+/** Skip reason for terminal monitors on Windows (ConPTY), or false: Windows only, not Wine
+ * (measured: SPEC §9, "Terminal monitors on Windows"), and they run `sh -c` like every
+ * monitor, so they need Git for Windows' sh. */
+export const noConpty =
+  (!windows && 'Windows only (ConPTY)') ||
+  (wine &&
+    "Wine has no sh.exe, and Wine 8's pseudo consoles give a program no standard handles bound to the console (its output never reaches it) and do not resize; the ConPTY layer is tested under Wine by the Rust tests of src/terminal/conpty.rs") ||
+  noSh
 
 /** Skip reason for tests of Unix process control (signals, sessions, process groups), or false. */
 export const noSignals = windows && 'Unix signals and process groups: Windows ends processes with TerminateProcess'

@@ -85,7 +85,8 @@ async function answers(tools) {
 }
 
 for (const searchIndex of ['off', 'on']) {
-  test(`walks see the staged tree: every listing equals direct mode's (searchIndex ${searchIndex})`, async () => {
+  const skip = searchIndex === 'on' && process.platform === 'win32' && 'the search index is Unix only'
+  test(`walks see the staged tree: every listing equals direct mode's (searchIndex ${searchIndex})`, { skip }, async () => {
     const direct = ws(FILES)
     const staged = ws(FILES)
     const d = createAgentTools({ workspaceRoot: direct, searchIndex })

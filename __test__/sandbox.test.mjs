@@ -11,8 +11,8 @@ import dgram from 'node:dgram'
 import os from 'node:os'
 import path from 'node:path'
 import { spawn, spawnSync, execFileSync } from 'node:child_process'
-import { scratch } from './helpers.mjs'
-import { createAgentTools, probeSandbox, buildGuardContext, StartupError } from '../index.mjs'
+import { scratch, monitorOfAKilledHost } from './helpers.mjs'
+import { createAgentTools, probeSandbox, buildGuardContext, buildConfig, StartupError } from '../index.mjs'
 
 const linux = process.platform === 'linux'
 const SECRET = `SECRET-${crypto.randomBytes(8).toString('hex')}`
@@ -105,6 +105,17 @@ function unchanged() {
 
 const skip = !linux && 'Linux only'
 
+// The protected names the workspace does not have (`.clarvis/` aside: monitors make it): the
+// sandbox covers each with a placeholder while a sandboxed process lives, and only then.
+const MISSING = ['.vscode', '.idea', '.mcp.json', '.envrc', '.gitmodules', '.gitconfig', '.ripgreprc', '.bashrc', '.bash_profile', '.bash_login', '.bash_logout', '.profile', '.zshrc', '.zshenv', '.zprofile', '.zlogin']
+const present = () => MISSING.filter((n) => fs.existsSync(path.join(ws, n)))
+
+/** Waits (up to 30 s: the janitor looks at most a second apart) until no placeholder is left. */
+async function placeholdersGone() {
+  for (let i = 0; i < 1200 && present().length > 0; i++) await new Promise((res) => setTimeout(res, 25))
+  assert.deepEqual(present(), [], 'the placeholders are removed once no sandboxed process is left')
+}
+
 test('probeSandbox and sandboxStatus report every property enforced on this kernel', { skip }, () => {
   const p = probeSandbox()
   assert.equal(p.platform, 'linux')
@@ -196,11 +207,50 @@ test('protected paths stay read-only, existing or not, renamed or not', { skip }
   assert.ok(!fs.existsSync(path.join(ws, '.git/hooks/pre-commit')))
   assert.ok(!fs.existsSync(path.join(ws, '.git2')))
   assert.ok(!fs.existsSync(path.join(ws, '.git/hooks2')))
-  for (const f of ['.vscode/settings.json', '.vscode/x', '.mcp.json', '.envrc', '.gitmodules', '.bashrc', '.zshrc']) {
-    const p = path.join(ws, f)
-    assert.ok(!fs.existsSync(p) || fs.statSync(p).size === 0, `${f} was written`)
-  }
+  // Nothing was created in their place: once the janitor removed the placeholders, none is left.
+  await placeholdersGone()
   unchanged()
+})
+
+test('missing protected paths leave no trace: git add -A commits no placeholder, none is left after', { skip }, async () => {
+  await placeholdersGone()
+  // Inside, the placeholders exist (as empty read-only directories, which git ignores).
+  // (An index of its own: the repository's stays as the later tests expect it.)
+  const r = await bash('export GIT_INDEX_FILE="$TMPDIR/index"; test -d .envrc && test -d .mcp.json && git add -A && git status --porcelain --untracked-files=all && git ls-files')
+  assert.equal(r.exit_code, 0, r.stderr)
+  assert.match(r.stdout, /^README$/m, 'git add -A did add the workspace')
+  for (const n of MISSING) assert.ok(!r.stdout.split('\n').some((l) => l.endsWith(n)), `${n} in: ${r.stdout}`)
+  await placeholdersGone()
+  // While a detached descendant lives they stay (its mounts rest on them), and it cannot
+  // create the protected paths; once it is gone, so are they.
+  fs.rmSync(path.join(ws, 'late-envrc'), { force: true })
+  const d = await bash(`setsid nohup sh -c 'sleep 1.5; echo evil > .envrc; echo $? > late-envrc.tmp; mkdir .vscode; echo $? >> late-envrc.tmp; mv late-envrc.tmp late-envrc' >/dev/null 2>&1 &`)
+  assert.equal(d.exit_code, 0)
+  const done = path.join(ws, 'late-envrc')
+  for (let i = 0; i < 1200 && !fs.existsSync(done); i++) await new Promise((res) => setTimeout(res, 25))
+  const codes = fs.readFileSync(done, 'utf8').trim().split('\n')
+  assert.equal(codes.length, 2)
+  for (const c of codes) assert.notEqual(c, '0', 'the detached process could not create .envrc or .vscode')
+  assert.ok(!fs.existsSync(path.join(ws, '.envrc')) || fs.statSync(path.join(ws, '.envrc')).isDirectory())
+  await placeholdersGone()
+  fs.rmSync(done)
+  unchanged()
+})
+
+test('a workspace without .git: no hook can be planted in a .git made inside', { skip }, async () => {
+  const bare = path.join(base, 'ws-no-git')
+  put(path.join(bare, 'README'), 'x\n')
+  const t = createAgentTools({ workspaceRoot: bare, sandbox: true })
+  for (const a of ['mkdir -p .git/hooks && echo evil > .git/hooks/pre-commit', 'echo "[core] hooksPath = h" > .git/config', 'git init -q && echo evil > .git/hooks/pre-commit', 'mkdir -p .git/x']) {
+    const r = await bash(a, t)
+    assert.notEqual(r.exit_code, 0, a)
+  }
+  assert.ok(!fs.existsSync(path.join(bare, '.git/hooks/pre-commit')))
+  assert.ok(!fs.existsSync(path.join(bare, '.git/config')) || fs.statSync(path.join(bare, '.git/config')).size === 0)
+  assert.ok(!fs.existsSync(path.join(bare, '.git/x')))
+  // Once no sandboxed process is left, the .git placeholder is gone too.
+  for (let i = 0; i < 1200 && fs.readdirSync(bare).length > 1; i++) await new Promise((res) => setTimeout(res, 25))
+  assert.deepEqual(fs.readdirSync(bare), ['README'])
 })
 
 test('credentials are unreadable: directly, via /proc/self/root, via a symlink; the host env too', { skip }, async () => {
@@ -396,6 +446,29 @@ test('a monitor is confined the same way, and says so when it fails', { skip }, 
   unchanged()
 })
 
+test('a sandboxed monitor whose host was SIGKILLed keeps its exit code for the next tools object', { skip }, async () => {
+  // The EXIT trap of a sandboxed shell cannot write under .clarvis/ (protected): it writes
+  // into the private TMPDIR, and the relay — which outlives the host — moves the code.
+  // A workspace of its own: placeholders a killed host made are nobody's to remove.
+  const own = path.join(base, 'ws-host-death')
+  fs.mkdirSync(own)
+  const id = await monitorOfAKilledHost({ workspaceRoot: own, sandbox: true }, 'while [ ! -e host-gone ]; do sleep 0.05; done; rm host-gone; echo bye; exit 7')
+  // Only now may the monitor end: its exit comes after its host's death, whatever the load.
+  fs.writeFileSync(path.join(own, 'host-gone'), '')
+  const other = createAgentTools({ workspaceRoot: own, sandbox: true })
+  let polled
+  for (let i = 0; i < 400; i++) {
+    polled = JSON.parse((await other.callTool('monitor_poll', { id })).text)
+    if (!polled.running) break
+    await new Promise((res) => setTimeout(res, 25))
+  }
+  assert.equal(polled.running, false)
+  assert.ok(polled.output.includes('bye'), polled.output)
+  assert.equal(polled.exit_code, 7, JSON.stringify(polled))
+  await other.callTool('monitor_stop', { id })
+  unchanged()
+})
+
 test('a terminal monitor is confined like a pipe monitor: what is typed into it too; its exit codes stay', { skip }, async () => {
   const call = async (name, args) => {
     const r = await tools.callTool(name, args)
@@ -472,7 +545,7 @@ test('ordinary workloads: cc + make, git status/commit, python, node, npm test',
   assert.match(r.stdout, /pass/)
 })
 
-test('everything else keeps working sandboxed: timeout, abort, onOutput, output limit, checkpointBash, MCP', { skip }, async () => {
+test('everything else keeps working sandboxed: timeout, abort, onOutput, output limit and spill file, checkpointBash, MCP', { skip }, async () => {
   // A timeout kills the whole group, the sandboxed background child included.
   const pidFile = path.join(ws, 'bg.pid')
   let r = await tools.callTool('bash', { command: 'sleep 60 & echo $! > bg.pid; wait', timeout_ms: 500 })
@@ -501,6 +574,10 @@ test('everything else keeps working sandboxed: timeout, abort, onOutput, output 
   const small = createAgentTools({ workspaceRoot: ws, sandbox: true, maxOutputBytes: 1024 })
   r = await small.callTool('bash', { command: 'head -c 100000 /dev/zero | tr "\\0" a' })
   assert.ok(r.text.length < 20000, r.text.length)
+  // …and spilled whole into .clarvis/ (a protected path: the host writes it, not the command).
+  const spill = /full output written to (\.clarvis\/bash-[^ ]+\.stdout\.log)/.exec(JSON.parse(r.text).stdout)
+  assert.ok(spill, r.text)
+  assert.equal(fs.readFileSync(path.join(ws, spill[1]), 'utf8'), 'a'.repeat(100000))
   // checkpointBash records and restores what a sandboxed command changed.
   const cp = createAgentTools({ workspaceRoot: ws, sandbox: true, checkpointBash: true })
   fs.writeFileSync(path.join(ws, 'cp.txt'), 'before\n')
@@ -544,9 +621,54 @@ test('network "all" reaches the test listener; allowedDomains goes through the p
   assert.equal(via.stdout, 'leaked', via.stderr)
   const denied = await bash(`curl -sS -m 5 http://127.0.0.1:${srv.port}/`, proxied)
   assert.notEqual(denied.stdout, 'leaked')
-  const env = await bash('echo $HTTPS_PROXY', proxied)
-  assert.match(env.stdout, /^http:\/\/127\.0\.0\.1:\d+\n$/)
+  const env = await bash('echo $HTTPS_PROXY; echo $HTTP_PROXY; echo $ALL_PROXY; echo $https_proxy; echo "[$NO_PROXY]"', proxied)
+  assert.match(env.stdout, /^(http:\/\/127\.0\.0\.1:\d+\n){4}\[\]\n$/)
   srv.close()
+})
+
+test('the object form: writeScope roots, allowWrite, denyWrite, denyRead, env.allow', { skip }, async () => {
+  const extra = path.join(base, 'extra')
+  put(path.join(extra, 'ro/kept.txt'), 'kept\n')
+  put(path.join(ws, 'scoped/locked.txt'), 'locked\n')
+  const t = createAgentTools({
+    workspaceRoot: ws,
+    writeScope: ['scoped'],
+    sandbox: {
+      filesystem: { allowWrite: [extra], denyWrite: ['locked.txt', path.join(extra, 'ro')], denyRead: [path.join(outside, 'secret.txt')] },
+      env: { allow: ['SBX_TEST_TOKEN'] },
+    },
+  })
+  // The writeScope roots and allowWrite are writable; the rest of the workspace is not.
+  let r = await bash(`echo a > scoped/a.txt && echo b > ${extra}/b.txt && echo ok`, t)
+  assert.equal(r.stdout, 'ok\n', r.stderr)
+  assert.equal(fs.readFileSync(path.join(extra, 'b.txt'), 'utf8'), 'b\n')
+  r = await bash('echo x > outside-scope.txt', t)
+  assert.notEqual(r.exit_code, 0)
+  assert.ok(!fs.existsSync(path.join(ws, 'outside-scope.txt')))
+  // denyWrite: a relative name in every root, an absolute path inside one; the default
+  // protected names live in every writable root too.
+  for (const a of ['echo x >> scoped/locked.txt', `echo x > ${extra}/locked.txt`, `echo x > ${extra}/ro/new.txt`, `echo x >> ${extra}/ro/kept.txt`, 'mkdir scoped/.vscode', `echo evil > ${extra}/.envrc`]) {
+    r = await bash(a, t)
+    assert.notEqual(r.exit_code, 0, a)
+  }
+  assert.equal(fs.readFileSync(path.join(ws, 'scoped/locked.txt'), 'utf8'), 'locked\n')
+  assert.equal(fs.readFileSync(path.join(extra, 'ro/kept.txt'), 'utf8'), 'kept\n')
+  assert.ok(!fs.existsSync(path.join(extra, 'ro/new.txt')))
+  // denyRead hides a file that is readable otherwise; env.allow passes a secret-looking name.
+  r = await bash(`cat ${outside}/secret.txt; echo "env=$SBX_TEST_TOKEN"`, t)
+  assert.ok(!r.stdout.includes(SECRET), r.stdout)
+  assert.match(r.stdout, new RegExp(`env=${ENV_SECRET}`))
+  r = await bash(`cat ${outside}/secret.txt`)
+  assert.ok(r.stdout.includes(SECRET), 'the default policy reads it')
+  unchanged()
+})
+
+test('Windows refuses the sandbox with a StartupError', { skip: process.platform !== 'win32' && 'Windows only' }, () => {
+  assert.throws(
+    () => createAgentTools({ workspaceRoot: base, sandbox: true }),
+    (e) => e instanceof StartupError && /^sandbox is not supported on Windows/.test(e.message),
+  )
+  assert.equal(probeSandbox().platform, 'windows')
 })
 
 test('options are validated with StartupError messages', () => {
@@ -561,6 +683,25 @@ test('options are validated with StartupError messages', () => {
   for (const [opts, re] of bad) {
     assert.throws(() => createAgentTools({ workspaceRoot: root, ...opts }), (e) => e instanceof StartupError && re.test(e.message))
   }
+})
+
+test('the mcp command line: --sandbox, --allow-write, --allow-domain and CLARVIS_SANDBOX', { skip: process.platform === 'win32' && 'Windows refuses the sandbox (its own test says so)' }, () => {
+  const root = scratch()
+  const plain = { filesystem: { allowWrite: [], denyWrite: [], denyRead: [] }, network: 'none', env: { allow: [] } }
+  const sandbox = (args, env = {}) => buildConfig(['--workspace', root, ...args], env, () => false).sandbox
+  assert.equal(sandbox([]), undefined, 'off by default')
+  assert.equal(sandbox([], { CLARVIS_SANDBOX: 'off' }), undefined)
+  assert.deepEqual(sandbox(['--sandbox']), plain)
+  assert.deepEqual(sandbox([], { CLARVIS_SANDBOX: 'on' }), plain)
+  // Either list flag turns it on and adds to the lists (repeatable, `=` forms too).
+  const c = sandbox(['--allow-write', '/opt/a', '--allow-write=/opt/b', '--allow-domain', 'a.com', '--allow-domain=*.b.com'], {
+    CLARVIS_SANDBOX: '{"env":{"allow":["A_TOKEN"]},"network":{"allowedDomains":["c.com"]}}',
+  })
+  assert.deepEqual(c.filesystem.allowWrite, ['/opt/a', '/opt/b'])
+  assert.deepEqual(c.network.allowedDomains, ['c.com', 'a.com', '*.b.com'])
+  assert.deepEqual(c.env.allow, ['A_TOKEN'])
+  assert.throws(() => sandbox([], { CLARVIS_SANDBOX: 'maybe' }), (e) => e instanceof StartupError && /CLARVIS_SANDBOX/.test(e.message))
+  assert.throws(() => sandbox([], { CLARVIS_SANDBOX: '{nope' }), (e) => e instanceof StartupError && /CLARVIS_SANDBOX is not valid JSON/.test(e.message))
 })
 
 /** Runs `script` in a fresh Node with the test hooks and `CLARVIS_SANDBOX_FORCE`. */

@@ -6,7 +6,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { spawnSync } from 'node:child_process'
 import { createAgentTools, StartupError } from '../index.mjs'
-import { latest, scratch, eventually } from './helpers.mjs'
+import { latest, scratch, eventually, age, gitIn } from './helpers.mjs'
 
 // The index is Unix only (SPEC.md, Platforms); elsewhere searchIndex is always off.
 const unixOnly = { skip: process.platform === 'win32' && 'the search index is Unix only' }
@@ -39,7 +39,7 @@ async function sameLines(w, off, q) {
 test('searchIndex: "on" builds in the background; results equal the scan', unixOnly, async () => {
   const on = latest(tree(), { searchIndex: 'on' })
   const off = createAgentTools({ workspaceRoot: on.root, searchIndex: 'off' })
-  assert.deepEqual(off.searchIndexStatus(), { state: 'off', files: 0, bytes: 0, buildMs: 0, updatedAt: null })
+  assert.deepEqual(off.searchIndexStatus(), { state: 'off', files: 0, bytes: 0, buildMs: 0, updatedAt: null, symbols: { state: 'off', files: 0, bytes: 0, buildMs: 0 } })
   // The first grep never waits for the build.
   const first = await on.call('grep', { pattern: 'RareNeedle' })
   assert.equal(text(first), 'pkg3/needle.ts')
@@ -85,22 +85,6 @@ test('an edit followed by a grep for the new text finds it, every time', unixOnl
   }
   assert.equal(w.tools.searchIndexStatus().state, 'ready')
 })
-
-/** Sets every entry under `root` (but .git) an hour back, so no timestamp is "racy" and the
- * index, not the racy-file fallback, answers. */
-function age(root) {
-  const then = new Date(Date.now() - 3600_000)
-  const visit = (dir) => {
-    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-      if (e.name === '.git') continue
-      const p = path.join(dir, e.name)
-      if (e.isDirectory()) visit(p)
-      fs.utimesSync(p, then, then)
-    }
-  }
-  visit(root)
-  fs.utimesSync(root, then, then)
-}
 
 const hasGit = spawnSync('git', ['--version']).status === 0
 
@@ -161,14 +145,7 @@ test('git checkout between branches: grep sees exactly the checked-out content',
   for (let i = 0; i < 80; i++) files[`pkg${i % 5}/m${i}.ts`] = `export const v${i} = ${i}\n`
   for (let i = 0; i < 4; i++) files[`gone/g${i}.ts`] = `MainOnlyToken ${i}\n`
   const w = latest(files, { searchIndex: 'on' })
-  const git = (...a) => {
-    const r = spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', '-c', 'core.hooksPath=/dev/null', ...a], { cwd: w.root, encoding: 'utf8' })
-    assert.equal(r.status, 0, r.stderr)
-  }
-  git('init', '-q')
-  git('checkout', '-q', '-b', 'main')
-  git('add', '-A')
-  git('commit', '-q', '-m', 'main')
+  const git = gitIn(w.root, { init: true })
   // The other branch: 40 files changed in place, a directory deleted, a new deep one.
   git('checkout', '-q', '-b', 'other')
   const changed = []

@@ -2,34 +2,16 @@
 // `monitor_write` is one turn with it, `monitor_screen` reads its screen. Real programs only
 // (sh, bash, cat, python3, node, top); every wait is for a marker (`until`, `ready_when`,
 // a condition), never a fixed time.
-import test, { after } from 'node:test'
+import test from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
-import { latest as made, envelope, dead, eventually } from './helpers.mjs'
+import { envelope, dead, eventually } from './helpers.mjs'
+import { json, LONG, stoppingAfter } from './terminal-helpers.mjs'
 import { mcpClient } from './in-process-mcp.mjs'
-import { noTty, windows } from './platform.mjs'
+import { noTty } from './platform.mjs'
 
-const json = (r) => {
-  assert.equal(r.isError, false, r.text)
-  return JSON.parse(r.text)
-}
-const LONG = 30000
-
-// Monitors outlive their host: whatever a failed test left running (a flood, a REPL) is
-// stopped at the end, so a failure does not leave programs behind on the machine.
-const opened = []
-const latest = (...a) => {
-  const t = made(...a)
-  opened.push(t.tools)
-  return t
-}
-after(async () => {
-  for (const tools of opened) {
-    const list = JSON.parse((await tools.callTool('monitor_list', {})).text)
-    for (const m of Array.isArray(list) ? list : list.monitors ?? []) await tools.callTool('monitor_stop', { id: m.id })
-  }
-})
+const latest = stoppingAfter()
 
 /**
  * One turn: sends `args` and waits until the output since the input matches `until`. A turn
@@ -58,6 +40,15 @@ const finished = (call, id, extra = {}) =>
     const p = json(await call('monitor_poll', { id, ...extra }))
     return !p.running && p
   }, `monitor ${id} ends`)
+
+/** `seen` when set, else the exit code a poll reports once it is there. */
+async function exitCode(call, id, seen) {
+  let code = seen
+  if (code === null) {
+    await eventually(async () => (code = json(await call('monitor_poll', { id })).exit_code) !== null, `${id} has its exit code`)
+  }
+  return code
+}
 
 /** A started monitor, its `ready_when` matched. */
 async function started(call, args) {
@@ -183,11 +174,15 @@ test('cat: echo and answer; close sends end of file; the stdin pipe variant with
   // held by dash until that command ends (its own rule).
   await eventually(() => marked(k.id).some((pid) => inForeground(pid, 'cat')), 'cat runs in the foreground')
   const int = await turn(call, k.id, { keys: ['ctrl-c'] }, '^never$')
-  assert.deepEqual([int.running, int.exit_code, int.output], [false, 130, '^C'])
+  assert.deepEqual([int.running, int.output], [false, '^C'])
+  // The host's reaper writes 130 (no EXIT trap runs on a death by a signal); under load the
+  // answer can come a moment before it (a known race, see NEXT): the code is then polled.
+  assert.equal(await exitCode(call, k.id, int.exit_code), 130)
   // A loop the shell runs itself, built-ins only, stops too (the shell is in the foreground).
   const loop = await started(call, { command: 'i=0; while :; do i=$((i+1)); [ $((i % 20000)) -eq 0 ] && echo tick; done', tty: true, ready_when: 'tick' })
   const halted = await turn(call, loop.id, { keys: ['ctrl-c'] }, '^never$')
-  assert.deepEqual([halted.running, halted.exit_code], [false, 130])
+  assert.equal(halted.running, false)
+  assert.equal(await exitCode(call, loop.id, halted.exit_code), 130)
 
   const w = await started(call, { command: 'wc -c; echo done', stdin: true })
   const first = json(await call('monitor_write', { id: w.id, input: 'abc', wait_ms: 0 }))
@@ -465,15 +460,4 @@ test('MCP: the terminal tools are listed and a turn goes through', { skip: noTty
   assert.equal(r.isError, false, r.content[0].text)
   assert.equal(JSON.parse(r.content[0].text).output, 'via mcp\nvia mcp\n')
   await client.callTool({ name: 'monitor_stop', arguments: { id } })
-})
-
-test('Windows: tty and stdin monitors are refused before anything starts', { skip: !windows && 'Windows only' }, async () => {
-  const { call } = latest()
-  for (const args of [{ tty: true }, { stdin: true }]) {
-    const e = envelope(await call('monitor_start', { command: 'cat', ...args }))
-    assert.equal(e.error, 'invalid_input', JSON.stringify(args))
-    assert.equal(e.platform, 'windows')
-    assert.match(e.message, /^tty and stdin monitors are not supported on windows \(they need a Unix pseudo-terminal\); start it without them$/)
-  }
-  assert.deepEqual(JSON.parse((await call('monitor_list', {})).text), { monitors: [] })
 })

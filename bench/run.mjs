@@ -24,6 +24,7 @@ import { reviewRows } from './review.mjs'
 import { globRows, grepRows } from './search.mjs'
 import { syntaxRows } from './syntax.mjs'
 import { navigationRows } from './navigation.mjs'
+import { symbolIndexRows } from './symindex.mjs'
 
 const require = createRequire(import.meta.url)
 
@@ -106,7 +107,7 @@ async function main() {
 
   const rows = []
   try {
-    for (const group of [grepRows, globRows, callRows, readToolRows, checkpointRows, reviewRows, hostRows, syntaxRows, navigationRows, monitorRows, terminalRows, memoryRows]) {
+    for (const group of [grepRows, globRows, callRows, readToolRows, checkpointRows, reviewRows, hostRows, syntaxRows, navigationRows, symbolIndexRows, monitorRows, terminalRows, memoryRows]) {
       const got = await group(ctx, want)
       rows.push(...got)
       for (const r of got) process.stderr.write(`  done: ${r.name} (${r.status})\n`)

@@ -6,7 +6,10 @@
 //   createAgentTools({ sandbox: true }) vs without (target: <= 5 ms more);
 //   read_file with the sandbox on vs off (no per-call cost for the other tools).
 // `node bench/sandbox.mjs [--rounds N]`. Installs bubblewrap with apt-get when missing (the
-// bench's need, never the library's).
+// bench's need, never the library's). `--make-only` measures the make row alone, in pairs
+// whose order alternates (sandboxed first on odd rounds), and reports the median of the
+// per-pair ratios beside the ratio of the medians, with the load before and after: on a
+// loaded machine a pair shares its moment's load, two medians do not.
 import { execFile, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -47,6 +50,58 @@ fs.writeFileSync(path.join(ws, 'README'), 'x\n')
 const ms = (x) => `${(x * 1000).toFixed(0)} µs`
 const per = (t) => t / perSample
 
+const run = (t, command) => async () => {
+  const r = await t.callTool('bash', { command })
+  if (r.isError || JSON.parse(r.text).exit_code !== 0) throw new Error(`${command}: ${r.text}`)
+}
+const make = (t) => async () => {
+  await run(t, 'make -s -C proj clean')()
+  await run(t, 'make -s -C proj -j2')()
+}
+
+if (process.argv.includes('--make-only')) {
+  const plain = createAgentTools({ workspaceRoot: ws })
+  const boxed = createAgentTools({ workspaceRoot: ws, sandbox: true })
+  const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' ')
+  const time = async (fn) => {
+    const t0 = process.hrtime.bigint()
+    await fn()
+    return Number(process.hrtime.bigint() - t0) / 1e6
+  }
+  const median = (v) => [...v].sort((a, b) => a - b)[v.length >> 1]
+  // The CPU time of everything the command ran (the shell's `times`: its children's user +
+  // system time), which the machine's load inflates far less than the wall clock.
+  const cpu = async (t) => {
+    await run(t, 'make -s -C proj clean')()
+    const r = JSON.parse((await t.callTool('bash', { command: 'make -s -C proj -j2 && times' })).text)
+    const [u, s] = r.stdout.trim().split('\n').at(-1).split(' ').map((x) => {
+      const [, m, sec] = /(\d+)m([\d.]+)s/.exec(x)
+      return Number(m) * 60 + Number(sec)
+    })
+    return (u + s) * 1000
+  }
+  await make(plain)()
+  await make(boxed)()
+  const before = load()
+  const p = []
+  const b = []
+  const pc = []
+  const bc = []
+  for (let r = 0; r < rounds; r++) {
+    const order = r % 2 ? [[boxed, b, bc], [plain, p, pc]] : [[plain, p, pc], [boxed, b, bc]]
+    for (const [t, wall] of order) wall.push(await time(make(t)))
+    for (const [t, , used] of order) used.push(await cpu(t))
+  }
+  const ratios = p.map((x, i) => b[i] / x)
+  const cpuRatios = pc.map((x, i) => bc[i] / x)
+  console.log(`make -j2 (9 files), ${rounds} alternating pairs, ${os.cpus().length} cores, load before ${before}, after ${load()}`)
+  console.log(`unsandboxed median ${median(p).toFixed(1)} ms, sandboxed median ${median(b).toFixed(1)} ms, ratio of medians ${(median(b) / median(p)).toFixed(3)}x`)
+  console.log(`median of per-pair ratios ${median(ratios).toFixed(3)}x (min ${Math.min(...ratios).toFixed(3)}, max ${Math.max(...ratios).toFixed(3)}); target <= 1.05x`)
+  console.log(`CPU time (user+sys of the command's processes): unsandboxed median ${median(pc).toFixed(0)} ms, sandboxed ${median(bc).toFixed(0)} ms, ratio of medians ${(median(bc) / median(pc)).toFixed(3)}x, median of per-pair ratios ${median(cpuRatios).toFixed(3)}x`)
+  fs.rmSync(base, { recursive: true, force: true })
+  process.exit(0)
+}
+
 // Construction.
 const [plainNew, sandboxNew] = await interleaved(
   [() => createAgentTools({ workspaceRoot: ws }), () => createAgentTools({ workspaceRoot: ws, sandbox: true })],
@@ -54,10 +109,6 @@ const [plainNew, sandboxNew] = await interleaved(
 )
 const plain = createAgentTools({ workspaceRoot: ws })
 const boxed = createAgentTools({ workspaceRoot: ws, sandbox: true })
-const run = (t, command) => async () => {
-  const r = await t.callTool('bash', { command })
-  if (r.isError || JSON.parse(r.text).exit_code !== 0) throw new Error(`${command}: ${r.text}`)
-}
 const nodeTrue = () =>
   new Promise((res, rej) => execFile('sh', ['-c', 'true'], (e) => (e ? rej(e) : res())))
 
@@ -88,10 +139,6 @@ const [readPlain, readBoxed] = await interleaved(
   rounds,
 )
 
-const make = (t) => async () => {
-  await run(t, 'make -s -C proj clean')()
-  await run(t, 'make -s -C proj -j2')()
-}
 const [makePlain, makeBoxed] = await interleaved([make(plain), make(boxed)], Math.max(5, rounds >> 1))
 
 const rows = [

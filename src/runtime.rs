@@ -18,6 +18,7 @@ use crate::custom::CustomTool;
 use crate::index::SearchIndex;
 use crate::redact::Redactor;
 use crate::sandbox::Sandbox;
+use crate::symbols::stored::SymbolIndex;
 use crate::terminal::Terminals;
 use crate::workspace::overlay::Overlay;
 use std::sync::Arc;
@@ -31,6 +32,8 @@ pub struct Runtime {
     pub checkpoints: checkpoint::Store,
     /// The workspace's search index (`searchIndex`; off, building or ready).
     pub index: Arc<SearchIndex>,
+    /// The symbols kept beside the index's postings (built after each image is installed).
+    pub symbols: SymbolIndex,
     /// `redactSecrets`: masks credentials in what goes back to the model (`None`: off).
     /// Shared: each call's [`crate::redact::Scope`] and live masking hold it.
     pub redactor: Option<Arc<Redactor>>,
@@ -65,10 +68,13 @@ impl Runtime {
             config.max_shell_sessions,
             config.shell_session_idle_ms,
         );
+        let config = Arc::new(config);
+        let symbols = SymbolIndex::new(index.clone(), config.clone());
         Runtime {
-            config: Arc::new(config),
+            config,
             checkpoints,
             index,
+            symbols,
             redactor: None,
             custom_tools: Vec::new(),
             seen: crate::stale::Seen::default(),
@@ -107,6 +113,7 @@ impl Runtime {
     /// With another search index (tests and benchmarks: a threshold of one, no watches).
     pub fn with_index(mut self, index: SearchIndex) -> Runtime {
         self.index = Arc::new(index);
+        self.symbols = SymbolIndex::new(self.index.clone(), self.config.clone());
         self
     }
 

@@ -107,7 +107,9 @@ impl NativeTools {
     /// The search index's state as JSON (`searchIndexStatus()`).
     #[napi]
     pub fn search_index_status(&self) -> String {
-        self.runtime.index.status().to_string()
+        let mut status = self.runtime.index.status();
+        status["symbols"] = self.runtime.symbols.status();
+        status.to_string()
     }
 
     /// What this tools object's sandbox enforces, as JSON (`sandboxStatus()`); `null` when

@@ -109,6 +109,11 @@ fn groups(files: &[Entry]) -> (Vec<u32>, Vec<u32>) {
 /// Writes `bytes` atomically to `dir/grep.idx` (temp file, fsync, rename), creating `dir`
 /// and a `.gitignore` in `.clarvis/` (git must not see the index).
 pub fn persist(dir: &Path, bytes: &[u8]) -> io::Result<PathBuf> {
+    persist_as(dir, "grep.idx", bytes)
+}
+
+/// [`persist`] under another file name (what is kept beside the postings: `symbols.idx`).
+pub fn persist_as(dir: &Path, name: &str, bytes: &[u8]) -> io::Result<PathBuf> {
     // Never `create_dir_all`: the write may finish after the workspace was deleted (it runs
     // after the index is ready), and must not bring the workspace's directory back.
     for d in dir.parent().into_iter().chain([dir]) {
@@ -126,7 +131,7 @@ pub fn persist(dir: &Path, bytes: &[u8]) -> io::Result<PathBuf> {
             let _ = f.write_all(b"*\n");
         }
     }
-    let target = dir.join("grep.idx");
+    let target = dir.join(name);
     let (tmp, mut file) = crate::atomic::create_temp(dir)?;
     file.write_all(bytes)?;
     file.sync_all()?;

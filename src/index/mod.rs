@@ -51,6 +51,13 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+pub use candidates::Fresh;
+
+/// Told of every image installed (built or loaded), with the image it replaces: what is kept
+/// beside the trigram postings (the symbol table) is derived from them by its owner, which
+/// this module does not know.
+pub type OnInstall = Arc<dyn Fn(&Arc<store::Store>, Option<&Arc<store::Store>>) + Send + Sync>;
+
 #[derive(Default)]
 struct State {
     live: Option<Live>,
@@ -72,6 +79,7 @@ pub struct SearchIndex {
     state: Mutex<State>,
     cancel: Cancel,
     use_watch: bool,
+    on_install: Mutex<Option<OnInstall>>,
 }
 
 impl std::fmt::Debug for SearchIndex {
@@ -121,6 +129,7 @@ impl SearchIndex {
             state: Mutex::default(),
             cancel: Cancel::new(),
             use_watch: true,
+            on_install: Mutex::new(None),
         }
     }
 
@@ -130,6 +139,22 @@ impl SearchIndex {
     pub fn without_watch(mut self) -> SearchIndex {
         self.use_watch = false;
         self
+    }
+
+    /// Calls `f` with every image installed from now on (and the current one, if any), on
+    /// the thread that installed it. `f` must not call back into this index synchronously.
+    pub fn on_install(&self, f: OnInstall) {
+        let current = self
+            .state
+            .lock()
+            .ok()
+            .and_then(|s| s.live.as_ref().map(|l| l.store.clone()));
+        if let Ok(mut slot) = self.on_install.lock() {
+            *slot = Some(f.clone());
+        }
+        if let Some(store) = current {
+            f(&store, None);
+        }
     }
 
     /// The `searchIndex` option.
@@ -213,14 +238,20 @@ impl SearchIndex {
     }
 
     fn install(&self, live: Option<Live>, writing: bool) {
+        let store = live.as_ref().map(|l| l.store.clone());
+        let mut old = None;
         if let Ok(mut s) = self.state.lock() {
             s.building = false;
             s.writing += usize::from(writing);
             if let Some(live) = live {
-                s.live = Some(live);
+                old = s.live.replace(live).map(|l| l.store);
                 s.trusted = true;
                 s.updated_at = Some(epoch_ms());
             }
+        }
+        let hook = self.on_install.lock().ok().and_then(|h| h.clone());
+        if let (Some(store), Some(hook)) = (store, hook) {
+            hook(&store, old.as_ref());
         }
     }
 
@@ -260,7 +291,7 @@ impl SearchIndex {
         self: &Arc<Self>,
         config: &Arc<Config>,
         base: &Path,
-        f: impl FnOnce(&store::Store, &fresh::Delta, &[u8]) -> T,
+        f: impl FnOnce(&Arc<store::Store>, &fresh::Delta, &[u8]) -> T,
     ) -> Option<T> {
         // Checked before `covered` (which stats the path's components): in the default
         // "auto" mode most calls find no index, and every glob asks.

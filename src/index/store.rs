@@ -25,9 +25,39 @@ pub(super) const REC: usize = 56;
 pub(super) const GRAM: usize = 16;
 pub(super) const SUM: usize = 32;
 
-enum Bytes {
+/// An image's bytes: mapped from its file, or held in memory (just built, or `readOnly`).
+/// Also the symbol table's (`symbols::stored::table`), written and opened the same way.
+pub enum Bytes {
+    /// Mapped from the image file.
     Map(memmap2::Mmap),
+    /// In memory.
     Owned(Vec<u8>),
+}
+
+impl Bytes {
+    /// Maps the image file at `path`.
+    pub fn map(path: &Path) -> io::Result<Bytes> {
+        let file = std::fs::File::open(path)?;
+        // SAFETY: an image file is only ever replaced by rename, never written in place, so
+        // the mapped inode's bytes do not change under us (a truncation by a foreign process
+        // is outside what any mapping can defend against, as for every mmap user).
+        let map = unsafe { memmap2::Mmap::map(&file)? };
+        Ok(Bytes::Map(map))
+    }
+
+    /// The trailing BLAKE3 sum every file of the index ends with (its last [`SUM`] bytes).
+    pub fn sum(&self) -> &[u8] {
+        let b = self.as_slice();
+        &b[b.len() - SUM..]
+    }
+
+    /// The bytes.
+    pub fn as_slice(&self) -> &[u8] {
+        match self {
+            Bytes::Map(m) => m,
+            Bytes::Owned(v) => v,
+        }
+    }
 }
 
 /// A verified index image.
@@ -78,12 +108,7 @@ fn corrupt() -> io::Error {
 impl Store {
     /// Opens and verifies the image at `path` (mapped).
     pub fn open(path: &Path) -> io::Result<Store> {
-        let file = std::fs::File::open(path)?;
-        // SAFETY: the file is only ever replaced by rename, never written in place, so the
-        // mapped inode's bytes do not change under us (a truncation by a foreign process
-        // is outside what any mapping can defend against, as for every mmap user).
-        let map = unsafe { memmap2::Mmap::map(&file)? };
-        Store::verify(Bytes::Map(map), true)
+        Store::verify(Bytes::map(path)?, true)
     }
 
     /// Verifies an image held in memory.
@@ -98,10 +123,7 @@ impl Store {
     }
 
     fn verify(bytes: Bytes, sum: bool) -> io::Result<Store> {
-        let b: &[u8] = match &bytes {
-            Bytes::Map(m) => m,
-            Bytes::Owned(v) => v,
-        };
+        let b = bytes.as_slice();
         if b.len() < HEADER + SUM || &b[..8] != MAGIC {
             return Err(corrupt());
         }
@@ -159,10 +181,7 @@ impl Store {
     }
 
     fn raw(&self) -> &[u8] {
-        match &self.bytes {
-            Bytes::Map(m) => m,
-            Bytes::Owned(v) => v,
-        }
+        self.bytes.as_slice()
     }
 
     /// The whole image, as written to disk.
@@ -173,8 +192,7 @@ impl Store {
     /// The image's BLAKE3 sum (its last bytes): two verified images with the same sum are
     /// the same image.
     pub fn sum(&self) -> &[u8] {
-        let b = self.raw();
-        &b[b.len() - SUM..]
+        self.bytes.sum()
     }
 
     /// Number of files.

@@ -41,31 +41,29 @@ fn fixture_with(policy: SandboxPolicy, scope: &[&str]) -> Fixture {
         std::fs::create_dir_all(ws.join(s)).unwrap();
     }
     let sandbox = Sandbox::new(&config).unwrap().unwrap();
-    let f = Fixture {
+    Fixture {
         _dir: dir,
         ws,
         sandbox,
-    };
-    // The placeholders of missing protected paths are made by the first commands' mount
-    // plans (a missing `.git` first, `.git/hooks` in it by the next plan): make them now,
-    // before the tests snapshot the workspace.
-    if f.sandbox.can_capture().is_ok() {
-        for _ in 0..2 {
-            capture(&f, &[], "true");
-        }
     }
-    f
 }
 
 fn fixture() -> Fixture {
     fixture_with(SandboxPolicy::default(), &[])
 }
 
-/// Every path under the workspace but `.clarvis`, with its bytes (`None`: a directory) and
+/// Every path under the workspace but `.clarvis` and the sandbox's placeholders (which come
+/// and go with its commands, see `linux::janitor`), with its bytes (`None`: a directory) and
 /// permission bits.
 fn snapshot(ws: &Path) -> BTreeMap<PathBuf, (Option<Vec<u8>>, u32)> {
     fn walk(p: &Path, out: &mut BTreeMap<PathBuf, (Option<Vec<u8>>, u32)>) {
-        let m = p.symlink_metadata().unwrap();
+        if super::linux::is_placeholder(p) {
+            return;
+        }
+        let Ok(m) = p.symlink_metadata() else {
+            // A placeholder the janitor removed during the walk.
+            return;
+        };
         let bytes = m.is_file().then(|| std::fs::read(p).unwrap());
         out.insert(p.to_path_buf(), (bytes, m.permissions().mode()));
         if m.is_dir() {
@@ -386,4 +384,50 @@ fn capture_unavailable_without_the_mount_namespace_is_a_typed_error() {
         },
     );
     assert!(matches!(r, Err(CaptureError::Unavailable(_))));
+}
+
+/// Every path under `ws` but `.clarvis`, as it is on disk (placeholders included).
+fn raw_paths(ws: &Path) -> Vec<PathBuf> {
+    fn walk(p: &Path, out: &mut Vec<PathBuf>) {
+        out.push(p.to_path_buf());
+        if let Ok(rd) = std::fs::read_dir(p) {
+            for e in rd.flatten().filter(|e| e.file_name() != ".clarvis") {
+                walk(&e.path(), out);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(ws, &mut out);
+    out.sort();
+    out
+}
+
+#[test]
+fn capture_placeholders_are_never_changes_and_leave_the_disk_with_the_last_process() {
+    let f = fixture();
+    if f.sandbox.can_capture().is_err() {
+        return;
+    }
+    let before = raw_paths(&f.ws);
+    // The placeholders exist while the command runs (`.git/hooks` is missing here: it is
+    // covered by one), in a directory the command writes into.
+    let r = capture(
+        &f,
+        &[],
+        "test -d .git/hooks && echo covered; echo x > new.txt; touch .git 2>/dev/null; ls -a .git",
+    );
+    assert!(
+        r.stdout.starts_with("covered\n"),
+        "{} {}",
+        r.stdout,
+        r.stderr
+    );
+    assert_eq!(kinds(&r), pairs(&[("created", "new.txt")]));
+    // Once no sandboxed process is left the janitor removes them: the disk is as it was
+    // (bounded wait: the janitor looks at most a second apart).
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while raw_paths(&f.ws) != before && std::time::Instant::now() < until {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(raw_paths(&f.ws), before);
 }

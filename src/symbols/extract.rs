@@ -175,6 +175,11 @@ impl<'a> Walk<'a> {
             text,
             containers: &self.kinds,
             local: self.local > 0,
+            inner_name: self
+                .containers
+                .last()
+                .and_then(|(segs, _)| segs.last())
+                .map(String::as_str),
         };
         let found = recognize(&ctx, node, kind)?;
         let mut container: Vec<String> = self
@@ -182,6 +187,10 @@ impl<'a> Walk<'a> {
             .iter()
             .flat_map(|(segs, _)| segs.iter().cloned())
             .collect();
+        if found.of_class {
+            // `this.x = …` in a constructor: a member of the class, not of the method.
+            container.pop();
+        }
         container.extend(found.qualifier.iter().cloned());
         let start = node.start_position().row + 1;
         let end = node.end_position().row + 1;

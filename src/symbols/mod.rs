@@ -31,10 +31,10 @@ pub mod rank;
 pub mod recognize;
 pub mod region;
 pub mod splice;
+pub mod stored;
 
 use crate::cancel::Cancel;
 use crate::config::Config;
-use crate::index::SearchIndex;
 use crate::syntax::defs::SymbolKind;
 use crate::syntax::Grammar;
 use crate::text::js_cmp;
@@ -44,29 +44,35 @@ use ondemand::{Needle, Parsed, Scanned, Scope};
 use query::{Mode, Name, Rank};
 use std::path::PathBuf;
 use std::sync::Arc;
+use stored::SymbolIndex;
 
-/// The files of `scope` that hold `needle`, parsed: the trigram index's candidates when it
-/// can answer, else grep's walk (which then counts toward starting the index under
+/// The files of `scope` that hold `needle`, parsed: from the symbol index (the trigram
+/// index's candidates, their symbols from the table where it vouches for them) when it can
+/// answer, else grep's walk (which then counts toward starting the index under
 /// `searchIndex`'s rules, as a grep's scan does).
 pub fn candidates(
     config: &Arc<Config>,
-    index: &Arc<SearchIndex>,
+    symbols: &SymbolIndex,
     cancel: &Cancel,
     warnings: &Warnings,
     scope: &Scope,
     needle: &Needle,
 ) -> Scanned {
     if !scope.is_file {
-        let pattern = regex_syntax::escape(&needle.text);
-        let planned = crate::index::plan::plan(&pattern, needle.fold, false);
-        if let Some(paths) = planned.and_then(|q| index.candidates(config, scope.base, &q)) {
-            let paths: Vec<PathBuf> = paths.into_iter().filter(|p| (scope.filter)(p)).collect();
-            return ondemand::parse_paths(config, cancel, scope.base, &paths, needle);
+        let answered = if needle.text.is_empty() {
+            symbols.answer(config, cancel, scope, needle, None)
+        } else {
+            let pattern = regex_syntax::escape(&needle.text);
+            crate::index::plan::plan(&pattern, needle.fold, false)
+                .and_then(|q| symbols.answer(config, cancel, scope, needle, Some(&q)))
+        };
+        if let Some(found) = answered {
+            return found;
         }
     }
     let found = ondemand::scan(config, cancel, warnings, scope, needle);
     if !scope.is_file {
-        index.after_scan(config, found.walked);
+        symbols.search().after_scan(config, found.walked);
     }
     found
 }

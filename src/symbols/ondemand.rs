@@ -222,6 +222,9 @@ pub fn parse_paths(
     paths: &[PathBuf],
     needle: &Needle,
 ) -> Scanned {
+    if paths.is_empty() {
+        return Scanned::default();
+    }
     let g = Guard::new(config);
     let base_dir = BaseDir::open(base).confine(&g);
     let guard = g.is_on().then_some(&g);

@@ -33,6 +33,10 @@ pub struct Region {
     pub core: usize,
     /// The end of the lifted node.
     pub end: usize,
+    /// The definition shares a declaration with others (`const a = 1, b = 2;`): that
+    /// statement's own extent. A replacement must then be the declarator alone, and an
+    /// insertion goes beside the whole statement.
+    pub shared: Option<Box<Region>>,
 }
 
 impl Region {
@@ -56,6 +60,35 @@ const WRAPPERS: &[&str] = &[
     "template_declaration",
     "property_declaration",
 ];
+
+/// The visibility and export modifiers a definition may begin with (Rust's `pub`, `pub(crate)`,
+/// TypeScript's and PHP's `public`/`private`, Java's `modifiers`, C#'s `modifier`): a new
+/// source that starts past them keeps them (see `splice`).
+fn visibility(kind: &str) -> bool {
+    matches!(
+        kind,
+        "visibility_modifier" | "accessibility_modifier" | "modifiers" | "modifier"
+    )
+}
+
+/// Where the visibility modifiers `node` begins with (past its own annotations) end: the
+/// start of its first other child.
+fn past_visibility(node: Node) -> Option<usize> {
+    let mut c = node.walk();
+    let mut seen = false;
+    for child in node.children(&mut c) {
+        let kind = child.kind();
+        if annotation(kind) || is_comment(kind) {
+            continue;
+        }
+        if visibility(kind) {
+            seen = true;
+            continue;
+        }
+        return seen.then(|| child.start_byte());
+    }
+    None
+}
 
 /// Nodes that annotate the definition that follows them (or that they begin).
 fn annotation(kind: &str) -> bool {
@@ -164,13 +197,21 @@ pub fn region(tree: &Tree, text: &str, span: (usize, usize)) -> Option<Region> {
     }
     inner.push(node.start_byte());
     let mut top = node;
+    let mut shared = None;
     while let Some(p) = top.parent() {
-        if !WRAPPERS.contains(&p.kind()) || !sole(p, top) {
+        if !WRAPPERS.contains(&p.kind()) {
+            break;
+        }
+        if !sole(p, top) {
+            if p.parent().is_some() {
+                shared = region(tree, text, (p.start_byte(), p.end_byte())).map(Box::new);
+            }
             break;
         }
         top = p;
         inner.push(top.start_byte());
     }
+    let visible = past_visibility(node);
     // Attached annotations and comments: previous siblings, each on a line of its own, with
     // no blank line between them and what follows.
     let mut outer: Vec<usize> = Vec::new();
@@ -191,7 +232,11 @@ pub fn region(tree: &Tree, text: &str, span: (usize, usize)) -> Option<Region> {
         next_start = p.start_byte();
         prev = p.prev_sibling();
     }
-    let mut starts: Vec<usize> = outer.into_iter().chain(inner.into_iter().rev()).collect();
+    let mut starts: Vec<usize> = outer
+        .into_iter()
+        .chain(inner.into_iter().rev())
+        .chain(visible)
+        .collect();
     starts.sort_unstable();
     starts.dedup();
     let leads = starts
@@ -205,5 +250,6 @@ pub fn region(tree: &Tree, text: &str, span: (usize, usize)) -> Option<Region> {
         leads,
         core: node.start_byte(),
         end: top.end_byte(),
+        shared,
     })
 }

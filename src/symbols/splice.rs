@@ -121,6 +121,9 @@ pub struct Spliced {
     pub lines: (usize, usize),
     /// Lines above the definition that were kept because the new source did not include them.
     pub kept: usize,
+    /// Modifiers on the definition's first line kept because the new source starts past
+    /// them (`pub`, `public static`), as they read.
+    pub kept_modifiers: Option<String>,
     /// How the new source's indentation was changed, when it was.
     pub reindented: Option<String>,
 }
@@ -156,8 +159,11 @@ fn trimmed_lines(source: &str) -> Vec<&str> {
     }
 }
 
-/// Replaces `target`'s definition in `parsed.text` with `source`.
-pub fn replace(parsed: &Parsed, target: &Target, source: &str) -> Spliced {
+/// Replaces `target`'s definition in `parsed.text` with `source`. A definition that shares
+/// its declaration with others (`const a = 1, b = 2;`) is replaced by a declarator only: a
+/// source that starts otherwise (`const b = 3;`) would nest a statement in the declaration,
+/// so it is refused (`invalid_input`) rather than written.
+pub fn replace(parsed: &Parsed, target: &Target, source: &str) -> ToolResult<Spliced> {
     let text = parsed.text.as_str();
     let region = &target.region;
     let lines = trimmed_lines(source);
@@ -167,7 +173,24 @@ pub fn replace(parsed: &Parsed, target: &Target, source: &str) -> Spliced {
         .iter()
         .find(|l| !token.is_empty() && l.token == token)
         .map_or(region.core, |l| l.at);
+    if let Some(stmt) = &region.shared {
+        let own = token_at(&parsed.tree, text, region.core);
+        if token != own {
+            let statement = text[stmt.core..stmt.end].trim();
+            let statement: String = statement.chars().take(120).collect();
+            return Err(ToolError::invalid(format!(
+                "`{}` is one of several declarations in one statement (line {}: `{statement}`): replace_symbol replaces its declarator only, so new_source must start with `{own}` (for example `{own} = …`), not with `{token}`. To rewrite the whole statement use edit_file.",
+                target.qualified,
+                line_of(text, stmt.core),
+            ))
+            .with("field", "new_source"));
+        }
+    }
     let kept = text[region.start()..start].matches('\n').count();
+    // Only what stays on the new source's first line (attributes above it are `kept`).
+    let modifiers = text[region.core.max(line_start(text, start)).min(start)..start].trim();
+    let kept_modifiers =
+        (start > region.core && !modifiers.is_empty()).then(|| modifiers.to_string());
     let end = region.end;
     let whole = starts_line(text, start) && text[end..line_end(text, end)].trim().is_empty();
     let old_first = line_start(text, start);
@@ -196,12 +219,13 @@ pub fn replace(parsed: &Parsed, target: &Target, source: &str) -> Spliced {
     out.push_str(&text[to..]);
     let first = line_of(text, from);
     let count = body.trim_end_matches('\n').matches('\n').count();
-    Spliced {
+    Ok(Spliced {
         text: out,
         lines: (first, first + count),
         kept,
+        kept_modifiers,
         reindented: shaped.changed,
-    }
+    })
 }
 
 /// Whether a source's new definition goes before or after the anchor.
@@ -244,10 +268,11 @@ fn gap(text: &str, start: usize, end_line_end: usize, indent: &str, position: Po
     g.unwrap_or(1).min(2)
 }
 
-/// Inserts `source` before or after `target`'s definition in `parsed.text`.
+/// Inserts `source` before or after `target`'s definition in `parsed.text` (beside the whole
+/// statement when the definition shares one with others: `const a = 1, b = 2;`).
 pub fn insert(parsed: &Parsed, target: &Target, source: &str, position: Position) -> Spliced {
     let text = parsed.text.as_str();
-    let region = &target.region;
+    let region = target.region.shared.as_deref().unwrap_or(&target.region);
     let lines = trimmed_lines(source);
     let start = region.start();
     let end = region.end;
@@ -287,6 +312,7 @@ pub fn insert(parsed: &Parsed, target: &Target, source: &str, position: Position
         text: out,
         lines: (first, first + count),
         kept: 0,
+        kept_modifiers: None,
         reindented: shaped.changed,
     }
 }

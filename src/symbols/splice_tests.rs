@@ -17,7 +17,7 @@ fn replaced(g: Grammar, src: &str, symbol: &str, new: &str) -> String {
     let p = parsed(g, src);
     let syms = extract(&p);
     let t = locate(&p, &syms, &parse_name(symbol, "symbol").unwrap(), "f").unwrap();
-    replace(&p, &t, new).text
+    replace(&p, &t, new).unwrap().text
 }
 
 fn inserted(g: Grammar, src: &str, symbol: &str, new: &str, pos: Position) -> String {
@@ -353,4 +353,103 @@ fn a_prototype_gives_way_to_the_definition_but_overloads_are_ambiguous() {
     );
     let ts = "function f(a: string): void;\nfunction f(a: number): void;\nfunction f(a: any) {}\n";
     assert_eq!(error(Grammar::TypeScript, ts, "f").0, Code::AmbiguousMatch);
+}
+
+#[test]
+fn a_declarator_sharing_its_statement_is_replaced_alone_or_refused() {
+    let src = "const a = 1, b = 2;\nconst c = 3;\n";
+    becomes(
+        Grammar::JavaScript,
+        src,
+        "b",
+        "b = () => 42",
+        "b = 2",
+        "b = () => 42",
+    );
+    becomes(Grammar::TypeScript, src, "a", "a = 10", "a = 1,", "a = 10,");
+    // A whole statement cannot stand in for one declarator: refused, nothing written.
+    let p = parsed(Grammar::JavaScript, src);
+    let syms = extract(&p);
+    let t = locate(&p, &syms, &parse_name("b", "symbol").unwrap(), "f").unwrap();
+    let e = replace(&p, &t, "const b = 3;").unwrap_err();
+    assert_eq!(e.code, Code::InvalidInput);
+    assert!(
+        e.message.contains("must start with `b`") && e.message.contains("edit_file"),
+        "{}",
+        e.message
+    );
+    // The sole declarator of its statement is still replaced with its statement.
+    becomes(
+        Grammar::JavaScript,
+        src,
+        "c",
+        "const c = 4;",
+        "const c = 3;",
+        "const c = 4;",
+    );
+    // An insertion beside a shared declarator goes beside the whole statement.
+    assert_eq!(
+        inserted(
+            Grammar::JavaScript,
+            src,
+            "b",
+            "function f() {}",
+            Position::After
+        ),
+        "const a = 1, b = 2;\nfunction f() {}\nconst c = 3;\n"
+    );
+}
+
+#[test]
+fn visibility_the_new_source_leaves_out_is_kept() {
+    let rs = "/// Loads.\npub fn load() -> u8 {\n    1\n}\n\npub(crate) async fn two() {}\n";
+    becomes(
+        Grammar::Rust,
+        rs,
+        "load",
+        "fn load() -> u8 {\n    2\n}",
+        "1\n",
+        "2\n",
+    );
+    becomes(
+        Grammar::Rust,
+        rs,
+        "two",
+        "async fn two() { x() }",
+        "{}",
+        "{ x() }",
+    );
+    // Written with its own visibility, the new source's is used.
+    becomes(
+        Grammar::Rust,
+        rs,
+        "load",
+        "pub(super) fn load() -> u8 { 3 }",
+        "pub fn load() -> u8 {\n    1\n}",
+        "pub(super) fn load() -> u8 { 3 }",
+    );
+    let java = "class A {\n    @Override\n    public static int f() { return 1; }\n}\n";
+    becomes(
+        Grammar::Java,
+        java,
+        "f",
+        "int f() { return 2; }",
+        "return 1;",
+        "return 2;",
+    );
+    let ts = "class A {\n  private f(): number { return 1 }\n}\n";
+    becomes(
+        Grammar::TypeScript,
+        ts,
+        "f",
+        "f(): number { return 2 }",
+        "return 1",
+        "return 2",
+    );
+    let p = parsed(Grammar::Rust, rs);
+    let syms = extract(&p);
+    let t = locate(&p, &syms, &parse_name("load", "symbol").unwrap(), "f").unwrap();
+    let done = replace(&p, &t, "fn load() -> u8 { 2 }").unwrap();
+    assert_eq!(done.kept_modifiers.as_deref(), Some("pub"));
+    assert_eq!(done.kept, 1);
 }

@@ -483,3 +483,36 @@ fn the_grammar_crates_tag_queries_agree() {
     agrees_with_tags(Grammar::Ruby, &[tree_sitter_ruby::TAGS_QUERY], "module M\n  class C < Base\n    def m(a); helper(a); end\n    def self.s; end\n    alias n m\n  end\nend\n");
     agrees_with_tags(Grammar::Php, &[tree_sitter_php::TAGS_QUERY], "<?php\nnamespace App;\nfunction f() { g(); }\nclass C extends B implements I { function m() { $this->n(); C::s(); new D(); } }\ninterface I {}\ntrait T {}\n");
 }
+
+/// Classes universal-ctags reports that the mapping once missed (scripts/symbol-accuracy.mjs).
+#[test]
+fn constructor_members_and_lambdas_define_names() {
+    let js = "class Provider {\n  constructor(o) {\n    this._info = { id: o.id }\n    this.count = 0\n    this.onDone = () => {}\n    other.x = 1\n  }\n  run() {\n    this.later = 1\n  }\n}\n";
+    assert_eq!(
+        defs(Grammar::JavaScript, js),
+        [
+            "1 class Provider",
+            "2 method Provider.constructor",
+            "3 property Provider._info",
+            "4 property Provider.count",
+            "5 method Provider.onDone",
+            "8 method Provider.run",
+        ]
+    );
+    // TypeScript declares its fields: an assignment in the constructor is no second definition.
+    let ts = "class A {\n  x: number\n  constructor() {\n    this.x = 1\n  }\n}\n";
+    assert_eq!(
+        defs(Grammar::TypeScript, ts),
+        ["1 class A", "2 property A.x", "3 method A.constructor"]
+    );
+    let py = "def run(limit):\n    factory = lambda: make(limit)\n    other = 1\n    return factory\n\nclass C:\n    key = lambda self: 1\n";
+    assert_eq!(
+        defs(Grammar::Python, py),
+        [
+            "1 function run",
+            "2 function run.factory",
+            "6 class C",
+            "7 method C.key"
+        ]
+    );
+}

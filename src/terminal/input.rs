@@ -37,12 +37,23 @@ pub struct Writer {
     end: Mutex<Option<End>>,
 }
 
-/// The descriptor written to. Off Unix there is none: no monitor takes input there (see
-/// [`crate::terminal`]), so no writer can be made.
+/// The descriptor written to.
 #[cfg(unix)]
 pub type End = std::os::fd::OwnedFd;
-/// See the Unix type: uninhabited here.
-#[cfg(not(unix))]
+
+/// Windows: the write end of the pseudo console's input pipe (`PIPE_NOWAIT`, so a write
+/// takes what fits and returns), and the console, for resizes.
+#[cfg(windows)]
+#[derive(Debug)]
+pub struct End {
+    /// The input pipe's write end.
+    pub pipe: std::fs::File,
+    /// The console.
+    pub console: std::sync::Arc<super::conpty::Console>,
+}
+
+/// Elsewhere no monitor takes input: uninhabited.
+#[cfg(not(any(unix, windows)))]
 pub type End = std::convert::Infallible;
 
 impl Writer {
@@ -133,7 +144,9 @@ impl Writer {
         };
         #[cfg(unix)]
         return super::pty::resize(end, size);
-        #[cfg(not(unix))]
+        #[cfg(windows)]
+        return end.console.resize(size);
+        #[cfg(not(any(unix, windows)))]
         {
             let _ = size;
             match *end {}
@@ -144,7 +157,11 @@ impl Writer {
 /// The errors that mean the reading side is gone: `EIO` from a terminal whose every slave is
 /// closed, `EPIPE` from a pipe without reader.
 fn gone(e: &io::Error) -> bool {
-    e.kind() == io::ErrorKind::BrokenPipe || e.raw_os_error() == Some(libc::EIO)
+    #[cfg(unix)]
+    if e.raw_os_error() == Some(libc::EIO) {
+        return true;
+    }
+    e.kind() == io::ErrorKind::BrokenPipe
 }
 
 /// One non-blocking `write`.
@@ -159,7 +176,20 @@ fn write_some(fd: &std::os::fd::OwnedFd, bytes: &[u8]) -> io::Result<usize> {
     Ok(r?)
 }
 
-#[cfg(not(unix))]
+/// One write that does not wait: the pipe is `PIPE_NOWAIT`, so a full pipe takes nothing
+/// (`Ok(0)`, reported as `WouldBlock`). Windows' "pipe is being closed" is the reader gone.
+#[cfg(windows)]
+fn write_some(end: &End, bytes: &[u8]) -> io::Result<usize> {
+    use std::io::Write;
+    const ERROR_NO_DATA: i32 = 232;
+    match (&end.pipe).write(bytes) {
+        Ok(0) => Err(io::ErrorKind::WouldBlock.into()),
+        Err(e) if e.raw_os_error() == Some(ERROR_NO_DATA) => Err(io::ErrorKind::BrokenPipe.into()),
+        r => r,
+    }
+}
+
+#[cfg(not(any(unix, windows)))]
 fn write_some(end: &End, _bytes: &[u8]) -> io::Result<usize> {
     match *end {}
 }

@@ -8,12 +8,16 @@
 //! another tools object — or a new host after this one exited — still lists, polls, reads
 //! the screen of and stops it; only input needs the end this object holds.
 //!
-//! Platforms: every Unix (a pseudo-terminal from `posix_openpt`, a pipe for `stdin`).
-//! Windows has neither here — `monitor_start` refuses `tty` and `stdin` there with
-//! `invalid_input` (its monitors have no relay either, see `process::monitor::spawn`); ConPTY
-//! would need a relay process that holds the console, which Windows monitors do not have.
+//! Platforms: every Unix (a pseudo-terminal from `posix_openpt`, a pipe for `stdin`);
+//! Windows 10 1809 and later, `tty` only (a pseudo console, ConPTY: [`conpty`], its output
+//! copied to the log by a relay thread of the host, its tree in a Job Object). A stdin pipe
+//! is refused there with `invalid_input` (Windows monitors have no relay process to hold it),
+//! and a Windows without ConPTY refuses `tty` with `io_error` saying so.
 
 pub mod clean;
+pub mod cmdline;
+#[cfg(windows)]
+pub mod conpty;
 pub mod input;
 pub mod keys;
 #[cfg(unix)]
@@ -61,7 +65,8 @@ pub struct Entry {
 }
 
 /// The live terminals of one tools object, by monitor id. Dropping it closes the host's input
-/// ends: a monitor on a terminal keeps running (the relay holds the terminal), one with a
+/// ends: a monitor on a terminal keeps running (the relay holds the terminal; on Windows the
+/// reaper thread holds a copy of the console's input until the console closes), one with a
 /// stdin pipe reads end of file.
 #[derive(Debug, Default)]
 pub struct Terminals {

@@ -84,7 +84,7 @@ fn run(call: &Call) -> ToolResult<Output> {
     };
     let found = symbols::candidates(
         &call.config,
-        &call.runtime.index,
+        &call.runtime.symbols,
         &call.cancel,
         &call.warnings,
         &scope,

@@ -90,7 +90,7 @@ fn run(call: &Call) -> ToolResult<Output> {
         let rt = &call.runtime;
         symbols::candidates(
             &call.config,
-            &rt.index,
+            &rt.symbols,
             &call.cancel,
             &call.warnings,
             &scope,

@@ -46,7 +46,7 @@ fn run_call(call: &Call) -> ToolResult<Output> {
     run(
         call,
         false,
-        &|parsed, target| insert(parsed, target, source, position),
+        &|parsed, target| Ok(insert(parsed, target, source, position)),
         |done| {
             let (a, b) = done.spliced.lines;
             let side = match position {

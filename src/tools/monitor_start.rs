@@ -125,12 +125,12 @@ async fn execute(call: &Call) -> ToolResult<Output> {
         None if bool_arg(&call.args, "stdin") == Some(true) => Stdin::Pipe,
         None => Stdin::Null,
     };
-    // No pseudo-terminal and no relay off Unix (see `crate::terminal`): say so before anything
-    // is started.
+    // Off Unix a monitor has no relay process to hold a pipe to its stdin (a terminal works
+    // on Windows, through ConPTY): say so before anything is started.
     #[cfg(not(unix))]
-    if stdin != Stdin::Null {
+    if stdin == Stdin::Pipe {
         return Err(ToolError::invalid(format!(
-            "tty and stdin monitors are not supported on {} (they need a Unix pseudo-terminal); start it without them",
+            "stdin monitors are not supported on {} (a pipe to a monitor's stdin needs the Unix log relay); use tty: true, which works here",
             std::env::consts::OS
         ))
         .with("platform", std::env::consts::OS));

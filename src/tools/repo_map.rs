@@ -66,7 +66,7 @@ fn run(call: &Call) -> ToolResult<Output> {
     let rt = &call.runtime;
     let found = symbols::candidates(
         &call.config,
-        &rt.index,
+        &rt.symbols,
         &call.cancel,
         &call.warnings,
         &scope,
@@ -109,7 +109,8 @@ fn run(call: &Call) -> ToolResult<Output> {
         s
     };
     // The largest count whose map fits: the rendered size grows with the count.
-    let (mut lo, mut hi) = (0, total);
+    // Every definition takes at least 6 bytes (`  1: x` and a newline): no more can fit.
+    let (mut lo, mut hi) = (0, total.min(budget / 6 + 1));
     while lo < hi {
         let mid = (lo + hi).div_ceil(2);
         if render(&found.files, &ranking.files, &ranking.defs[..mid], &footer).len() <= budget {
@@ -138,22 +139,24 @@ fn render(
     chosen: &[Ranked],
     footer: &dyn Fn(usize, usize) -> String,
 ) -> String {
-    let mut by_file: Vec<(usize, Vec<usize>)> = Vec::new();
+    // Each file's chosen definitions and its best score (`chosen` is best first), by index:
+    // the map is rendered once per step of the binary search over thousands of definitions.
+    let mut slot: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
+    let mut by_file: Vec<(usize, Vec<usize>, f64)> = Vec::new();
     for r in chosen {
-        match by_file.iter_mut().find(|(f, _)| *f == r.file) {
-            Some((_, v)) => v.push(r.def),
-            None => by_file.push((r.file, vec![r.def])),
-        }
+        let i = *slot.entry(r.file).or_insert_with(|| {
+            by_file.push((r.file, Vec::new(), r.score));
+            by_file.len() - 1
+        });
+        by_file[i].1.push(r.def);
     }
     // Files that only hold unreferenced definitions follow, by their own rank.
     by_file.sort_by(|a, b| {
-        let best = |f: usize| chosen.iter().find(|r| r.file == f).map_or(0.0, |r| r.score);
-        best(b.0)
-            .total_cmp(&best(a.0))
+        b.2.total_cmp(&a.2)
             .then_with(|| file_rank[b.0].total_cmp(&file_rank[a.0]))
     });
     let mut out = String::new();
-    for (f, mut defs) in by_file.iter().cloned() {
+    for (f, mut defs, _) in by_file.iter().cloned() {
         let file = &files[f];
         defs.sort_unstable();
         out.push_str(&file.display);

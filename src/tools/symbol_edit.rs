@@ -35,7 +35,7 @@ pub fn tool_def(
 }
 
 /// A splice of one definition, given the file parsed and the definition found.
-pub type Splice<'a> = &'a dyn Fn(&Parsed, &Target) -> Spliced;
+pub type Splice<'a> = &'a dyn Fn(&Parsed, &Target) -> ToolResult<Spliced>;
 
 /// A checked string argument that must hold source code (not only whitespace).
 pub fn source_arg<'a>(call: &'a Call, key: &str) -> ToolResult<&'a str> {
@@ -89,9 +89,9 @@ pub fn run(
     let parsed = parse_text(grammar, text.clone(), None, TOOL_BUDGET, Some(&call.cancel))
         .map_err(|f| failure_error(f, &shown))?;
     let syms = crate::symbols::extract::extract(&parsed);
-    let found = locate(&parsed, &syms, &name, &shown).map(|target| {
-        let spliced = splice(&parsed, &target);
-        (target, spliced)
+    let found = locate(&parsed, &syms, &name, &shown).and_then(|target| {
+        let spliced = splice(&parsed, &target)?;
+        Ok((target, spliced))
     });
     release(parsed.tree);
     let (target, spliced) = found?;
@@ -144,6 +144,11 @@ pub fn notes(done: &Done, what: &str) -> String {
                 format!("{n} lines")
             },
             "doc comment, attributes, decorators or export"
+        ));
+    }
+    if let Some(m) = &done.spliced.kept_modifiers {
+        s.push_str(&format!(
+            " Kept `{m}` from the definition, which {what} does not include (to change it, include the modifiers you want or use edit_file)."
         ));
     }
     if let Some(r) = &done.spliced.reindented {

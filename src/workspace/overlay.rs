@@ -161,7 +161,7 @@ impl Overlay {
 
     /// The absolute path of a key.
     pub fn abs(&self, rel: &str) -> PathBuf {
-        self.root.join(rel)
+        join_key(&self.root, rel)
     }
 
     /// The blob file of a staged write.
@@ -386,3 +386,12 @@ fn blobs_gone(old: &BTreeMap<String, Entry>, new: &BTreeMap<String, Entry>) -> V
 
 #[cfg(all(test, unix))]
 mod tests;
+
+/// `base` joined with a `/`-separated key, one component at a time: on Windows the result
+/// has the native separator throughout, as every path a walk of the disk yields does (a
+/// display path made from it is then the same as the disk's).
+pub fn join_key(base: &Path, key: &str) -> PathBuf {
+    let mut p = base.to_path_buf();
+    p.extend(key.split('/').filter(|c| !c.is_empty()));
+    p
+}

@@ -13,6 +13,9 @@
 //! — the shell is a child subreaper and every process carries `CLARVIS_CALL_ID=<id>` — and
 //! checks it is gone (see [`stop`]).
 
+#[cfg(windows)]
+mod console;
+mod lock;
 mod read;
 pub mod relay;
 pub mod screen;
@@ -235,8 +238,9 @@ pub fn forget(root: &Path, id: &str) {
 }
 
 /// Ends a monitor's processes: SIGTERM to its group, up to `grace` for them to leave, then
-/// SIGKILL to what is left of its tree, its group and every process carrying its marker.
-/// Returns whether nothing of it is left running.
+/// SIGKILL to what is left of its tree, its group and every process carrying its marker
+/// (Windows: its Job Object's processes at once, else its shell after `grace`). Returns
+/// whether nothing of it is left running.
 pub fn stop(s: &Sidecar, grace: std::time::Duration) -> bool {
     use crate::process::group;
     let pid = s.pid;
@@ -251,12 +255,19 @@ pub fn stop(s: &Sidecar, grace: std::time::Duration) -> bool {
             }
         }
     }
+    // Windows: a terminal monitor's Job Object holds its whole tree (found by name while the
+    // host that started it lives), ended at once — a console program has no SIGTERM to get.
+    #[cfg(windows)]
+    crate::terminal::conpty::terminate_job(&s.id, pid);
     let deadline = std::time::Instant::now() + grace;
     while atomic::pid_alive(pid) && std::time::Instant::now() < deadline {
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
     if atomic::pid_alive(pid) {
         group::kill_tree(pid);
+        // Windows, a monitor without a job: its shell (TerminateProcess), as `bash` ends one.
+        #[cfg(windows)]
+        crate::terminal::conpty::terminate_pid(pid);
     }
     group::kill_group(pid);
     group::sweep_marked(&s.id);

@@ -3,7 +3,7 @@
 //! "dropped" line when the rolling log no longer holds the requested offset.
 //!
 //! Offsets are those of the whole output: the log holds the window from `dropped` (the relay's
-//! state file) on. A read takes the log's shared `flock`, so the relay cannot move the window
+//! state file) on. A read takes the log's shared lock (`super::lock`), so the relay cannot move the window
 //! between reading `dropped` and reading the bytes.
 
 use super::relay;
@@ -31,18 +31,18 @@ fn read_range(root: &Path, id: &str, offset: u64, max: u64) -> Range {
         end: dropped,
         dropped,
     };
-    let Ok(mut f) = std::fs::File::open(file(root, id, "log")) else {
+    let Ok(f) = std::fs::File::open(file(root, id, "log")) else {
         return empty(0);
     };
-    let _lock = SharedLock::take(&f);
+    let _lock = super::lock::shared(&f);
     let dropped = relay::read_state(&file(root, id, "state")).dropped;
     let size = f.metadata().map(|m| m.len()).unwrap_or(0);
     let phys = offset.saturating_sub(dropped).min(size);
-    if f.seek(SeekFrom::Start(phys)).is_err() {
+    if (&f).seek(SeekFrom::Start(phys)).is_err() {
         return empty(dropped);
     }
     let mut bytes = Vec::with_capacity(usize::try_from((size - phys).min(max)).unwrap_or(0));
-    let _ = (&mut f).take(max).read_to_end(&mut bytes);
+    let _ = (&f).take(max).read_to_end(&mut bytes);
     Range {
         bytes,
         start: dropped + phys,
@@ -56,7 +56,7 @@ pub fn end_offset(root: &Path, id: &str) -> u64 {
     let Ok(f) = std::fs::File::open(file(root, id, "log")) else {
         return 0;
     };
-    let _lock = SharedLock::take(&f);
+    let _lock = super::lock::shared(&f);
     let dropped = relay::read_state(&file(root, id, "state")).dropped;
     dropped + f.metadata().map(|m| m.len()).unwrap_or(0)
 }
@@ -68,42 +68,11 @@ pub fn bytes_from(root: &Path, id: &str, offset: u64, max: u64) -> (Vec<u8>, u64
     (r.bytes, r.start)
 }
 
-/// A shared `flock` on the log for the length of a read (a no-op off Unix).
-struct SharedLock(#[cfg(unix)] std::os::fd::RawFd);
-
-impl SharedLock {
-    fn take(f: &std::fs::File) -> SharedLock {
-        #[cfg(unix)]
-        {
-            use std::os::fd::AsRawFd;
-            let fd = f.as_raw_fd();
-            // SAFETY: plain syscall on an open descriptor; failing just means no lock.
-            unsafe {
-                libc::flock(fd, libc::LOCK_SH);
-            }
-            SharedLock(fd)
-        }
-        #[cfg(not(unix))]
-        {
-            let _ = f;
-            SharedLock()
-        }
-    }
-}
-
-impl Drop for SharedLock {
-    fn drop(&mut self) {
-        #[cfg(unix)]
-        // SAFETY: the descriptor outlives the lock (declared after the file).
-        unsafe {
-            libc::flock(self.0, libc::LOCK_UN);
-        }
-    }
-}
-
 /// While the monitor's shell is a zombie without an exit file, waits (at most a second) for
-/// its reaper to write the file: a sandboxed shell has no EXIT trap, and its reaper writes the
-/// code before reaping it (`spawn`), so "not running" never comes with a missing exit code.
+/// its reaper to write the file: a sandboxed shell's EXIT trap cannot write it, and its reaper
+/// writes the code before reaping it (`spawn`), so "not running" never comes with a missing
+/// exit code. (With the host gone, the relay moves the trap's code before it says it is done,
+/// which `settle` waits for.)
 fn await_exit_file(root: &Path, s: &Sidecar) {
     let path = file(root, &s.id, "exit");
     let until = std::time::Instant::now() + std::time::Duration::from_secs(1);

@@ -38,8 +38,9 @@ pub enum Stdin {
 
 /// The script the shell runs: an EXIT trap that writes `$?` to `$MON_EXIT`, then the command
 /// on its own line (so a trailing comment or an unterminated heredoc in it cannot swallow
-/// the trap). A sandboxed shell cannot write under `.clarvis/` (a protected path): the host's
-/// reaper writes the exit file for it.
+/// the trap). A sandboxed shell cannot write under `.clarvis/` (a protected path): its
+/// `$MON_EXIT` is a file in the sandbox's private temporary directory, which the relay moves
+/// to the exit file (`relay::ExitCopy`), the host's reaper writing the code too while it lives.
 ///
 /// On a terminal the shell turns job control on (`set -m`), as an interactive shell has it:
 /// each command runs in its own process group, which the shell makes the terminal's
@@ -49,14 +50,9 @@ pub enum Stdin {
 /// goes on with the shell waiting, and a loop of built-ins, run by the shell itself in the
 /// foreground, ends at once. The reaper writes 130 for a shell the interrupt ended (the EXIT
 /// trap does not run on a death by a signal).
-fn script(command: &str, terminal: bool, sandboxed: bool) -> String {
-    let exit = if sandboxed {
-        ""
-    } else {
-        "trap 'echo $? > \"$MON_EXIT\"' EXIT\n"
-    };
+pub(super) fn script(command: &str, terminal: bool) -> String {
     let jobs = if terminal { "set -m\n" } else { "" };
-    format!("{exit}{jobs}{command}\n")
+    format!("trap 'echo $? > \"$MON_EXIT\"' EXIT\n{jobs}{command}\n")
 }
 
 /// What the command's three standard descriptors are, what the relay reads, and what the
@@ -91,6 +87,20 @@ pub fn start(
             break id;
         }
     };
+    // Windows: a pseudo console, started its own way (`super::console`).
+    #[cfg(windows)]
+    if let Stdin::Terminal(size) = stdin {
+        return super::console::start(super::console::Request {
+            root,
+            cwd,
+            command,
+            ready_when,
+            log_max,
+            id,
+            size,
+            sh: &sh,
+        });
+    }
     let wired = open_log(root, &id).and_then(|files| Ok((files, wire(root, &id, stdin)?)));
     let (files, wiring) = match wired {
         Ok(v) => v,
@@ -108,12 +118,32 @@ pub fn start(
         Some(s) => s.shell(),
         None => Command::new(sh),
     };
+    // Where the EXIT trap writes: the exit file, or for a sandboxed shell a file of the
+    // sandbox's private temporary directory `(as the host names it, as the command does)`.
+    let trap_file = match sandbox {
+        Some(s) => match s.temp_dir() {
+            Ok((host, inside)) => {
+                let name = format!("clarvis-monitor-{id}.exit");
+                Some((host.join(&name), inside.join(name)))
+            }
+            Err(e) => {
+                remove_files(root, &id);
+                return Err(e);
+            }
+        },
+        None => None,
+    };
     cmd.arg("-c")
-        .arg(script(command, terminal.is_some(), sandbox.is_some()))
+        .arg(script(command, terminal.is_some()))
         .current_dir(cwd)
         // As for `bash` (`group::spawn`): no inherited CDPATH.
         .env_remove("CDPATH")
-        .env("MON_EXIT", file(root, &id, "exit"))
+        .env(
+            "MON_EXIT",
+            trap_file
+                .as_ref()
+                .map_or_else(|| file(root, &id, "exit"), |t| t.1.clone()),
+        )
         .env(CALL_ID_VAR, &id)
         .stdin(sin)
         .stdout(sout)
@@ -151,7 +181,14 @@ pub fn start(
     #[cfg(unix)]
     {
         let (log, state) = files;
-        if let Err(e) = super::relay::spawn(&wiring.relay, &log, &state, log_max) {
+        let exit = trap_file
+            .as_ref()
+            .map(|t| super::relay::ExitCopy::new(&t.0, &file(root, &id, "exit"), child.id()))
+            .transpose();
+        let relayed = exit.and_then(|exit| {
+            super::relay::spawn(&wiring.relay, &log, &state, log_max, exit.as_ref())
+        });
+        if let Err(e) = relayed {
             // Without a relay nobody reads the output: the command would block. End it.
             super::stop_pid(child.id(), &id);
             let _ = child.wait();
@@ -166,10 +203,7 @@ pub fn start(
         command: command.to_string(),
         cwd: cwd.to_string_lossy().into_owned(),
         pid: child.id(),
-        started_at: std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_millis() as u64)
-            .unwrap_or(0),
+        started_at: now_ms(),
         ready_when: ready_when.map(str::to_string),
         input: wiring.input_kind,
     };
@@ -182,9 +216,10 @@ pub fn start(
     let _ = std::thread::Builder::new()
         .name("clarvis-monitor-reaper".into())
         .spawn(move || {
-            // A sandboxed shell has no EXIT trap: its exit code is written here, as the trap
-            // would have (nothing after a kill by a signal) — before the zombie is reaped, so
-            // a poll that sees the pid gone finds the file (`read::poll` waits on a zombie).
+            // A sandboxed shell's EXIT trap cannot write the exit file (the relay moves what
+            // it wrote, later): its exit code is written here too, as the trap would have
+            // (nothing after a kill by a signal) — before the zombie is reaped, so a poll that
+            // sees the pid gone finds the file (`read::poll` waits on a zombie).
             // On a terminal a Ctrl-C ends the shell by SIGINT (see `script`), which no trap
             // reports: written as 130, what a shell reports for a command the interrupt
             // ended. What the EXIT trap wrote stays.
@@ -213,6 +248,14 @@ pub fn start(
         sidecar,
         input: wiring.input,
     })
+}
+
+/// Now, in epoch milliseconds (a sidecar's `startedAt`).
+pub(super) fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
 }
 
 /// How the monitor's shell ended.
@@ -344,13 +387,14 @@ fn wire(_root: &Path, _id: &str, stdin: Stdin) -> io::Result<Wiring> {
 }
 
 /// Elsewhere the command appends to the log itself, and takes no input (see
-/// [`crate::terminal`]: `monitor_start` refuses `tty` and `stdin` before this).
+/// [`crate::terminal`]: `monitor_start` refuses `stdin` before this, and Windows starts a
+/// terminal monitor in `super::console`).
 #[cfg(not(unix))]
 fn wire(root: &Path, id: &str, stdin: Stdin) -> io::Result<Wiring> {
     if stdin != Stdin::Null {
         return Err(io::Error::new(
             io::ErrorKind::Unsupported,
-            "monitors with a terminal or a stdin pipe need Unix",
+            "monitors with a stdin pipe need Unix",
         ));
     }
     let log = std::fs::OpenOptions::new()

@@ -7,8 +7,10 @@ use super::shell::{read_report, Shell};
 use crate::cancel::Cancel;
 use crate::process::streams::{self, Budget, Streams};
 use crate::process::{exited, group, Ending, Outcome, Request};
+use std::collections::HashSet;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::net::unix::pipe;
 
@@ -200,9 +202,13 @@ fn code_of(s: std::process::ExitStatus) -> Ending {
 }
 
 /// Ends the running command: SIGTERM to its processes and up to `grace` for the shell to
-/// report (with a grace), then SIGKILL to every process carrying the call's marker and up to
-/// [`SETTLE`] for the report; a shell that still does not report is killed. Returns the
-/// signal that ended the command and what became of the shell.
+/// report, then SIGKILL to every process carrying the call's marker and up to [`SETTLE`] for
+/// the report; a shell that still does not report is killed. Returns the signal that ended
+/// the command and what became of the shell.
+///
+/// While waiting, the marker is looked for again every [`RESWEEP`]: a process the shell had
+/// forked but not yet `exec`ed when the interruption came carries the shell's environment,
+/// not the call's marker, and takes the marker only at its `exec` — after a single sweep.
 async fn interrupt(
     shell: &mut Shell,
     call_id: &str,
@@ -211,15 +217,12 @@ async fn interrupt(
 ) -> (&'static str, Fate) {
     if cfg!(target_os = "linux") {
         if !grace.is_zero() {
-            let id = call_id.to_string();
-            let _ = tokio::task::spawn_blocking(move || signal_marked(&id, libc::SIGTERM)).await;
-            if let Some(fate) = settle(shell, nonce, grace).await {
+            let term = Sweep::Term(Default::default());
+            if let Some(fate) = settle(shell, nonce, grace, call_id, &term).await {
                 return ("SIGTERM", fate);
             }
         }
-        let id = call_id.to_string();
-        let _ = tokio::task::spawn_blocking(move || group::sweep_marked(&id)).await;
-        if let Some(fate) = settle(shell, nonce, SETTLE).await {
+        if let Some(fate) = settle(shell, nonce, SETTLE, call_id, &Sweep::Kill).await {
             return ("SIGKILL", fate);
         }
     }
@@ -229,21 +232,64 @@ async fn interrupt(
     ("SIGKILL", Fate::Killed)
 }
 
-/// Waits up to `wait` for the shell's report: `Kept` when it comes, `Killed` when the shell
-/// died meanwhile (the session is restarted: the command did not mean to end it), `None`
-/// when neither happened.
-async fn settle(shell: &mut Shell, nonce: &str, wait: Duration) -> Option<Fate> {
-    let (ctl, buf, child) = shell.parts();
-    let fate = tokio::select! {
-        biased;
-        r = read_report(ctl, buf, nonce) => Some(r.map_or(Fate::Killed, Fate::Kept)),
-        _ = child.wait() => Some(Fate::Killed),
-        _ = tokio::time::sleep(wait) => None,
-    };
-    if matches!(fate, Some(Fate::Killed)) {
-        kill_shell(shell).await;
+/// How often the call's marker is looked for again while the shell has not reported.
+const RESWEEP: Duration = Duration::from_millis(50);
+
+/// What a look for the call's marker does to the processes it finds.
+#[derive(Clone)]
+enum Sweep {
+    /// SIGTERM, once per process (a second one means "now" to many programs): the pids
+    /// signalled so far.
+    Term(Arc<Mutex<HashSet<libc::pid_t>>>),
+    /// SIGKILL until they are gone.
+    Kill,
+}
+
+impl Sweep {
+    fn run(&self, call_id: &str) {
+        match self {
+            Sweep::Term(done) => {
+                let mut done = done.lock().unwrap_or_else(|p| p.into_inner());
+                let sent = signal_marked(call_id, libc::SIGTERM, &done);
+                done.extend(sent);
+            }
+            Sweep::Kill => {
+                group::sweep_marked(call_id);
+            }
+        }
     }
-    fate
+}
+
+/// Sweeps for the call's marker (off the runtime's threads) now and every [`RESWEEP`], for
+/// up to `wait`, until the shell reports: `Kept` when it does, `Killed` when the shell died
+/// meanwhile (the session is restarted: the command did not mean to end it), `None` when
+/// neither happened.
+async fn settle(
+    shell: &mut Shell,
+    nonce: &str,
+    wait: Duration,
+    call_id: &str,
+    sweep: &Sweep,
+) -> Option<Fate> {
+    let deadline = tokio::time::Instant::now() + wait;
+    loop {
+        let (id, sw) = (call_id.to_string(), sweep.clone());
+        let _ = tokio::task::spawn_blocking(move || sw.run(&id)).await;
+        let next = (tokio::time::Instant::now() + RESWEEP).min(deadline);
+        let (ctl, buf, child) = shell.parts();
+        let fate = tokio::select! {
+            biased;
+            r = read_report(ctl, buf, nonce) => Some(r.map_or(Fate::Killed, Fate::Kept)),
+            _ = child.wait() => Some(Fate::Killed),
+            _ = tokio::time::sleep_until(next) => None,
+        };
+        if matches!(fate, Some(Fate::Killed)) {
+            kill_shell(shell).await;
+        }
+        if fate.is_some() || next >= deadline {
+            return fate;
+        }
+    }
 }
 
 /// Kills the shell and everything of its session, and reaps it.
@@ -254,18 +300,27 @@ async fn kill_shell(shell: &mut Shell) {
     shell.gone = true;
 }
 
-/// Sends `sig` once to every process carrying the call's marker.
-fn signal_marked(call_id: &str, sig: i32) {
+/// Sends `sig` to every process carrying the call's marker but those in `skip`; returns the
+/// pids signalled.
+fn signal_marked(call_id: &str, sig: i32, skip: &HashSet<libc::pid_t>) -> Vec<libc::pid_t> {
     #[cfg(target_os = "linux")]
     {
         let needle = format!("{}={call_id}", group::CALL_ID_VAR).into_bytes();
-        for pid in group::marked_pids(&needle, std::process::id()) {
+        let pids: Vec<libc::pid_t> = group::marked_pids(&needle, std::process::id())
+            .into_iter()
+            .filter(|p| !skip.contains(p))
+            .collect();
+        for &pid in &pids {
             // SAFETY: a plain syscall on a process that carried our marker a moment ago.
             unsafe {
                 libc::kill(pid, sig);
             }
         }
+        pids
     }
     #[cfg(not(target_os = "linux"))]
-    let _ = (call_id, sig);
+    {
+        let _ = (call_id, sig, skip);
+        Vec::new()
+    }
 }

@@ -207,6 +207,22 @@ async fn a_timeout_ends_the_command_and_the_shell_lives_on() {
 }
 
 #[tokio::test]
+async fn a_process_that_takes_the_marker_after_the_interruption_is_ended_too() {
+    // The subshell is a fork of the session shell, so it carries the shell's environment,
+    // not the call's marker, until its `exec`; the `sleep 0.5` before it carries no marker
+    // either (`env -u`), so the `exec` comes well after the first sweep.
+    let root = tempfile::tempdir().unwrap();
+    let s = Sessions::new(8, 60_000);
+    let r = root.path();
+    call(&s, r, "s", "X=kept").await;
+    let late = "( env -u CLARVIS_CALL_ID sleep 0.5; exec sleep 1000 )";
+    let o = call_t(&s, r, "s", late, 200).await;
+    assert!(matches!(o.outcome.ending, Ending::TimedOut));
+    assert_eq!(o.state, State::Kept);
+    assert_eq!(call(&s, r, "s", "echo $X").await.outcome.stdout, "kept\n");
+}
+
+#[tokio::test]
 async fn a_shell_busy_in_a_loop_is_restarted_with_cwd_and_exports() {
     let root = tempfile::tempdir().unwrap();
     std::fs::create_dir(root.path().join("d")).unwrap();

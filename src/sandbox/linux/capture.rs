@@ -2,7 +2,7 @@
 //! own mount namespace, built from the sandbox's plan with the overlays of [`super::overlay`]
 //! mounted first, and a Landlock ruleset that knows the overlays' roots.
 
-use super::{mounts, ns, overlay, rules, userns_usable, Built, Linux};
+use super::{janitor, mounts, ns, overlay, rules, userns_usable, Built, Linux};
 use crate::sandbox::capture::{CaptureError, Captured, Request};
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
@@ -34,10 +34,12 @@ impl Linux {
         request: &Request<'_>,
     ) -> Result<Captured, CaptureError> {
         self.can_capture()?;
-        let base = self
+        // The sandbox's own namespaces first: they hold the placeholders (this plan finds
+        // them held and shares them), and `in_flight` keeps the janitor away until the spawn.
+        let (base, in_flight) = self
             .current()
-            .map_err(|e| CaptureError::Unavailable(e.to_string()))?
-            .ok_or_else(|| CaptureError::Unavailable("no mount namespace".into()))?;
+            .map_err(|e| CaptureError::Unavailable(e.to_string()))?;
+        let base = base.ok_or_else(|| CaptureError::Unavailable("no mount namespace".into()))?;
         let run = overlay::Run::new(
             &self.layout,
             &self.private.path,
@@ -50,12 +52,14 @@ impl Linux {
         let plan = self
             .plan(run.steps()?)
             .map_err(|e| CaptureError::Unavailable(format!("the mount plan: {e}")))?;
-        // Placeholders are made by the sandbox's own plan first; one this plan had to make
-        // (the host removed it since) is removed with the sandbox like the others.
-        self.extra_placeholders
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .extend(plan.placeholders.iter().cloned());
+        // This plan's holds are let go by the janitor with the sandbox's own, once no process
+        // is left in the user namespace the command joins (never right after the spawn: a
+        // placeholder only this plan made would go while the command's mounts rest on it).
+        {
+            let mut cur = janitor::lock(&self.shared);
+            cur.captured.extend(plan.placeholders.iter().cloned());
+            janitor::watch(&self.shared, &mut cur);
+        }
         let roots = run.roots()?;
         let probe = ns::Probe {
             cwd: &cwd_c,
@@ -83,7 +87,7 @@ impl Linux {
             None
         };
         let built = Arc::new(Built { ns, plan });
-        self.arm(cmd, &real_cwd, Some(built), cwd_id, landlock)
+        self.arm(cmd, &real_cwd, (Some(built), in_flight), cwd_id, landlock)
             .map_err(|e| CaptureError::io(cwd, e))?;
         Ok(Captured { run })
     }

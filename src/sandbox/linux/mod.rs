@@ -5,11 +5,16 @@
 
 mod capture;
 pub mod child;
+mod janitor;
 pub mod mounts;
 pub mod ns;
 pub mod overlay;
 pub mod rules;
 pub mod scan;
+
+/// Whether a path is a placeholder a sandbox of this process holds (see [`janitor`]).
+#[cfg(test)]
+pub(crate) use janitor::is_placeholder;
 
 use super::layout::Layout;
 use super::status::{Mechanisms, Status};
@@ -21,7 +26,7 @@ use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// The private directory of one tools object's sandbox (`/tmp/clarvis-sandbox-…`), removed
 /// with it.
@@ -85,8 +90,9 @@ pub struct Linux {
     network: Network,
     env_allow: Vec<String>,
     private: PrivateDir,
-    /// The namespaces (when user namespaces are usable), rebuilt when the plan is stale.
-    built: Mutex<Option<Arc<Built>>>,
+    /// The namespaces (when user namespaces are usable), rebuilt when the plan is stale, and
+    /// the janitor that removes the placeholders once no sandboxed process is left.
+    shared: janitor::Shared,
     userns: bool,
     landlock: Option<OwnedFd>,
     /// What the ruleset was built from (a captured command's is built again with its
@@ -97,8 +103,6 @@ pub struct Linux {
     last_cap: u32,
     proxy_port: Option<u16>,
     status: Status,
-    /// Placeholders a captured command's plan made (see [`Linux::confine_captured`]).
-    extra_placeholders: Mutex<Vec<PathBuf>>,
 }
 
 impl std::fmt::Debug for Linux {
@@ -195,7 +199,7 @@ impl Linux {
             network: policy.network.clone(),
             env_allow: policy.env_allow.clone(),
             private,
-            built: Mutex::new(None),
+            shared: janitor::Shared::default(),
             userns: false,
             landlock,
             landlock_abi: mech.landlock_abi,
@@ -204,7 +208,6 @@ impl Linux {
             last_cap: last_cap(),
             proxy_port,
             status: Status::default(),
-            extra_placeholders: Mutex::new(Vec::new()),
         };
         if mech.user_namespaces.is_ok() {
             mech.user_namespaces = userns_usable();
@@ -215,7 +218,10 @@ impl Linux {
             // objects that never run one pay nothing; the proxy needs its listener at once.
             if proxy_port.is_some() {
                 let b = me.build(None)?;
-                *me.built.lock().unwrap_or_else(|p| p.into_inner()) = Some(Arc::new(b));
+                let mut cur = janitor::lock(&me.shared);
+                cur.built = Some(Arc::new(b));
+                cur.held = true;
+                janitor::watch(&me.shared, &mut cur);
             }
         }
         me.status = Status::linux(&mech, &me.network);
@@ -223,17 +229,9 @@ impl Linux {
     }
 
     fn build(&self, previous: Option<&Built>) -> Result<Built, String> {
-        let mut plan = self
+        let plan = self
             .plan(Vec::new())
             .map_err(|e| format!("the mount plan: {e}"))?;
-        if let Some(p) = previous {
-            // Placeholders made earlier are ours still (the new plan sees them as existing).
-            for old in &p.plan.placeholders {
-                if !plan.placeholders.contains(old) && old.exists() {
-                    plan.placeholders.push(old.clone());
-                }
-            }
-        }
         let net = !matches!(self.network, Network::All);
         match ns::create(
             &plan.steps,
@@ -251,7 +249,7 @@ impl Linux {
                 Ok(Built { ns, plan })
             }
             Err(e) => {
-                remove_placeholders(&plan.placeholders);
+                janitor::release(&plan.placeholders);
                 Err(format!("user namespaces: {e}"))
             }
         }
@@ -259,8 +257,8 @@ impl Linux {
 
     /// The proxy's listening socket, made inside the network namespace (once).
     pub fn take_listener(&self) -> Option<std::net::TcpListener> {
-        let built = self.built.lock().unwrap_or_else(|p| p.into_inner());
-        let b = built.as_ref()?;
+        let cur = janitor::lock(&self.shared);
+        let b = cur.built.as_ref()?;
         let fd = b.ns.listener.as_ref()?.try_clone().ok()?;
         Some(std::net::TcpListener::from(fd))
     }
@@ -276,29 +274,39 @@ impl Linux {
     }
 
     /// The namespaces for the next command, rebuilt first when something a mount sits on
-    /// was removed or replaced on the host.
-    fn current(&self) -> std::io::Result<Option<Arc<Built>>> {
+    /// was removed or replaced on the host (the janitor's removal of the placeholders
+    /// included), and the token that keeps the janitor away until the spawn is done.
+    fn current(&self) -> std::io::Result<(Option<Arc<Built>>, Arc<()>)> {
         if !self.userns {
-            return Ok(None);
+            return Ok((None, Arc::new(())));
         }
-        let mut built = self.built.lock().unwrap_or_else(|p| p.into_inner());
+        let mut cur = janitor::lock(&self.shared);
         // Every command checks the plan's anchors (a few lstat calls): a mount whose path
         // the host removed or replaced no longer protects anything.
-        if let Some(b) = built.as_ref().filter(|b| b.plan.current()) {
-            return Ok(Some(Arc::clone(b)));
+        // The janitor let go of the placeholders (`held` false): a fresh plan takes them
+        // again, even those another sandbox's hold kept on disk.
+        if !(cur.held && cur.built.as_ref().is_some_and(|b| b.plan.current())) {
+            let fresh = Arc::new(
+                self.build(cur.built.as_deref())
+                    .map_err(std::io::Error::other)?,
+            );
+            // The old namespace lives on while a command that outlived its call uses it: the
+            // new plan holds the old placeholders still there (so they stay) before the old
+            // one lets them go.
+            if let Some(old) = cur.built.replace(fresh) {
+                if cur.held {
+                    janitor::release(&old.plan.placeholders);
+                }
+            }
+            cur.held = true;
         }
-        let fresh = Arc::new(
-            self.build(built.as_deref())
-                .map_err(std::io::Error::other)?,
-        );
-        // The old namespace lives on while a command that outlived its call uses it.
-        *built = Some(Arc::clone(&fresh));
-        Ok(Some(fresh))
+        janitor::used(&self.shared, &mut cur);
+        Ok((cur.built.clone(), Arc::clone(&cur.in_flight)))
     }
 
     /// The private temporary directory as the host names it and as a confined command does.
     pub fn temp_dir(&self) -> std::io::Result<(PathBuf, PathBuf)> {
-        let built = self.current()?;
+        let (built, _) = self.current()?;
         Ok((self.private.part("tmp"), self.tmpdir(built.as_deref())))
     }
 
@@ -315,10 +323,16 @@ impl Linux {
     /// `TMPDIR` set, and the namespaces, capabilities, Landlock and seccomp entered between
     /// fork and exec.
     pub fn confine(&self, cmd: &mut std::process::Command, cwd: &Path) -> std::io::Result<()> {
-        let built = self.current()?;
+        let (built, in_flight) = self.current()?;
         let real_cwd = std::fs::canonicalize(cwd)?;
         let meta = std::fs::metadata(&real_cwd)?;
-        self.arm(cmd, &real_cwd, built, (meta.dev(), meta.ino()), None)
+        self.arm(
+            cmd,
+            &real_cwd,
+            (built, in_flight),
+            (meta.dev(), meta.ino()),
+            None,
+        )
     }
 
     /// The mount plan for the layout, with `first` before it (see [`mounts::plan_over`]).
@@ -335,12 +349,13 @@ impl Linux {
 
     /// Arms `cmd` to enter `built` (the namespaces), its working directory `real_cwd`
     /// checked to be the object `cwd_id` names inside them, then the rest of the confinement
-    /// (with `landlock` instead of the sandbox's own ruleset when given).
+    /// (with `landlock` instead of the sandbox's own ruleset when given). The closure keeps
+    /// `built` open and the janitor's `in_flight` token alive until `cmd` is dropped.
     fn arm(
         &self,
         cmd: &mut std::process::Command,
         real_cwd: &Path,
-        built: Option<Arc<Built>>,
+        (built, in_flight): (Option<Arc<Built>>, Arc<()>),
         cwd_id: (u64, u64),
         landlock: Option<OwnedFd>,
     ) -> std::io::Result<()> {
@@ -386,7 +401,7 @@ impl Linux {
                     filters: &filters,
                     last_cap,
                 };
-                let _keep = (&built, &own);
+                let _keep = (&built, &in_flight, &own);
                 child::enter(&entry)
             });
         }
@@ -394,60 +409,20 @@ impl Linux {
     }
 }
 
-fn remove_placeholders(paths: &[PathBuf]) {
-    for p in paths.iter().rev() {
-        // Only what is still an empty placeholder: never something the user put there since.
-        match std::fs::symlink_metadata(p) {
-            Ok(m) if m.is_dir() => {
-                let _ = std::fs::remove_dir(p);
-            }
-            Ok(m) if m.is_file() && m.len() == 0 => {
-                let _ = std::fs::remove_file(p);
-            }
-            _ => {}
-        }
-    }
-}
-
-/// Whether a process other than ours lives in the user namespace `ns` (a sandboxed command
-/// that outlived its call: its mounts still rest on the placeholders).
-fn namespace_in_use(ns: &OwnedFd) -> bool {
-    let Ok(me) = std::fs::metadata(format!("/proc/self/fd/{}", ns.as_raw_fd())) else {
-        return true;
-    };
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return true;
-    };
-    dir.flatten()
-        .filter(|e| {
-            e.file_name()
-                .to_str()
-                .is_some_and(|s| s.bytes().all(|b| b.is_ascii_digit()))
-        })
-        .any(|e| {
-            std::fs::metadata(e.path().join("ns/user"))
-                .is_ok_and(|m| m.ino() == me.ino() && m.dev() == me.dev())
-        })
-}
-
 impl Drop for Linux {
     fn drop(&mut self) {
-        let built = self.built.lock().unwrap_or_else(|p| p.into_inner()).take();
-        if let Some(b) = built {
-            if namespace_in_use(&b.ns.user) {
-                // A command outlived the tools object: its mounts rest on the placeholders and
-                // its /tmp is the private directory; both stay.
-                self.private.keep = true;
-            } else {
-                remove_placeholders(&b.plan.placeholders);
-                let extra = std::mem::take(
-                    &mut *self
-                        .extra_placeholders
-                        .lock()
-                        .unwrap_or_else(|p| p.into_inner()),
-                );
-                remove_placeholders(&extra);
-            }
+        let mut cur = janitor::lock(&self.shared);
+        let Some(b) = cur.built.as_ref() else {
+            return;
+        };
+        if janitor::namespace_in_use(&b.ns.user) {
+            // A command outlived the tools object: its mounts rest on the placeholders (the
+            // janitor removes them once it is gone) and its /tmp is the private directory.
+            self.private.keep = true;
+            janitor::watch(&self.shared, &mut cur);
+        } else {
+            janitor::let_go(&mut cur);
+            cur.built = None;
         }
     }
 }

@@ -9,8 +9,9 @@
 //! protected paths away); every protected path is
 //! bound read-only onto itself, after its ancestors inside the root were bound onto themselves
 //! for the same reason (`mv .git .git2` fails with `EBUSY`); a protected path that does not
-//! exist gets a placeholder (an empty directory or file, recorded and removed when the tools
-//! object is dropped) so that it cannot be created either; credentials and host sockets
+//! exist gets a placeholder (an empty directory, or a file where a directory would break
+//! something: `placeholder_is_file`) so that it cannot be created either, removed by the
+//! janitor once no sandboxed process is left (`super::janitor`); credentials and host sockets
 //! (`/run`, `$XDG_RUNTIME_DIR`) are covered by an empty read-only directory or file; and
 //! `/tmp` and `/dev/shm` become the private temporary directory, with the workspace and the
 //! writable roots under `/tmp` moved back to their places.
@@ -187,7 +188,18 @@ impl Plan {
     }
 }
 
-/// Builds the plan for `layout`, creating the placeholders it needs.
+/// Whether the placeholder of a missing protected file (`rel` in `root`) is an empty file:
+/// inside `.git` (git never adds what lies there) or in a root that is the home directory
+/// (shells and git read their start-up files there, and a directory in their place would
+/// break them while it exists). Elsewhere it is an empty directory, which `git add -A` and
+/// `git status` ignore — a sandboxed `git add -A` must not commit the sandbox's placeholders
+/// — and which refuses a write as well (`EISDIR`, and its mount is read-only).
+fn placeholder_is_file(rel: &Path, root: &Path, home: Option<&Path>) -> bool {
+    rel.starts_with(".git") || home == Some(root)
+}
+
+/// Builds the plan for `layout`, holding (and creating) the placeholders it needs; on an
+/// error they are let go again.
 pub fn plan(layout: &Layout, private: &Private<'_>) -> io::Result<Plan> {
     plan_over(layout, private, Vec::new())
 }
@@ -201,6 +213,16 @@ pub fn plan_over(layout: &Layout, private: &Private<'_>, first: Vec<Step>) -> io
         steps: first,
         ..Plan::default()
     };
+    match fill(&mut plan, layout, private) {
+        Ok(()) => Ok(plan),
+        Err(e) => {
+            super::janitor::release(&plan.placeholders);
+            Err(e)
+        }
+    }
+}
+
+fn fill(plan: &mut Plan, layout: &Layout, private: &Private<'_>) -> io::Result<()> {
     // Every mount read-only, so that outside the writable roots not even what Landlock does
     // not govern — chmod, chown, timestamps, extended attributes — can change; the roots
     // and the private directories are made writable again by their binds below. /proc stays
@@ -225,6 +247,10 @@ pub fn plan_over(layout: &Layout, private: &Private<'_>, first: Vec<Step>) -> io
     }
     let mut protected = layout.protected.clone();
     protected.sort_by_key(|p| p.path.components().count());
+    let home = layout
+        .home
+        .as_ref()
+        .and_then(|h| std::fs::canonicalize(h).ok());
     for p in &protected {
         let Ok(rel) = p.path.strip_prefix(&p.root) else {
             continue;
@@ -233,26 +259,24 @@ pub fn plan_over(layout: &Layout, private: &Private<'_>, first: Vec<Step>) -> io
             continue;
         }
         // Walk down from the root: ancestors become mount points; the first missing
-        // component gets a placeholder; a file or a link on the way ends the walk there.
+        // component gets a placeholder (or is one already: ours from an earlier walk, which
+        // covers what lies beneath, or another sandbox's, shared); a file or a link on the
+        // way ends the walk there.
         let mut at = p.root.clone();
         let parts: Vec<_> = rel.components().collect();
         for (i, part) in parts.iter().enumerate() {
             at.push(part);
             let last = i + 1 == parts.len();
+            if plan.placeholders.contains(&at) {
+                break;
+            }
+            let file = last && !p.dir && placeholder_is_file(rel, &p.root, home.as_deref());
+            if super::janitor::hold(&at, !file)? {
+                plan.placeholders.push(at.clone());
+                plan.bind(&at, &at, false, true)?;
+                break;
+            }
             match std::fs::symlink_metadata(&at) {
-                Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                    if last && !p.dir {
-                        std::fs::OpenOptions::new()
-                            .write(true)
-                            .create_new(true)
-                            .open(&at)?;
-                    } else {
-                        std::fs::create_dir(&at)?;
-                    }
-                    plan.placeholders.push(at.clone());
-                    plan.bind(&at, &at, false, true)?;
-                    break;
-                }
                 Err(e) => return Err(e),
                 Ok(m) if m.file_type().is_symlink() => {
                     // A link planted by the host: its target is protected where it is
@@ -312,8 +336,7 @@ pub fn plan_over(layout: &Layout, private: &Private<'_>, first: Vec<Step>) -> io
         };
         plan.bind(src, &h, false, true)?;
     }
-    private_tmp(&mut plan, layout, private)?;
-    Ok(plan)
+    private_tmp(plan, layout, private)
 }
 
 /// `/tmp` and `/dev/shm` become the private directory's parts; the workspace and writable
@@ -488,4 +511,79 @@ pub unsafe fn apply(steps: &[Step]) -> Result<(), (usize, i32)> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Config, SandboxPolicy};
+
+    #[test]
+    fn a_placeholder_is_a_directory_but_inside_git_and_in_a_home_root() {
+        let (w, h) = (Path::new("/w"), Path::new("/h"));
+        assert!(!placeholder_is_file(Path::new(".envrc"), w, None));
+        assert!(!placeholder_is_file(Path::new(".mcp.json"), w, Some(h)));
+        assert!(placeholder_is_file(Path::new(".git/config"), w, None));
+        assert!(placeholder_is_file(Path::new(".bashrc"), h, Some(h)));
+    }
+
+    #[test]
+    fn the_plan_makes_directories_git_ignores_and_records_them() {
+        let dir = tempfile::tempdir_in(concat!(env!("CARGO_MANIFEST_DIR"), "/target")).unwrap();
+        let ws = dir.path().join("ws");
+        std::fs::create_dir_all(ws.join(".git")).unwrap();
+        let parts: Vec<PathBuf> = ["tmp", "vartmp", "shm", "empty"]
+            .iter()
+            .map(|p| dir.path().join(p))
+            .collect();
+        for p in &parts {
+            std::fs::create_dir(p).unwrap();
+        }
+        let empty_file = dir.path().join("empty-file");
+        std::fs::write(&empty_file, "").unwrap();
+        let private = Private {
+            tmp: &parts[0],
+            var_tmp: &parts[1],
+            shm: &parts[2],
+            empty_dir: &parts[3],
+            empty_file: &empty_file,
+        };
+        let layout = Layout::new(&Config::with_root(&ws), &SandboxPolicy::default());
+        let first = plan(&layout, &private).unwrap();
+        let real = std::fs::canonicalize(&ws).unwrap();
+        for name in [".envrc", ".mcp.json", ".gitmodules", ".vscode", ".bashrc"] {
+            let p = real.join(name);
+            assert!(p.is_dir(), "{name} is an empty directory");
+            assert!(first.placeholders.contains(&p), "{name} is recorded");
+        }
+        // A second plan (another tools object on the workspace) shares them: the first to
+        // let go removes nothing, the last removes them.
+        let second = plan(&layout, &private).unwrap();
+        assert_eq!(second.placeholders, first.placeholders);
+        super::super::janitor::release(&second.placeholders);
+        assert!(real.join(".envrc").is_dir());
+        // Inside .git, where git never looks for files to add: an empty file.
+        assert!(real.join(".git/config").is_file());
+        assert!(real.join(".git/hooks").is_dir());
+        let status = std::process::Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(&ws)
+            .status();
+        if status.is_ok_and(|s| s.success()) {
+            let out = std::process::Command::new("git")
+                .args(["status", "--porcelain", "--untracked-files=all"])
+                .current_dir(&ws)
+                .output()
+                .unwrap();
+            assert_eq!(
+                String::from_utf8_lossy(&out.stdout),
+                "",
+                "git sees no placeholder"
+            );
+        }
+        super::super::janitor::release(&first.placeholders);
+        for name in [".envrc", ".mcp.json", ".vscode", ".bashrc"] {
+            assert!(!real.join(name).exists(), "{name} is removed");
+        }
+    }
 }

@@ -221,7 +221,25 @@ impl Run {
     pub fn changes(&self) -> Result<Vec<Change>, CaptureError> {
         let mut out = Vec::new();
         for t in &self.targets {
+            let from = out.len();
             super::scan::scan(t, &mut out)?;
+            // A placeholder is the sandbox's, never the command's: it is a read-only mount
+            // point in the command's view, so no change can reach it, and none is reported
+            // should one appear there (belt and braces: it would stage an empty file).
+            let mut i = from;
+            while i < out.len() {
+                let rel = out[i].rel();
+                let in_root = match t.prefix.as_str() {
+                    "" => Some(rel),
+                    p => rel.strip_prefix(p).and_then(|r| r.strip_prefix('/')),
+                };
+                let abs = in_root.map(|r| t.root.join(r));
+                if abs.is_some_and(|a| super::janitor::is_placeholder(&a)) {
+                    out.remove(i);
+                } else {
+                    i += 1;
+                }
+            }
         }
         out.sort_by(|a, b| a.rel().cmp(b.rel()));
         Ok(out)

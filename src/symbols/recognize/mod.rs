@@ -19,6 +19,8 @@ pub struct Ctx<'a> {
     pub containers: &'a [K],
     /// Inside a function body (or another local scope).
     pub local: bool,
+    /// The innermost container's own name (`constructor`), when there is one.
+    pub inner_name: Option<&'a str>,
 }
 
 impl Ctx<'_> {
@@ -52,6 +54,9 @@ pub struct Found<'t> {
     pub qualifier: Vec<String>,
     /// Reported as a definition (a Rust `impl` only qualifies its members).
     pub report: bool,
+    /// A member the innermost container (a constructor) defines on its class: qualified
+    /// by the class, not by the method.
+    pub of_class: bool,
 }
 
 impl<'t> Found<'t> {
@@ -65,6 +70,7 @@ impl<'t> Found<'t> {
             scope,
             qualifier: Vec::new(),
             report: true,
+            of_class: false,
         }
     }
 
@@ -96,6 +102,7 @@ impl<'t> Found<'t> {
             scope: None,
             qualifier: Vec::new(),
             report: true,
+            of_class: false,
         })
     }
 
@@ -170,6 +177,9 @@ fn script<'t>(ctx: &Ctx, node: Node<'t>, kind: K) -> Option<Found<'t>> {
             let right = field(node, "right")?;
             let class = right.kind() == "class";
             let left = field(node, "left")?;
+            if let Some(f) = constructor_member(ctx, left, is_function_value(right.kind())) {
+                return Some(f);
+            }
             if !is_function_value(right.kind()) && !class {
                 // `export default x = …` binds an exported name.
                 let exported = node
@@ -283,6 +293,27 @@ fn script<'t>(ctx: &Ctx, node: Node<'t>, kind: K) -> Option<Found<'t>> {
     }
 }
 
+/// `this.name = …` in a JavaScript class's constructor declares the property `name` of the
+/// class (as the TypeScript language service reads JavaScript, and universal-ctags tags the
+/// object-valued ones). TypeScript declares its fields, so only JavaScript.
+fn constructor_member<'t>(ctx: &Ctx, left: Node<'t>, function: bool) -> Option<Found<'t>> {
+    let in_constructor = ctx.grammar == Grammar::JavaScript
+        && ctx.inner() == Some(K::Method)
+        && ctx.inner_name == Some("constructor")
+        && ctx.containers.len() >= 2
+        && ctx.containers[ctx.containers.len() - 2] == K::Class;
+    if !in_constructor || left.kind() != "member_expression" {
+        return None;
+    }
+    if field(left, "object")?.kind() != "this" {
+        return None;
+    }
+    let prop = field(left, "property").filter(|p| p.kind() == "property_identifier")?;
+    let mut f = Found::one(ctx, prop, if function { K::Method } else { K::Property });
+    f.of_class = true;
+    Some(f)
+}
+
 fn python<'t>(ctx: &Ctx, node: Node<'t>, kind: K) -> Option<Found<'t>> {
     match node.kind() {
         "function_definition" => {
@@ -302,6 +333,15 @@ fn python<'t>(ctx: &Ctx, node: Node<'t>, kind: K) -> Option<Found<'t>> {
                 return None;
             }
             let left = field(node, "left").filter(|l| l.kind() == "identifier")?;
+            // A name bound to a lambda is a function wherever it is (as a `def` would be).
+            if field(node, "right").is_some_and(|r| r.kind() == "lambda") {
+                let k = if ctx.inner() == Some(K::Class) {
+                    K::Method
+                } else {
+                    K::Function
+                };
+                return Some(Found::one(ctx, left, k));
+            }
             let k = match ctx.inner() {
                 Some(K::Class) => K::Property,
                 None if !ctx.local => {

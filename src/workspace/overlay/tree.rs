@@ -107,7 +107,7 @@ impl Overlay {
     pub fn below(&self, dir: &Path) -> Below {
         let mut out = Below::default();
         self.each_below(dir, |rest, staged| {
-            let abs = dir.join(rest);
+            let abs = super::join_key(dir, rest);
             match staged {
                 Staged::Write { len, .. } => out.written.push((abs, *len)),
                 Staged::Delete => out.deleted.push(abs),

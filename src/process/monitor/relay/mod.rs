@@ -174,10 +174,11 @@ pub fn is_relay(pid: u32, _state: &Path) -> bool {
     unsafe { p > 1 && libc::kill(p, 0) == 0 && libc::getsid(p) == p }
 }
 
-/// Without Unix there is no relay.
+/// Off Unix the relay is a thread of the host ([`thread`]): `pid` is this process and the
+/// thread has not finished.
 #[cfg(not(unix))]
-pub fn is_relay(_pid: u32, _state: &Path) -> bool {
-    false
+pub fn is_relay(pid: u32, state: &Path) -> bool {
+    pid == std::process::id() && thread::is_running(state)
 }
 
 /// Whether a process other than relay `pid` holds the relay's input pipe — or, for a
@@ -221,8 +222,15 @@ pub fn pipe_shared(_pid: u32, _tty: &str) -> bool {
 
 #[cfg(unix)]
 mod child;
+pub mod thread;
 #[cfg(unix)]
-pub use child::{pipe, spawn};
+pub use child::{pipe, spawn, ExitCopy};
+
+/// How much one read takes: at most a quarter of the window, so that after a drop (to half)
+/// a chunk always fits.
+fn chunk_size(max: u64) -> usize {
+    usize::try_from((max / 4).clamp(1, 64 * 1024)).unwrap_or(64 * 1024)
+}
 
 #[cfg(test)]
 mod tests {

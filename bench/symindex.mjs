@@ -1,0 +1,247 @@
+// The symbol index (issue 29): find_symbol, find_references and repo_map with the index
+// ready, and the index's build against universal-ctags, on a generated 15,000-file repository
+// (and find_symbol / find_references warm on the corpus). rg and ctags run in the same run.
+//
+//   node bench/symindex.mjs [--rounds N] [--files N] [--corpus]
+//
+// Also a group of `npm run bench` (rows named "symbol index …"). Without universal-ctags the
+// build row is skipped with a message (apt-get install universal-ctags).
+
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { execFileSync } from 'node:child_process'
+import { createRequire } from 'node:module'
+import { capture, expectOk, interleaved, median, numberArg, row, skipped, time, fmtMs, printTable } from './lib.mjs'
+
+const require = createRequire(import.meta.url)
+const RG_POLICY = ['--no-config', '--hidden', '-g', '!.git', '--no-ignore-dot']
+const CTAGS_HINT = 'universal-ctags not found: apt-get install -y universal-ctags (or CTAGS=/path/to/ctags)'
+
+/** The universal-ctags binary, or null. */
+export function findCtags() {
+  for (const c of [process.env.CTAGS, 'ctags', 'universal-ctags'].filter(Boolean)) {
+    try {
+      const v = execFileSync(c, ['--version'], { encoding: 'utf8' })
+      if (/Universal Ctags/.test(v)) return { ctags: c, version: v.split('\n')[0] }
+    } catch {}
+  }
+  return { ctags: null, version: null }
+}
+
+/**
+ * A generated repository of `files` source files (TypeScript, JavaScript, Python, Rust in
+ * turn; 100 per directory), a git repository. File n defines `work<n>` and `Model<n>` with a
+ * method `run`, calls three other files' `work` functions and one of 300 `sharedHelper<k>`
+ * (defined in files 0–299, each used by ~files/300 files), and carries ~40 lines of filler
+ * code. Deterministic. Returns its path.
+ */
+export function generate(dir, files) {
+  const stamp = path.join(dir, '.generated')
+  if (fs.existsSync(stamp) && fs.readFileSync(stamp, 'utf8') === String(files)) return dir
+  fs.rmSync(dir, { recursive: true, force: true })
+  for (let n = 0; n < files; n++) {
+    const h = n % 300
+    const [a, b, c] = [(n * 7 + 13) % files, (n * 31 + 7) % files, (n * 101 + 3) % files]
+    const lang = n % 4
+    const fill = []
+    let body
+    if (lang === 0 || lang === 1) {
+      const t = lang === 0 ? ': number' : ''
+      for (let i = 0; i < 36; i++) fill.push(`  const v${i} = x * ${i} + work${a}(${i}) // filler ${i}`)
+      body = [
+        `import { sharedHelper${h} } from '../../shared'`,
+        `/** Work item ${n}. */`,
+        `export function work${n}(x${t})${t} {`,
+        `  return sharedHelper${h}(x) + work${a}(x) + work${b}(x) + work${c}(x)`,
+        '}',
+        n < 300 ? `export function sharedHelper${n}(x${t})${t} {\n  return x\n}` : '',
+        `export class Model${n} {`,
+        `  run()${t} {`,
+        `    return work${n}(${n})`,
+        '  }',
+        '}',
+        `function fill${n}(x${t}) {`,
+        ...fill,
+        '  return v0',
+        '}',
+      ]
+    } else if (lang === 2) {
+      for (let i = 0; i < 36; i++) fill.push(`    v${i} = x * ${i} + work${a}(${i})  # filler ${i}`)
+      body = [
+        `from shared import sharedHelper${h}`,
+        '',
+        `def work${n}(x):`,
+        `    return sharedHelper${h}(x) + work${a}(x) + work${b}(x) + work${c}(x)`,
+        '',
+        n < 300 ? `def sharedHelper${n}(x):\n    return x\n` : '',
+        `class Model${n}:`,
+        '    def run(self):',
+        `        return work${n}(${n})`,
+        '',
+        `def fill${n}(x):`,
+        ...fill,
+        '    return x',
+      ]
+    } else {
+      for (let i = 0; i < 36; i++) fill.push(`    let v${i} = x * ${i} + work${a}(${i}); // filler ${i}`)
+      body = [
+        `use crate::shared::sharedHelper${h};`,
+        `/// Work item ${n}.`,
+        `pub fn work${n}(x: u64) -> u64 {`,
+        `    sharedHelper${h}(x) + work${a}(x) + work${b}(x) + work${c}(x)`,
+        '}',
+        n < 300 ? `pub fn sharedHelper${n}(x: u64) -> u64 {\n    x\n}` : '',
+        `pub struct Model${n} {\n    v: u64,\n}`,
+        `impl Model${n} {\n    pub fn run(&self) -> u64 {\n        work${n}(self.v)\n    }\n}`,
+        `fn fill${n}(x: u64) -> u64 {`,
+        ...fill,
+        '    x',
+        '}',
+      ]
+    }
+    const ext = ['ts', 'js', 'py', 'rs'][lang]
+    const sub = path.join(dir, `pkg${Math.floor(n / 1000)}`, `m${Math.floor(n / 100) % 10}`)
+    fs.mkdirSync(sub, { recursive: true })
+    fs.writeFileSync(path.join(sub, `f${n}.${ext}`), body.join('\n') + '\n')
+  }
+  execFileSync('git', ['init', '-q', dir])
+  fs.writeFileSync(path.join(dir, '.gitignore'), '.clarvis/\n')
+  fs.writeFileSync(stamp, String(files))
+  return dir
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
+
+/** Opens tools with `searchIndex: "on"`, starts the build with a first call, and waits until
+ * the postings and the symbol table are ready. Returns the tools, the wall time from the end
+ * of the first call to readiness, and the status. */
+async function ready(root, first = 'work1') {
+  const { createAgentTools } = require('../index.js')
+  const tools = createAgentTools({ workspaceRoot: root, searchIndex: 'on', maxOutputBytes: 1 << 24 })
+  expectOk('find_symbol', await tools.callTool('find_symbol', { name: first }))
+  const t0 = process.hrtime.bigint()
+  for (;;) {
+    const s = tools.searchIndexStatus()
+    if (s.state === 'ready' && s.symbols.state === 'ready') {
+      return { tools, ms: Number(process.hrtime.bigint() - t0) / 1e6, status: s }
+    }
+    await sleep(2)
+  }
+}
+
+function absolute(name, value, target, note) {
+  return { name, ours: value, peer: null, ratio: value, target, status: value <= target.value ? 'PASS' : 'MISS', note, format: (x) => (x == null ? '—' : fmtMs(x)) }
+}
+
+/** The warm rows on `root`: find_symbol (absolute bound), find_references (vs rg -w),
+ * repo_map (absolute bound). */
+async function warmRows(ctx, want, label, root, names, symbolBound) {
+  const rows = []
+  const wanted = [`symbol index find_symbol warm, ${label}`, `symbol index find_references warm vs rg -w, ${label}`, `symbol index repo_map warm, ${label}`]
+  if (!wanted.some(want)) return rows
+  const { tools, status } = await ready(root, names[0])
+  const info = `${status.files} files indexed`
+  const perCall = async (fn, n) => (await time(async () => { for (let i = 0; i < n; i++) await fn(i) })) / n
+  if (want(wanted[0])) {
+    const samples = []
+    await perCall((i) => tools.callTool('find_symbol', { name: names[i % names.length] }), names.length)
+    for (let r = 0; r < ctx.rounds.corpus; r++) samples.push(await perCall(async (i) => expectOk('find_symbol', await tools.callTool('find_symbol', { name: names[i % names.length] })), names.length))
+    rows.push(absolute(wanted[0], median(samples), { op: '<=', value: symbolBound, unit: 'ms' }, `per call, names ${names.slice(0, 3).join(', ')}…; ${info}`))
+  }
+  if (want(wanted[1])) {
+    if (!ctx.rg) rows.push(skipped(wanted[1], { op: '<=', value: 0.2 }, 'n/a', ctx.rgMissing))
+    else {
+      let i = 0
+      let j = 0
+      const ours = async () => expectOk('find_references', await tools.callTool('find_references', { name: names[i++ % names.length] }))
+      const peer = async () => {
+        const r = await capture(ctx.rg, [...RG_POLICY, '-n', '-w', '-F', names[j++ % names.length]], root)
+        if (r.code > 1) throw new Error(`rg failed: ${r.stderr}`)
+      }
+      const [o, p] = await interleaved([ours, peer], ctx.rounds.corpus * 2)
+      rows.push(row(wanted[1], o, p, { op: '<=', value: 0.2 }, `names cycle; rg -n -w NAME over the same tree; ${info}`))
+    }
+  }
+  if (want(wanted[2])) {
+    const samples = []
+    await tools.callTool('repo_map', {})
+    for (let r = 0; r < Math.max(3, ctx.rounds.corpus >> 1); r++) samples.push(await time(async () => expectOk('repo_map', await tools.callTool('repo_map', {}))))
+    rows.push(absolute(wanted[2], median(samples), { op: '<=', value: 100, unit: 'ms' }, `default budget; ${info}`))
+  }
+  return rows
+}
+
+/** The build row: our postings + symbol table, from a cold start (no image on disk), against
+ * `ctags -R` over the same tree. */
+async function buildRow(ctx, want, label, root) {
+  const name = `symbol index build vs ctags -R, ${label}`
+  const target = { op: '<=', value: 1.0 }
+  if (!want(name)) return []
+  if (!ctx.ctags) return [skipped(name, target, 'n/a', CTAGS_HINT)]
+  const idx = path.join(root, '.clarvis', 'index')
+  const symbolsMs = []
+  const ours = async () => {
+    fs.rmSync(idx, { recursive: true, force: true })
+    const { ms, status } = await ready(root)
+    symbolsMs.push(status.symbols.buildMs)
+    return ms
+  }
+  const tags = path.join(os.tmpdir(), `clarvis-bench-tags-${process.pid}`)
+  const peer = async () => {
+    const r = await capture(ctx.ctags, ['-R', '--exclude=.git', '--exclude=.clarvis', '-f', tags, '.'], root)
+    if (r.code !== 0) throw new Error(`ctags failed: ${r.stderr}`)
+  }
+  const o = []
+  const p = []
+  await peer()
+  for (let r = 0; r < Math.max(3, ctx.rounds.corpus >> 1); r++) {
+    o.push(await ours())
+    p.push(await time(peer))
+  }
+  fs.rmSync(tags, { force: true })
+  return [row(name, median(o), median(p), target, `ours: from the first call's end until the postings and the symbol table are ready (the symbol table alone: ${fmtMs(median(symbolsMs))}); ctags -R single-threaded`)]
+}
+
+/** The rows of `npm run bench` (and of this script alone). */
+export async function symbolIndexRows(ctx, want) {
+  const { ctags } = findCtags()
+  ctx = { ...ctx, ctags }
+  const files = ctx.symbolFiles ?? 15000
+  const root = generate(path.join(os.tmpdir(), `clarvis-bench-nav${files}`), files)
+  const label = `${files} files`
+  const names = [17, 142, 233, 58, 291, 104, 9, 266].map((k) => `sharedHelper${k}`)
+  const rows = []
+  rows.push(...(await buildRow(ctx, want, label, root)))
+  rows.push(...(await warmRows(ctx, want, label, root, names, 10)))
+  if (ctx.withCorpus && ctx.corpus && fs.existsSync(ctx.corpus)) {
+    rows.push(...(await warmRows(ctx, want, 'corpus', ctx.corpus, ['spawn_blocking', 'parse_quote', 'ClientHello', 'debounceTime', 'Raycaster', 'differenceInDays', 'CaptureLocations', 'shareReplay'], 10)))
+  }
+  return rows
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const rounds = numberArg('--rounds', 9)
+  const { rg } = (() => {
+    try {
+      execFileSync(process.env.RG || 'rg', ['--version'], { stdio: 'ignore' })
+      return { rg: process.env.RG || 'rg' }
+    } catch {
+      return { rg: null }
+    }
+  })()
+  const ctx = {
+    rg,
+    rgMissing: 'ripgrep not found',
+    rounds: { corpus: rounds },
+    symbolFiles: numberArg('--files', 15000),
+    withCorpus: process.argv.includes('--corpus'),
+    corpus: path.join(path.dirname(new URL(import.meta.url).pathname), 'corpus'),
+  }
+  const { version } = findCtags()
+  process.stdout.write(`symbol index bench — node ${process.version}, ${os.availableParallelism()} CPUs; ${version ?? CTAGS_HINT}; load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}\n\n`)
+  const rows = await symbolIndexRows(ctx, () => true)
+  printTable(rows)
+  process.stdout.write(`\nload after: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}\n`)
+  process.exit(0)
+}

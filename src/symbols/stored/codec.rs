@@ -1,0 +1,197 @@
+//! A file's [`FileSyms`] as bytes in the symbol table: LEB128 integers and length-prefixed
+//! strings, lines delta-coded, so a reference costs 3–5 bytes. Decoding checks every bound:
+//! a record that does not decode is treated as absent (the file is parsed again), never
+//! misread.
+
+use crate::symbols::model::{Def, FileSyms, Ref, Role};
+use crate::syntax::defs::SymbolKind;
+
+fn put(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn put_str(out: &mut Vec<u8>, s: &str) {
+    put(out, s.len() as u64);
+    out.extend_from_slice(s.as_bytes());
+}
+
+/// Appends the encoding of `syms` to `out`.
+pub fn encode(syms: &FileSyms, out: &mut Vec<u8>) {
+    out.push(u8::from(syms.has_error));
+    put(out, syms.defs.len() as u64);
+    for d in &syms.defs {
+        put_str(out, &d.name);
+        out.push(d.kind as u8);
+        out.push(u8::from(d.decl));
+        put(out, d.container.len() as u64);
+        for c in &d.container {
+            put_str(out, c);
+        }
+        for v in [d.line, d.col, d.start_line, d.end_line] {
+            put(out, u64::from(v));
+        }
+        put(out, d.span.0 as u64);
+        put(out, (d.span.1 - d.span.0) as u64);
+        put_str(out, &d.sig);
+    }
+    put(out, syms.names.len() as u64);
+    for n in &syms.names {
+        put_str(out, n);
+    }
+    put(out, syms.refs.len() as u64);
+    let mut line = 0;
+    for r in &syms.refs {
+        // Document order: lines never decrease.
+        put(out, u64::from(r.line.saturating_sub(line)));
+        line = r.line;
+        put(out, u64::from(r.col));
+        put(out, u64::from(r.name) << 3 | r.role as u64);
+    }
+}
+
+struct Reader<'a> {
+    b: &'a [u8],
+    at: usize,
+}
+
+impl Reader<'_> {
+    fn int(&mut self) -> Option<u64> {
+        let mut v = 0u64;
+        for shift in (0..64).step_by(7) {
+            let byte = *self.b.get(self.at)?;
+            self.at += 1;
+            v |= u64::from(byte & 0x7f) << shift;
+            if byte < 0x80 {
+                return Some(v);
+            }
+        }
+        None
+    }
+
+    fn u32(&mut self) -> Option<u32> {
+        u32::try_from(self.int()?).ok()
+    }
+
+    fn len(&mut self) -> Option<usize> {
+        let n = usize::try_from(self.int()?).ok()?;
+        // A count can never exceed the bytes left (every item takes at least one).
+        (n <= self.b.len() - self.at).then_some(n)
+    }
+
+    fn byte(&mut self) -> Option<u8> {
+        let v = *self.b.get(self.at)?;
+        self.at += 1;
+        Some(v)
+    }
+
+    fn str(&mut self) -> Option<&str> {
+        let n = self.len()?;
+        let s = std::str::from_utf8(self.b.get(self.at..self.at + n)?).ok()?;
+        self.at += n;
+        Some(s)
+    }
+}
+
+fn kind(b: u8) -> Option<SymbolKind> {
+    SymbolKind::ALL
+        .iter()
+        .chain(&[SymbolKind::Impl])
+        .copied()
+        .find(|k| *k as u8 == b)
+}
+
+/// Decodes a record [`encode`] wrote; `None` when it is malformed.
+pub fn decode(bytes: &[u8]) -> Option<FileSyms> {
+    let mut r = Reader { b: bytes, at: 0 };
+    let has_error = r.byte()? != 0;
+    let n = r.len()?;
+    let mut defs = Vec::with_capacity(n);
+    for _ in 0..n {
+        let name = r.str()?.to_string();
+        let kind = kind(r.byte()?)?;
+        let decl = r.byte()? != 0;
+        let nc = r.len()?;
+        let mut container = Vec::with_capacity(nc);
+        for _ in 0..nc {
+            container.push(r.str()?.to_string());
+        }
+        let (line, col, start_line, end_line) = (r.u32()?, r.u32()?, r.u32()?, r.u32()?);
+        let from = usize::try_from(r.int()?).ok()?;
+        let to = from.checked_add(usize::try_from(r.int()?).ok()?)?;
+        defs.push(Def {
+            name,
+            kind,
+            container,
+            decl,
+            line,
+            col,
+            start_line,
+            end_line,
+            span: (from, to),
+            sig: r.str()?.to_string(),
+        });
+    }
+    let n = r.len()?;
+    let mut names = Vec::with_capacity(n);
+    for _ in 0..n {
+        names.push(Box::from(r.str()?));
+    }
+    let n = r.len()?;
+    let mut refs = Vec::with_capacity(n);
+    let mut line = 0u32;
+    for _ in 0..n {
+        line = line.checked_add(r.u32()?)?;
+        let col = r.u32()?;
+        let packed = r.int()?;
+        let name = u32::try_from(packed >> 3).ok()?;
+        if name as usize >= names.len() {
+            return None;
+        }
+        refs.push(Ref {
+            name,
+            line,
+            col,
+            role: Role::from_u8((packed & 7) as u8),
+        });
+    }
+    (r.at == bytes.len()).then_some(FileSyms {
+        defs,
+        names,
+        refs,
+        has_error,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::Grammar;
+
+    #[test]
+    fn a_file_s_symbols_round_trip_and_a_damaged_record_is_refused() {
+        let src = "/// Doc.\npub struct Config { port: u16 }\nimpl Config {\n    pub fn load(p: &str) -> Config { let c = parse(p); c }\n}\nmacro_rules! m { () => {} }\n";
+        let syms = crate::symbols::memo::symbols_of(
+            Grammar::Rust,
+            src.as_bytes(),
+            std::time::Duration::from_secs(5),
+            None,
+        )
+        .unwrap();
+        assert!(syms.defs.len() >= 3 && syms.refs.len() >= 5);
+        let mut bytes = Vec::new();
+        encode(&syms, &mut bytes);
+        let back = decode(&bytes).unwrap();
+        assert_eq!(back.defs, syms.defs);
+        assert_eq!(back.names, syms.names);
+        assert_eq!(back.refs, syms.refs);
+        assert_eq!(back.has_error, syms.has_error);
+        assert!(decode(&bytes[..bytes.len() - 1]).is_none());
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert!(decode(&longer).is_none());
+    }
+}
