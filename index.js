@@ -375,7 +375,7 @@ function contextFor(handle, tool, args, config) {
 }
 
 // Review mode in the guard's context: a file tool's change is staged, not written, and so is a
-// captured bash call's (sandbox on, Linux); any other command
+// captured bash call's or monitor's (sandbox on, Linux); any other command
 // runs on the real workspace only when the host said `commands: "direct"`.
 function reviewFacts(ctx, handle, tool, args) {
   const review = publicConfigOf.get(handle) && publicConfigOf.get(handle).review
@@ -384,8 +384,14 @@ function reviewFacts(ctx, handle, tool, args) {
   const def = toolList(handle).find((t) => t.name === tool)
   const a = def && def.annotations
   if (a && !a.readOnlyHint && !a.openWorldHint) ctx.staged = true
-  // A stateless bash call runs over the staged tree and its writes are staged (SPEC §13).
-  else if (tool === 'bash' && !(args && args.session != null) && handle.reviewCapturesCommands()) ctx.staged = true
+  // A stateless bash call or a monitor runs over the staged tree and its writes are staged
+  // (SPEC §13); input to a monitor goes to a captured one only (dispatch refuses the rest).
+  else if (capturedTool(tool, args) && handle.reviewCapturesCommands()) ctx.staged = true
+}
+
+function capturedTool(tool, args) {
+  if (tool === 'bash') return !(args && args.session != null)
+  return tool === 'monitor_start' || tool === 'monitor_write'
 }
 
 /** What a host's guard sees for a call (LATER §2.4): `{ tool, args, config, paths, bash, title }`. */

@@ -6,6 +6,7 @@ import test from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
+import { isDeepStrictEqual } from 'node:util'
 import { createAgentTools } from '../index.mjs'
 import { envelope, put, walkTree } from './helpers.mjs'
 
@@ -37,12 +38,28 @@ function open(root, extra = {}) {
   return createAgentTools({ workspaceRoot: root, review: true, sandbox: true, ...extra })
 }
 
-// A tools object on root, and the tree as the host sees it once the sandbox is up (it makes
-// empty placeholders of missing protected paths such as .bashrc, removed with it).
+// A tools object on root, and the tree as the host sees it before any command: the sandbox
+// covers missing protected paths (.bashrc, .git/hooks, …) with empty placeholders while a
+// sandboxed process lives, and removes them once none is left (`linux::janitor`).
 async function opened(root) {
-  const tools = open(root)
-  await tools.callTool('bash', { command: 'true' })
-  return { tools, before: tree(root) }
+  return { tools: open(root), before: tree(root) }
+}
+
+// Asserts the workspace is `before` again once the placeholders are gone: a captured command
+// leaves nothing on disk, placeholders included (bounded wait: the janitor looks at most a
+// second apart).
+async function untouched(root, before) {
+  // A placeholder the janitor removes during the walk makes it fail: walk again.
+  const now = () => {
+    try {
+      return tree(root)
+    } catch (e) {
+      if (e.code === 'ENOENT') return null
+      throw e
+    }
+  }
+  for (let i = 0; i < 1200 && !isDeepStrictEqual(now(), before); i++) await new Promise((res) => setTimeout(res, 25))
+  assert.deepEqual(now(), before)
 }
 
 // Whether this machine captures commands: the first call says (refused with the reason
@@ -72,7 +89,7 @@ test('sed -i is staged, not written: pending() shows the diff, accept applies it
   assert.equal(out.exit_code, 0)
   assert.equal(out.stdout, 'one\nTWO\n')
   assert.match(out.stderr, /^\[review: 1 file change staged for review/)
-  assert.deepEqual(tree(root), before)
+  await untouched(root, before)
   const pending = await tools.pending()
   assert.deepEqual(pending.map((c) => [c.path, c.kind]), [['a.txt', 'modified']])
   assert.match(pending[0].diff, /-two\n\+TWO/)
@@ -91,7 +108,7 @@ test('a command sees what the file tools staged, and stages over it; rm stages a
   const out = await bash(tools, 'cat src/new.js; ls src; echo more >> src/new.js; rm gone.txt')
   assert.equal(out.stdout, 'staged bytes\nnew.js\n')
   assert.match(out.stderr, /\[review: 2 file changes staged/)
-  assert.deepEqual(tree(root), before)
+  await untouched(root, before)
   const pending = await tools.pending()
   assert.deepEqual(
     pending.map((c) => [c.path, c.kind]),
@@ -112,7 +129,7 @@ test('a protected path stays denied; a symlink is reported, not staged; a sessio
   assert.equal(link.exit_code, 0)
   assert.match(link.stderr, /\[review: no file change staged; kept as it was: link\.txt \(a symbolic link \(to a\.txt\): not staged\)\]/)
   assert.deepEqual(await tools.pending(), [])
-  assert.deepEqual(tree(root), before)
+  await untouched(root, before)
   const e = envelope(await tools.callTool('bash', { command: 'echo hi > s.txt', session: 'dev' }))
   assert.equal(e.error, 'invalid_input')
   assert.match(e.message, /^bash is not available in review mode: .*shell session outlives the call/)
@@ -154,4 +171,170 @@ test('a background process ends with a captured call, so nothing writes after it
   assert.equal(out.stdout, 'started\n')
   assert.deepEqual(running(['sleep', secs]), [])
   assert.deepEqual((await tools.pending()).map((c) => c.path), ['bg.txt'])
+})
+
+// Polls monitor `id` until it has ended (no timed assertion: the bound only ends a hang).
+async function ended(tools, id) {
+  const until = Date.now() + 120_000
+  for (;;) {
+    const r = await tools.callTool('monitor_poll', { id })
+    assert.equal(r.isError, false, r.text)
+    const p = JSON.parse(r.text)
+    if (!p.running) return p
+    assert.ok(Date.now() < until, `monitor ${id} still running: ${r.text}`)
+    await new Promise((res) => setTimeout(res, 20))
+  }
+}
+
+async function start(tools, args) {
+  const r = await tools.callTool('monitor_start', args)
+  assert.equal(r.isError, false, r.text)
+  return JSON.parse(r.text)
+}
+
+test('a monitor sees the staged tree; what it wrote is pending once a poll says it ended, the disk untouched', { skip }, async () => {
+  const root = ws(FILES)
+  const { tools, before } = await opened(root)
+  await tools.callTool('write_file', { path: 'staged.txt', content: 'from a file tool\n' })
+  const { id } = await start(tools, { command: "cat staged.txt; sed -i 's/one/ONE/' a.txt; echo made > m.txt; rm gone.txt" })
+  const p = await ended(tools, id)
+  assert.equal(p.exit_code, 0)
+  assert.match(p.output, /^from a file tool\n/)
+  assert.match(p.output, /\[review: 3 file changes staged for review[^\n]*\]$/)
+  // Staged before the monitor was reported as ended: no waiting here.
+  assert.deepEqual(
+    (await tools.pending()).map((c) => [c.path, c.kind]),
+    [['a.txt', 'modified'], ['gone.txt', 'deleted'], ['m.txt', 'created'], ['staged.txt', 'created']],
+  )
+  await untouched(root, before)
+  // The scratch directories are gone with the monitor.
+  const scope = path.join(root, '.clarvis', 'review')
+  assert.deepEqual(fs.readdirSync(scope, { recursive: true }).filter((rel) => /(^|\/)run-/.test(rel)), [])
+  await tools.accept()
+  assert.equal(fs.readFileSync(path.join(root, 'm.txt'), 'utf8'), 'made\n')
+  assert.equal(fs.readFileSync(path.join(root, 'a.txt'), 'utf8'), 'ONE\ntwo\n')
+})
+
+test('monitor_stop mid-write: what the monitor wrote so far is staged before stop returns; nothing of it runs on', { skip }, async () => {
+  const root = ws(FILES)
+  const { tools, before } = await opened(root)
+  const secs = `${300 + Math.floor(Math.random() * 1000)}.5`
+  const { id, ready } = await start(tools, {
+    command: `echo partial > w.txt; (exec sleep ${secs}) & echo started; exec sleep ${secs}`,
+    ready_when: 'started',
+  })
+  assert.equal(ready, true)
+  const stop = await tools.callTool('monitor_stop', { id })
+  assert.equal(stop.isError, false, stop.text)
+  const pending = await tools.pending()
+  assert.deepEqual(pending.map((c) => [c.path, c.kind]), [['w.txt', 'created']])
+  assert.match(pending[0].diff, /\+partial/)
+  assert.deepEqual(running(['sleep', secs]), [])
+  await untouched(root, before)
+  // The monitor's files are gone, its marker and note too.
+  assert.deepEqual(fs.readdirSync(path.join(root, '.clarvis')).filter((n) => n.includes(id)), [])
+})
+
+test('monitor_write reaches a captured monitor; its input\'s effect is staged', { skip }, async () => {
+  const root = ws(FILES)
+  const { tools, before } = await opened(root)
+  const { id } = await start(tools, { command: 'head -n 1 > got.txt', stdin: true })
+  const w = await tools.callTool('monitor_write', { id, input: 'typed\n' })
+  assert.equal(w.isError, false, w.text)
+  const p = await ended(tools, id)
+  assert.equal(p.exit_code, 0)
+  assert.deepEqual((await tools.pending()).map((c) => c.path), ['got.txt'])
+  await untouched(root, before)
+  // A monitor started outside review mode writes the disk: input to it is refused.
+  const direct = createAgentTools({ workspaceRoot: root, sandbox: true })
+  const d = await direct.callTool('monitor_start', { command: 'cat > /dev/null', stdin: true })
+  const other = JSON.parse(d.text).id
+  try {
+    const e = envelope(await tools.callTool('monitor_write', { id: other, input: 'x\n' }))
+    assert.equal(e.error, 'invalid_input')
+    assert.match(e.message, /^monitor_write is not available in review mode: .*not started in review mode/)
+  } finally {
+    await direct.callTool('monitor_stop', { id: other })
+  }
+})
+
+test('the guard sees staged: true for a captured monitor', { skip }, async () => {
+  const root = ws(FILES)
+  const seen = []
+  const tools = open(root, { guard: (ctx) => (seen.push([ctx.tool, ctx.staged]), { verdict: 'allow' }) })
+  const { id } = await start(tools, { command: 'true' })
+  await ended(tools, id)
+  assert.deepEqual(seen.filter(([t]) => t === 'monitor_start'), [['monitor_start', true]])
+})
+
+// As an unprivileged user (uid 65534, no capabilities): the capture goes through an
+// unprivileged user namespace and overlayfs with `userxattr`. Where this machine refuses
+// that, review mode must say so plainly and leave the disk alone — both outcomes are checked.
+test('as uid 65534: sed -i and a monitor are staged, or refused with the clear reason, never written', {
+  skip: process.platform !== 'linux' || process.getuid?.() !== 0 ? 'needs Linux and root (to run as uid 65534)' : false,
+}, async () => {
+  const { spawnSync } = await import('node:child_process')
+  const dir = fs.mkdtempSync(path.join(base, 'nobody-'))
+  fs.chmodSync(base, 0o755)
+  fs.chmodSync(dir, 0o777)
+  const root = path.join(dir, 'ws')
+  put(root, { 'a.txt': 'one\ntwo\n' })
+  for (const p of [root, path.join(root, 'a.txt')]) fs.chownSync(p, 65534, 65534)
+  const index = new URL('../index.mjs', import.meta.url).pathname
+  const script = `
+    import { createAgentTools } from ${JSON.stringify(index)}
+    const t = createAgentTools({ workspaceRoot: ${JSON.stringify(root)}, review: true, sandbox: true })
+    const b = await t.callTool('bash', { command: "sed -i 's/two/TWO/' a.txt; id -u" })
+    const out = { bash: b.isError ? JSON.parse(b.text) : JSON.parse(b.text) }
+    if (!b.isError) {
+      const m = JSON.parse((await t.callTool('monitor_start', { command: 'echo m > m.txt' })).text)
+      for (;;) {
+        const p = JSON.parse((await t.callTool('monitor_poll', { id: m.id })).text)
+        if (!p.running) { out.monitor = p; break }
+        await new Promise((r) => setTimeout(r, 20))
+      }
+      out.pending = (await t.pending()).map((c) => [c.path, c.kind])
+    }
+    console.log(JSON.stringify(out))`
+  const r = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, '--input-type=module', '-e', script], {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH, HOME: dir },
+    cwd: dir,
+  })
+  assert.equal(r.status, 0, r.stderr)
+  const out = JSON.parse(r.stdout.trim().split('\n').pop())
+  if (out.bash.error) {
+    // Refused: the reason is the capture's, and names what is missing.
+    assert.equal(out.bash.error, 'invalid_input')
+    assert.match(out.bash.message, /^bash is not available in review mode: .*commands cannot be captured here: /)
+  } else {
+    assert.equal(out.bash.stdout, '65534\n')
+    assert.match(out.bash.stderr, /^\[review: 1 file change staged/)
+    assert.equal(out.monitor.exit_code, 0)
+    assert.deepEqual(out.pending, [['a.txt', 'modified'], ['m.txt', 'created']])
+  }
+  assert.equal(fs.readFileSync(path.join(root, 'a.txt'), 'utf8'), 'one\ntwo\n')
+  assert.equal(fs.existsSync(path.join(root, 'm.txt')), false)
+})
+
+test('where the sandbox cannot capture (no user namespaces), bash and monitors are refused with the reason; the disk is untouched', {
+  skip: process.platform !== 'linux' ? 'Linux only' : false,
+}, async () => {
+  const root = ws(FILES)
+  // The test-only forcing is honoured with the test hooks' variable set.
+  const hooks = process.env.CLARVIS_AGENT_TOOLS_TEST_HOOKS
+  process.env.CLARVIS_AGENT_TOOLS_TEST_HOOKS = '1'
+  let tools
+  try {
+    tools = open(root, { sandbox: { __force: ['no-userns'], require: [] } })
+  } finally {
+    if (hooks === undefined) delete process.env.CLARVIS_AGENT_TOOLS_TEST_HOOKS
+    else process.env.CLARVIS_AGENT_TOOLS_TEST_HOOKS = hooks
+  }
+  for (const [name, args] of [['bash', { command: 'echo x > b.txt' }], ['monitor_start', { command: 'echo x > m.txt' }]]) {
+    const e = envelope(await tools.callTool(name, args))
+    assert.equal(e.error, 'invalid_input', name)
+    assert.match(e.message, new RegExp(`^${name} is not available in review mode: .*commands cannot be captured here: the sandbox has no mount namespace`))
+  }
+  assert.deepEqual(fs.readdirSync(root).filter((f) => f !== '.clarvis').sort(), ['.git', 'a.txt', 'gone.txt', 'src'])
 })

@@ -409,9 +409,9 @@ fn prepare(
 
 /// Review mode: a tool that runs commands (it reaches beyond the file tools and changes
 /// things: `bash`, `monitor_start`) could write what no one reviews. A stateless `bash` call
-/// runs captured (its writes staged, SPEC §13 "Commands") where the sandbox can capture;
-/// otherwise, and for a shell session (the shell outlives the call, so what it writes later
-/// has no call to be staged by) and monitors, it is refused unless the host chose
+/// and a monitor run captured (their writes staged, SPEC §13 "Commands") where the sandbox
+/// can capture; otherwise, and for a shell session (the shell outlives the call, so what it
+/// writes later has no call to be staged by), they are refused unless the host chose
 /// `review.commands: "direct"`. Stopping a monitor changes no file.
 fn review_allows(
     def: &tools::ToolDef,
@@ -426,12 +426,19 @@ fn review_allows(
         return Ok(());
     }
     let session = def.name == "bash" && args.get("session").is_some_and(|v| !v.is_null());
+    // Input to a monitor is review mode's only when the monitor is captured (its pending
+    // marker lives as long as it does): one started outside review mode writes the disk.
+    if def.name == "monitor_write" {
+        let id = args.get("id").and_then(Value::as_str).unwrap_or_default();
+        if crate::process::monitor::captured::captured(&runtime.config.workspace_root, id) {
+            return Ok(());
+        }
+    }
     let why = if session {
         "a shell session outlives the call, so what it writes later could not be staged; run the command without `session`".to_string()
-    } else if def.name != "bash" {
-        "a monitor outlives the call, so what it writes could not be staged".to_string()
     } else {
         match crate::review::commands::unavailable(runtime.sandbox.as_deref()) {
+            None if def.name == "monitor_write" => "that monitor was not started in review mode, so it writes the disk directly; start it again with monitor_start, which runs it captured".to_string(),
             None => return Ok(()),
             Some(why) => why,
         }

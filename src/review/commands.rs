@@ -7,6 +7,7 @@ use crate::sandbox::capture::{Captured, Change, Layer};
 use crate::sandbox::Sandbox;
 use crate::workspace::overlay::{Base, Overlay, Staged};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// The permission bits a captured command sees on a staged new file.
 const NEW_FILE_MODE: u32 = 0o644;
@@ -75,6 +76,19 @@ pub fn stage(overlay: &Overlay, captured: &Captured, input: &str) -> ToolResult<
         overlay.stage(&batch, input)?;
     }
     Ok(note(writes.len(), &skipped))
+}
+
+/// What stages a captured monitor's changes once it has ended ([`stage`], `command` naming
+/// it): the line its last page ends with, or the error, which has no call to be returned by.
+pub fn stager(overlay: Arc<Overlay>, command: &str) -> crate::process::monitor::captured::Stage {
+    let command = command.to_string();
+    Box::new(move |captured| match stage(&overlay, captured, &command) {
+        Ok(line) => line,
+        Err(e) => Some(format!(
+            "[review: the monitor's changes were not staged: {}]",
+            e.message
+        )),
+    })
 }
 
 /// The line a captured command's result ends with.

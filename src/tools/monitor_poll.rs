@@ -100,6 +100,16 @@ pub fn judge_page(call: &Call, s: &monitor::Sidecar, p: &mut monitor::Polled, cl
             sandbox.end_with_note(&mut p.output, &tail);
         }
     }
+    // Review mode: the last page of a captured monitor that ended says what was staged, as
+    // `bash`'s stderr does.
+    if p.at_end && !p.running {
+        if let Some(line) = monitor::captured::note(root, s) {
+            if !p.output.is_empty() && !p.output.ends_with('\n') {
+                p.output.push('\n');
+            }
+            p.output.push_str(&line);
+        }
+    }
 }
 
 /// The answer's JSON, written straight from the page (up to `maxOutputBytes`: going through

@@ -10,7 +10,7 @@ use crate::schema::{bool_arg, int_arg, str_arg};
 use crate::terminal::{Size, DEFAULT_SIZE};
 use crate::workspace;
 use serde_json::{json, Map, Value};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 const DESCRIPTION: &str = "Start a long-running command in the background — a dev server, a file watcher, a long build or test run — and get an id to follow it with monitor_poll and end it with monitor_stop. Runs `sh -c <command>` in `cwd` (default: the workspace root) with stdout and stderr going to one log. Do not background it yourself (no trailing `&`, no nohup): the monitor already runs in the background, and the id would track the wrong process. With `ready_when` (a JavaScript regex) the call waits until the output matches, the process exits, or ready_timeout_ms passes, and returns the output so far. Returns JSON {id, running, ready (null without ready_when), output, next_offset}. For a command that finishes on its own in a few minutes, bash is simpler. For an interactive program — a REPL (python3, node, psql), a prompt to answer, a debugger, a full-screen program (top, vim, less) — pass `tty: true` (or `{cols, rows}`, default 120×40): it runs on a terminal, talk to it with monitor_write, read its screen with monitor_screen; monitor_poll then shows its output without escape sequences. `stdin: true` instead keeps a plain pipe to its stdin for monitor_write (no terminal). Errors: invalid_input (bad ready_when regex), too_many_monitors (stop some with monitor_stop, see monitor_list), not_found / not_a_file / path_escape (bad cwd), io_error.";
@@ -154,14 +154,31 @@ async fn execute(call: &Call) -> ToolResult<Output> {
             )
             .with("limit", config.max_monitors));
         }
+        // Review mode (not `commands: "direct"`): it runs over the staged tree and what it
+        // wrote is staged when it ends (dispatch refused it where that cannot be done).
+        let staging = super::bash::capturing(call);
+        let layers = staging
+            .as_deref()
+            .map(crate::review::commands::layers)
+            .unwrap_or_default();
+        let capture = staging.as_ref().map(|overlay| monitor::captured::Capture {
+            request: crate::sandbox::capture::Request {
+                dir: overlay.dir(),
+                staged: &layers,
+            },
+            stage: crate::review::commands::stager(Arc::clone(overlay), &command),
+        });
         let started = monitor::start(
             &root,
             &cwd,
             &command,
-            ready_src,
-            config.monitor_log_max_bytes(),
-            call.runtime.sandbox.as_deref(),
-            stdin,
+            monitor::Options {
+                ready_when: ready_src,
+                log_max: config.monitor_log_max_bytes(),
+                sandbox: call.runtime.sandbox.as_deref(),
+                stdin,
+                capture,
+            },
         )
         .map_err(|e| {
             ToolError::new(

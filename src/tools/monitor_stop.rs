@@ -57,6 +57,9 @@ fn run(call: &Call) -> ToolResult<Output> {
         // Exited on its own: its background children may still hold the marker.
         crate::process::group::sweep_marked(&s.id);
     }
+    // Review mode: what it wrote is staged by its reaper before it is reaped; return with
+    // the changes in `pending()`.
+    monitor::captured::await_staged(root, &s);
     // Its relay exits once the last writer is gone: return when it has.
     monitor::finish_relay(root, &s.id);
     monitor::forget(root, &s.id);

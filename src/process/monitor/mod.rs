@@ -13,10 +13,12 @@
 //! — the shell is a child subreaper and every process carries `CLARVIS_CALL_ID=<id>` — and
 //! checks it is gone (see [`stop`]).
 
+pub mod captured;
 #[cfg(windows)]
 mod console;
 mod lock;
 mod read;
+mod reap;
 pub mod relay;
 pub mod screen;
 pub mod spawn;
@@ -24,7 +26,7 @@ mod stream;
 
 pub use read::{around, poll, ready_head, settle, tail, Polled};
 pub use read::{bytes_from, end_offset, View};
-pub use spawn::{start, Started};
+pub use spawn::{start, Options, Started};
 pub use stream::Stream;
 
 use crate::atomic;
@@ -198,15 +200,19 @@ pub fn save(root: &Path, s: &Sidecar) -> std::io::Result<()> {
 }
 
 /// The exit code from the exit file: `None` while running or after a kill; `Some(None)` for
-/// a natural exit whose file does not hold an integer.
+/// a natural exit whose file does not hold an integer. A captured monitor whose host ended
+/// first has its code where its relay left it ([`captured`]).
 pub fn exit_status(root: &Path, id: &str) -> Option<Option<i64>> {
-    let text = std::fs::read_to_string(file(root, id, "exit")).ok()?;
+    let text = std::fs::read_to_string(file(root, id, "exit"))
+        .or_else(|_| std::fs::read_to_string(file(root, id, captured::RELAY_EXIT)))
+        .ok()?;
     Some(text.trim().parse::<i64>().ok())
 }
 
-/// Running = no exit file and the pid alive (the exit file beats a reused pid).
+/// Running = no exit file and the pid alive (the exit file beats a reused pid), or — a
+/// captured monitor — its shell exited and the host that started it still stages its changes.
 pub fn running(root: &Path, s: &Sidecar) -> bool {
-    !file(root, &s.id, "exit").exists() && atomic::pid_alive(s.pid)
+    !file(root, &s.id, "exit").exists() && (atomic::pid_alive(s.pid) || captured::staging(root, s))
 }
 
 /// Every monitor with a readable sidecar, newest first.
@@ -230,9 +236,11 @@ pub fn list(root: &Path) -> Vec<Sidecar> {
     out
 }
 
-/// Removes a monitor's files (the original's three, and the relay's state file).
+/// Removes a monitor's files (the original's three, the relay's state file, and a captured
+/// monitor's marker, note and relay's exit code).
 pub fn forget(root: &Path, id: &str) {
-    for ext in ["json", "log", "exit", "state"] {
+    let capture = [captured::PENDING, captured::NOTE, captured::RELAY_EXIT];
+    for ext in ["json", "log", "exit", "state"].into_iter().chain(capture) {
         let _ = std::fs::remove_file(file(root, id, ext));
     }
 }

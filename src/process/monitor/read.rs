@@ -82,7 +82,7 @@ fn await_exit_file(root: &Path, s: &Sidecar) {
 }
 
 /// Whether `pid` is a zombie (exited, not yet reaped).
-fn zombie(pid: u32) -> bool {
+pub(super) fn zombie(pid: u32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
         stat.rfind(')')
             .and_then(|i| stat[i + 1..].split_ascii_whitespace().next())

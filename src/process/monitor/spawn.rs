@@ -65,18 +65,32 @@ struct Wiring {
     input_kind: Input,
 }
 
+/// How a monitor is started, besides its command and directory.
+#[derive(Debug)]
+pub struct Options<'a> {
+    /// The `ready_when` pattern (kept in the sidecar).
+    pub ready_when: Option<&'a str>,
+    /// The log's bound (`monitorLogMaxBytes`).
+    pub log_max: u64,
+    /// The sandbox that confines it.
+    pub sandbox: Option<&'a crate::sandbox::Sandbox>,
+    /// Its input.
+    pub stdin: Stdin,
+    /// Review mode: its capture (with `sandbox`; see [`super::captured`]).
+    pub capture: Option<super::captured::Capture<'a>>,
+}
+
 /// Starts `command` in `cwd` (an existing directory) for the workspace `root`, its log kept
-/// within `log_max` bytes (Unix; elsewhere the command appends to the log itself). On a
+/// within `opts.log_max` bytes (Unix; elsewhere the command appends to the log itself). On a
 /// spawn failure the log is removed and the error returned.
-pub fn start(
-    root: &Path,
-    cwd: &Path,
-    command: &str,
-    ready_when: Option<&str>,
-    log_max: u64,
-    sandbox: Option<&crate::sandbox::Sandbox>,
-    stdin: Stdin,
-) -> io::Result<Started> {
+pub fn start(root: &Path, cwd: &Path, command: &str, opts: Options<'_>) -> io::Result<Started> {
+    let Options {
+        ready_when,
+        log_max,
+        sandbox,
+        stdin,
+        capture,
+    } = opts;
     // Before any file is made: without a shell (Windows without Git for Windows) nothing runs.
     let sh = crate::process::shell::shell()?;
     ensure_dir(root)?;
@@ -160,8 +174,25 @@ pub fn start(
     if terminal.is_some() {
         crate::terminal::pty::make_controlling(&mut cmd);
     }
+    let mut armed = None;
     if let Some(s) = sandbox {
-        if let Err(e) = s.confine(&mut cmd, cwd) {
+        let confined = match capture {
+            Some(c) => s
+                .confine_captured(&mut cmd, cwd, &c.request)
+                .map_err(io::Error::from)
+                .and_then(|captured| {
+                    super::captured::Armed::mark(root, &id)?;
+                    armed = Some(super::captured::Armed {
+                        captured,
+                        stage: c.stage,
+                        root: root.to_path_buf(),
+                        id: id.clone(),
+                    });
+                    Ok(())
+                }),
+            None => s.confine(&mut cmd, cwd),
+        };
+        if let Err(e) = confined {
             remove_files(root, &id);
             return Err(e);
         }
@@ -181,9 +212,16 @@ pub fn start(
     #[cfg(unix)]
     {
         let (log, state) = files;
+        // A captured monitor's relay must not make it look ended before its changes are
+        // staged: it leaves the code beside the exit file, for when the host dies first.
+        let exit_ext = if armed.is_some() {
+            super::captured::RELAY_EXIT
+        } else {
+            "exit"
+        };
         let exit = trap_file
             .as_ref()
-            .map(|t| super::relay::ExitCopy::new(&t.0, &file(root, &id, "exit"), child.id()))
+            .map(|t| super::relay::ExitCopy::new(&t.0, &file(root, &id, exit_ext), child.id()))
             .transpose();
         let relayed = exit.and_then(|exit| {
             super::relay::spawn(&wiring.relay, &log, &state, log_max, exit.as_ref())
@@ -207,42 +245,14 @@ pub fn start(
         ready_when: ready_when.map(str::to_string),
         input: wiring.input_kind,
     };
-    // Reap it when it exits, so it does not linger as a zombie of this process (liveness is
-    // judged from the pid, and a new instance would see it as a stranger's process).
-    let exit_file =
-        (sandbox.is_some() || terminal.is_some()).then(|| file(root, &sidecar.id, "exit"));
-    let trapped = sandbox.is_none();
-    let on_terminal = terminal.is_some();
-    let _ = std::thread::Builder::new()
-        .name("clarvis-monitor-reaper".into())
-        .spawn(move || {
-            // A sandboxed shell's EXIT trap cannot write the exit file (the relay moves what
-            // it wrote, later): its exit code is written here too, as the trap would have
-            // (nothing after a kill by a signal) — before the zombie is reaped, so a poll that
-            // sees the pid gone finds the file (`read::poll` waits on a zombie).
-            // On a terminal a Ctrl-C ends the shell by SIGINT (see `script`), which no trap
-            // reports: written as 130, what a shell reports for a command the interrupt
-            // ended. What the EXIT trap wrote stays.
-            let write = |path: &Path, code: i32| {
-                (trapped && path.exists()) || std::fs::write(path, format!("{code}\n")).is_ok()
-            };
-            let code = |how: Ended| match how {
-                Ended::Code(c) => Some(c),
-                Ended::Signal(libc::SIGINT) if on_terminal => Some(130),
-                Ended::Signal(_) => None,
-            };
-            let written = exit_file.as_deref().is_some_and(|path| {
-                exit_unreaped(&child)
-                    .and_then(code)
-                    .is_some_and(|c| write(path, c))
-            });
-            let status = child.wait();
-            if let (Some(path), false, Ok(status)) = (exit_file, written, status) {
-                if let Some(c) = ended(status).and_then(code) {
-                    write(&path, c);
-                }
-            }
-        });
+    super::reap::reaper(super::reap::Reaper {
+        child,
+        exit_file: (sandbox.is_some() || terminal.is_some())
+            .then(|| file(root, &sidecar.id, "exit")),
+        trapped: sandbox.is_none(),
+        on_terminal: terminal.is_some(),
+        armed,
+    });
     save(root, &sidecar)?;
     Ok(Started {
         sidecar,
@@ -258,66 +268,9 @@ pub(super) fn now_ms() -> u64 {
         .unwrap_or(0)
 }
 
-/// How the monitor's shell ended.
-#[derive(Clone, Copy)]
-enum Ended {
-    /// It exited with this code.
-    Code(i32),
-    /// This signal killed it.
-    #[cfg_attr(not(unix), allow(dead_code))]
-    Signal(i32),
-}
-
-/// How a reaped shell ended (`None`: neither known, off Unix a signal).
-fn ended(status: std::process::ExitStatus) -> Option<Ended> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::ExitStatusExt;
-        if let Some(sig) = status.signal() {
-            return Some(Ended::Signal(sig));
-        }
-    }
-    status.code().map(Ended::Code)
-}
-
-/// Waits for `child` to exit without reaping it (it stays a zombie) and says how it ended
-/// (`None` off Linux, where the caller writes the code after reaping, a moment after the pid
-/// is gone).
-fn exit_unreaped(child: &std::process::Child) -> Option<Ended> {
-    #[cfg(target_os = "linux")]
-    {
-        let pid = libc::id_t::from(child.id());
-        // SAFETY: `info` is a plain C struct the kernel fills; WNOWAIT leaves the child
-        // to `child.wait()`.
-        unsafe {
-            let mut info: libc::siginfo_t = std::mem::zeroed();
-            loop {
-                let r = libc::waitid(libc::P_PID, pid, &mut info, libc::WEXITED | libc::WNOWAIT);
-                if r == 0 {
-                    break;
-                }
-                if std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
-                    return None;
-                }
-            }
-            match info.si_code {
-                libc::CLD_EXITED => Some(Ended::Code(info.si_status())),
-                libc::CLD_KILLED | libc::CLD_DUMPED => Some(Ended::Signal(info.si_status())),
-                _ => None,
-            }
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        // `Child::wait` needs `&mut`: the caller's `wait` afterwards returns the same status.
-        let _ = child;
-        None
-    }
-}
-
 /// Removes what a failed start left.
 fn remove_files(root: &Path, id: &str) {
-    for ext in ["log", "state"] {
+    for ext in ["log", "state", super::captured::PENDING] {
         let _ = std::fs::remove_file(file(root, id, ext));
     }
 }

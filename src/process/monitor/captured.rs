@@ -1,0 +1,124 @@
+//! Review mode's captured monitors (SPEC §13 "Commands"): a monitor started in review mode
+//! runs over an overlay of the workspace, as a stateless `bash` call does, and what it wrote
+//! is staged when its shell has exited — by the host's reaper, *before* the monitor is
+//! reported as ended, so a poll that says `running: false` finds the changes in `pending()`.
+//!
+//! The order the reaper keeps (the shell is a zombie, not yet reaped, throughout):
+//! 1. what is left of the monitor (its background processes) is killed: what they wrote
+//!    later could never be reviewed, and a monitor that is over leaves nothing running;
+//! 2. the changes are staged in one batch (as `bash`'s are) and the note saying what was
+//!    staged is written (`monitor-<id>.review`, shown at the end of the last page);
+//! 3. the exit file is written (a natural exit), then the pending marker
+//!    (`monitor-<id>.capture`, made before the shell started) is removed;
+//! 4. the shell is reaped.
+//!
+//! While the marker exists and the shell is a zombie the monitor counts as running
+//! ([`super::running`]): only the host that started it can hold its shell as a zombie, and
+//! it stages before it reaps. If that host dies first, the shell is reaped by someone else,
+//! the marker no longer makes it running, its relay leaves the exit code in
+//! `monitor-<id>.exit-relay` (read as the exit code then), and its writes are **not staged**:
+//! they stay in the capture's upper directory under `.clarvis/review/<scope>/run-<id>/`,
+//! which is never removed automatically (SPEC says so; the note then says so too).
+
+use super::{file, Sidecar};
+use crate::process::group;
+use crate::sandbox::capture::{Captured, Request};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// The pending marker's extension: `monitor-<id>.capture`.
+pub(super) const PENDING: &str = "capture";
+/// The note's extension: `monitor-<id>.review`.
+pub(super) const NOTE: &str = "review";
+/// Where a captured monitor's relay leaves the exit code (`monitor-<id>.exit-relay`): not
+/// the exit file, which must not appear before the changes are staged.
+pub(super) const RELAY_EXIT: &str = "exit-relay";
+
+/// The longest `monitor_stop` waits for the host's reaper to stage a stopped monitor's
+/// changes (staging is bounded by `reviewBytes`; this bound is for a reaper that cannot
+/// finish, never reached otherwise).
+const STAGE_BOUND: Duration = Duration::from_secs(120);
+
+/// Stages a captured monitor's changes; returns the line its last page ends with (`None`:
+/// nothing changed).
+pub type Stage = Box<dyn FnOnce(&Captured) -> Option<String> + Send>;
+
+/// A monitor's capture, as `monitor_start` asks for it.
+pub struct Capture<'a> {
+    /// What the monitor sees above the workspace, and where its writes go.
+    pub request: Request<'a>,
+    /// Stages its changes once its shell has exited.
+    pub stage: Stage,
+}
+
+impl std::fmt::Debug for Capture<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Capture")
+            .field("request", &self.request)
+            .finish()
+    }
+}
+
+/// A started captured monitor, handed to its reaper.
+pub(super) struct Armed {
+    pub captured: Captured,
+    pub stage: Stage,
+    pub root: PathBuf,
+    pub id: String,
+}
+
+impl Armed {
+    /// Makes the pending marker (before the shell is spawned).
+    pub(super) fn mark(root: &Path, id: &str) -> std::io::Result<()> {
+        std::fs::write(file(root, id, PENDING), b"")
+    }
+
+    /// Steps 1 and 2 of the module's order, for the shell `pid` that has exited.
+    pub(super) fn finish(self, pid: u32) {
+        group::kill_tree(pid);
+        group::kill_group(pid);
+        group::sweep_marked(&self.id);
+        let line = (self.stage)(&self.captured);
+        // The scratch directories go once the changes are staged.
+        drop(self.captured);
+        if let Some(line) = line {
+            let _ = std::fs::write(file(&self.root, &self.id, NOTE), line);
+        }
+    }
+}
+
+/// Step 3's end: the monitor's changes are staged and its exit is on disk.
+pub(super) fn staged(root: &Path, id: &str) {
+    let _ = std::fs::remove_file(file(root, id, PENDING));
+}
+
+/// Whether monitor `id` runs captured (its marker exists until its changes are staged).
+pub fn captured(root: &Path, id: &str) -> bool {
+    super::valid_id(id) && file(root, id, PENDING).exists()
+}
+
+/// Whether the host that started monitor `s` is still staging its changes: its marker exists
+/// and its shell is a zombie (held by that host's reaper, which stages before it reaps).
+pub(super) fn staging(root: &Path, s: &Sidecar) -> bool {
+    file(root, &s.id, PENDING).exists() && super::read::zombie(s.pid)
+}
+
+/// Waits until monitor `s`'s changes are staged (at most [`STAGE_BOUND`]): `monitor_stop`
+/// returns with them in `pending()`.
+pub fn await_staged(root: &Path, s: &Sidecar) {
+    let until = Instant::now() + STAGE_BOUND;
+    while staging(root, s) && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// The line a captured monitor's last page ends with: what was staged, or — its marker
+/// left behind by a host that ended first — that nothing was.
+pub fn note(root: &Path, s: &Sidecar) -> Option<String> {
+    if let Ok(line) = std::fs::read_to_string(file(root, &s.id, NOTE)) {
+        return Some(line);
+    }
+    (file(root, &s.id, PENDING).exists() && !staging(root, s)).then(|| {
+        "[review: nothing was staged: the host that started this monitor ended before it did; its writes are kept under .clarvis/review/ (run-* directories)]".to_string()
+    })
+}
