@@ -78,9 +78,11 @@ impl Armed {
         group::kill_tree(pid);
         group::kill_group(pid);
         group::sweep_marked(&self.id);
-        let line = (self.stage)(&self.captured);
-        // The scratch directories go once the changes are staged.
-        drop(self.captured);
+        // The scratch directories go (the capture is dropped) once the changes are staged.
+        let line = {
+            let captured = self.captured;
+            (self.stage)(&captured)
+        };
         if let Some(line) = line {
             let _ = std::fs::write(file(&self.root, &self.id, NOTE), line);
         }

@@ -202,7 +202,7 @@ pub fn start(root: &Path, cwd: &Path, command: &str, opts: Options<'_>) -> io::R
     // the only ones left: the relay sees end of file when the monitor and all its children
     // are gone.
     drop(cmd);
-    let mut child = match spawned {
+    let child = match spawned {
         Ok(c) => c,
         Err(e) => {
             remove_files(root, &id);
@@ -229,7 +229,7 @@ pub fn start(root: &Path, cwd: &Path, command: &str, opts: Options<'_>) -> io::R
         if let Err(e) = relayed {
             // Without a relay nobody reads the output: the command would block. End it.
             super::stop_pid(child.id(), &id);
-            let _ = child.wait();
+            let _ = { child }.wait();
             remove_files(root, &id);
             return Err(e);
         }
