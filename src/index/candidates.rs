@@ -106,8 +106,7 @@ fn staged_tree(config: &Arc<Config>, base: &Path, mut fresh: Fresh) -> Fresh {
         .ids
         .retain(|&id| !staged.shadows(&root.join(os_str(store.file(id).path))));
     let extra = std::mem::take(&mut fresh.extra);
-    fresh.extra =
-        crate::search::staged::correct(config, base, extra, |p| p, Path::to_path_buf, |_| true);
+    fresh.extra = staged.correct(config, base, extra, |p| p, Path::to_path_buf, |_| true);
     fresh.extra.sort_unstable();
     fresh.extra.dedup();
     fresh

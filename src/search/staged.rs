@@ -56,6 +56,30 @@ impl Staged {
             dirs_pass && !policy.hides(p, false) && wanted(p)
         })
     }
+
+    /// [`correct`] with the staging already looked up.
+    pub fn correct<T>(
+        &self,
+        config: &std::sync::Arc<Config>,
+        base: &Path,
+        items: Vec<T>,
+        path_of: impl Fn(&T) -> &Path,
+        make: impl Fn(&Path) -> T,
+        wanted: impl Fn(&Path) -> bool,
+    ) -> Vec<T> {
+        let policy = Policy::new(
+            config.clone(),
+            base,
+            true,
+            crate::warnings::Warnings::default(),
+        );
+        let mut out: Vec<T> = items
+            .into_iter()
+            .filter(|i| !self.shadows(path_of(i)))
+            .collect();
+        out.extend(self.files(base, &policy, wanted).map(make));
+        out
+    }
 }
 
 /// An index's answer for `base` made the staged tree's: staged paths out (the index knows
@@ -69,19 +93,8 @@ pub fn correct<T>(
     make: impl Fn(&Path) -> T,
     wanted: impl Fn(&Path) -> bool,
 ) -> Vec<T> {
-    let Some(staged) = Staged::below(config, base) else {
-        return items;
-    };
-    let policy = Policy::new(
-        config.clone(),
-        base,
-        true,
-        crate::warnings::Warnings::default(),
-    );
-    let mut out: Vec<T> = items
-        .into_iter()
-        .filter(|i| !staged.shadows(path_of(i)))
-        .collect();
-    out.extend(staged.files(base, &policy, wanted).map(make));
-    out
+    match Staged::below(config, base) {
+        Some(staged) => staged.correct(config, base, items, path_of, make, wanted),
+        None => items,
+    }
 }

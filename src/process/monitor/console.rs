@@ -87,7 +87,7 @@ pub(super) fn start(r: Request<'_>) -> io::Result<Started> {
         .spawn(move || {
             let code = conpty::wait(&process);
             // Ctrl-C ended the shell (no EXIT trap runs then): 130, as on Unix.
-            if code == Some(conpty::CONTROL_C_EXIT) && !exit_file.exists() {
+            if code == Some(conpty::CONTROL_C_EXIT) && !super::line_written(&exit_file) {
                 let _ = std::fs::write(&exit_file, "130\n");
             }
             let until = Instant::now() + Duration::from_secs(2);

@@ -209,10 +209,24 @@ pub fn exit_status(root: &Path, id: &str) -> Option<Option<i64>> {
     Some(text.trim().parse::<i64>().ok())
 }
 
-/// Running = no exit file and the pid alive (the exit file beats a reused pid), or — a
-/// captured monitor — its shell exited and the host that started it still stages its changes.
+/// Running = no exit code written and the pid alive (the exit file beats a reused pid), or —
+/// a captured monitor — its shell exited and the host that started it still stages its
+/// changes.
 pub fn running(root: &Path, s: &Sidecar) -> bool {
-    !file(root, &s.id, "exit").exists() && (atomic::pid_alive(s.pid) || captured::staging(root, s))
+    !exit_written(root, &s.id) && (atomic::pid_alive(s.pid) || captured::staging(root, s))
+}
+
+/// Whether the exit file holds its whole line. Every writer (the shell's EXIT trap, the
+/// host's reaper, the relay) creates the file and then writes the code and a line break in
+/// one `write`: a file that exists but is still empty is being written, and a reader that took
+/// it for written would answer "not running" with no exit code.
+pub fn exit_written(root: &Path, id: &str) -> bool {
+    line_written(&file(root, id, "exit"))
+}
+
+/// Whether the file at `path` ends with a line break (see `exit_written`).
+pub(super) fn line_written(path: &Path) -> bool {
+    std::fs::read(path).is_ok_and(|b| b.ends_with(b"\n"))
 }
 
 /// Every monitor with a readable sidecar, newest first.
@@ -329,5 +343,34 @@ mod tests {
             assert!(!valid_id(bad), "{bad}");
         }
         assert!(valid_id(&new_id()));
+    }
+
+    /// The window between a writer creating the exit file and writing its line: the monitor
+    /// still runs, so no answer can say "not running" without its code.
+    #[test]
+    fn an_exit_file_counts_once_its_line_is_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join(STATE_DIR)).unwrap();
+        let s = Sidecar {
+            id: "mon_0123abcd".into(),
+            command: "true".into(),
+            cwd: root.to_string_lossy().into_owned(),
+            pid: std::process::id(),
+            started_at: 0,
+            ready_when: None,
+            input: Input::Null,
+        };
+        assert!(running(root, &s));
+        let exit = file(root, &s.id, "exit");
+        std::fs::write(&exit, "").unwrap();
+        assert!(
+            running(root, &s),
+            "an empty exit file is still being written"
+        );
+        assert_eq!(exit_status(root, &s.id), Some(None));
+        std::fs::write(&exit, "130\n").unwrap();
+        assert!(!running(root, &s));
+        assert_eq!(exit_status(root, &s.id), Some(Some(130)));
     }
 }

@@ -74,9 +74,8 @@ pub fn bytes_from(root: &Path, id: &str, offset: u64, max: u64) -> (Vec<u8>, u64
 /// exit code. (With the host gone, the relay moves the trap's code before it says it is done,
 /// which `settle` waits for.)
 fn await_exit_file(root: &Path, s: &Sidecar) {
-    let path = file(root, &s.id, "exit");
     let until = std::time::Instant::now() + std::time::Duration::from_secs(1);
-    while !path.exists() && zombie(s.pid) && std::time::Instant::now() < until {
+    while !super::exit_written(root, &s.id) && zombie(s.pid) && std::time::Instant::now() < until {
         std::thread::sleep(std::time::Duration::from_millis(1));
     }
 }

@@ -47,7 +47,7 @@ fn reap(r: Reaper) {
     // by SIGINT (see `spawn::script`), which no trap reports: written as 130, what a shell
     // reports for a command the interrupt ended. What the EXIT trap wrote stays.
     let write = |path: &Path, code: i32| {
-        (trapped && path.exists()) || std::fs::write(path, format!("{code}\n")).is_ok()
+        (trapped && super::line_written(path)) || std::fs::write(path, format!("{code}\n")).is_ok()
     };
     let code = |how: Ended| match how {
         Ended::Code(c) => Some(c),
