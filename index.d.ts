@@ -519,7 +519,11 @@ export interface CallOptions {
 export interface ReviewOptions {
   /** The staging area's name: 1–64 of `[A-Za-z0-9_-]` (default `default`). */
   scope?: string
-  /** `bash` and monitors: refused in review mode (default), or run on the real workspace. */
+  /**
+   * `bash` and monitors in review mode: `'refuse'` (default) runs them captured where the
+   * sandbox can (Linux, `sandbox: true`: they see the staged tree and their writes are
+   * staged) and refuses them elsewhere; `'direct'` runs them on the real workspace.
+   */
   commands?: 'refuse' | 'direct'
 }
 /** One staged change. */

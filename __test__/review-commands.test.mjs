@@ -235,6 +235,17 @@ test('monitor_stop mid-write: what the monitor wrote so far is staged before sto
   assert.deepEqual(fs.readdirSync(path.join(root, '.clarvis')).filter((n) => n.includes(id)), [])
 })
 
+test('a monitor killed by a signal mid-work: what it wrote is staged by the time a poll says it ended', { skip }, async () => {
+  const root = ws(FILES)
+  const { tools, before } = await opened(root)
+  const { id } = await start(tools, { command: 'echo half > k.txt; kill -9 $$; echo never > n.txt' })
+  const p = await ended(tools, id)
+  assert.equal(p.exit_code, null)
+  assert.match(p.output, /\[review: 1 file change staged for review/)
+  assert.deepEqual((await tools.pending()).map((c) => [c.path, c.kind]), [['k.txt', 'created']])
+  await untouched(root, before)
+})
+
 test('monitor_write reaches a captured monitor; its input\'s effect is staged', { skip }, async () => {
   const root = ws(FILES)
   const { tools, before } = await opened(root)

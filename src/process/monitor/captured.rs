@@ -124,3 +124,56 @@ pub fn note(root: &Path, s: &Sidecar) -> Option<String> {
         "[review: nothing was staged: the host that started this monitor ended before it did; its writes are kept under .clarvis/review/ (run-* directories)]".to_string()
     })
 }
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::super::{exit_status, file, running, Input, Sidecar, STATE_DIR};
+    use super::*;
+
+    /// A captured monitor whose shell has exited but whose host still stages its changes is
+    /// running; it ends when the marker goes, and a host that died first is said plainly.
+    #[test]
+    fn a_zombie_with_its_marker_runs_until_its_changes_are_staged() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join(STATE_DIR)).unwrap();
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        // Exited, not reaped: a zombie, as the reaper holds the shell while it stages.
+        // SAFETY: a plain C struct the kernel fills; WNOWAIT leaves the child unreaped.
+        unsafe {
+            let mut info: libc::siginfo_t = std::mem::zeroed();
+            let pid = libc::id_t::from(child.id());
+            assert_eq!(
+                libc::waitid(libc::P_PID, pid, &mut info, libc::WEXITED | libc::WNOWAIT),
+                0
+            );
+        }
+        let s = Sidecar {
+            id: "mon_0123abcd".into(),
+            command: "true".into(),
+            cwd: root.to_string_lossy().into_owned(),
+            pid: child.id(),
+            started_at: 0,
+            ready_when: None,
+            input: Input::Null,
+        };
+        assert!(!running(root, &s), "a plain monitor's zombie is dead");
+        Armed::mark(root, &s.id).unwrap();
+        assert!(captured(root, &s.id));
+        assert!(running(root, &s), "its changes are being staged");
+        assert_eq!(note(root, &s), None);
+        staged(root, &s.id);
+        assert!(!running(root, &s));
+        // Reaped by someone else with the marker still there: the host died first.
+        Armed::mark(root, &s.id).unwrap();
+        child.wait().unwrap();
+        assert!(!running(root, &s));
+        assert!(note(root, &s).unwrap().contains("nothing was staged"));
+        // Its relay's copy of the exit code is the exit code then.
+        std::fs::write(file(root, &s.id, RELAY_EXIT), "3\n").unwrap();
+        assert_eq!(exit_status(root, &s.id), Some(Some(3)));
+        super::super::forget(root, &s.id);
+        assert!(!captured(root, &s.id));
+        assert!(!file(root, &s.id, RELAY_EXIT).exists());
+    }
+}
