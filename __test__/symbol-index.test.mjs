@@ -23,6 +23,9 @@ function tree() {
   files['core.ts'] = 'export function shared(x: number): number {\n  return x\n}\nexport class Store {\n  load(): void {}\n}\n'
   files['lib.rs'] = 'pub struct Config { port: u16 }\nimpl Config {\n    pub fn load() -> Config { Config { port: 1 } }\n}\n'
   files['README.md'] = 'shared is documented here\n'
+  // Uses `shared` and does not parse: the notes name it. `usedOnly` is called, never defined.
+  files['broken.ts'] = 'export function brokenUser() {\n  return shared(\n}\n'
+  files['use.ts'] = 'usedOnly(1)\n'
   return files
 }
 
@@ -41,6 +44,8 @@ const QUERIES = [
   ['find_symbol', { name: 'py_fn', match: 'substring', glob: '*.py' }],
   ['find_references', { name: 'shared' }],
   ['find_references', { name: 'Fresh', path: 'pkg1' }],
+  ['find_symbol', { name: 'usedOnly' }],
+  ['find_references', { name: 'usedOnly' }],
   ['repo_map', {}],
 ]
 
@@ -62,6 +67,10 @@ test('the symbol index is built after the postings, persisted, and answers as th
   assert.ok(s.symbols.bytes > 0)
   await eventually(() => fs.existsSync(path.join(w.root, '.clarvis/index/symbols.idx')), 'the table is written')
   await same(w, off, 'ready')
+  // The index decodes only the records a query needs: the file with errors still counts for
+  // the note, and a name without definitions is still found used.
+  assert.match(text(await w.call('find_symbol', { name: 'shared' })), /syntax errors in broken\.ts/)
+  assert.match(text(await w.call('find_symbol', { name: 'usedOnly' })), /`usedOnly` is used as code in 1 file/)
 
   // Writes by our tools.
   const ok = (r) => assert.ok(!r.isError, text(r))

@@ -2,7 +2,7 @@
 // ready, and the index's build against universal-ctags, on a generated 15,000-file repository
 // (and find_symbol / find_references warm on the corpus). rg and ctags run in the same run.
 //
-//   node bench/symindex.mjs [--rounds N] [--files N] [--corpus]
+//   node bench/symindex.mjs [--rounds N] [--files N] [--corpus] [--only TEXT]...
 //
 // Also a group of `npm run bench` (rows named "symbol index …"). Without universal-ctags the
 // build row is skipped with a message (apt-get install universal-ctags).
@@ -12,7 +12,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { execFileSync } from 'node:child_process'
 import { createRequire } from 'node:module'
-import { capture, expectOk, interleaved, median, numberArg, row, skipped, time, fmtMs, printTable } from './lib.mjs'
+import { capture, childJson, expectOk, interleaved, median, numberArg, row, skipped, time, fmtMs, printTable } from './lib.mjs'
 
 const require = createRequire(import.meta.url)
 const RG_POLICY = ['--no-config', '--hidden', '-g', '!.git', '--no-ignore-dot']
@@ -146,8 +146,14 @@ async function warmRows(ctx, want, label, root, names, symbolBound) {
   if (want(wanted[0])) {
     const samples = []
     await perCall((i) => tools.callTool('find_symbol', { name: names[i % names.length] }), names.length)
-    for (let r = 0; r < ctx.rounds.corpus; r++) samples.push(await perCall(async (i) => expectOk('find_symbol', await tools.callTool('find_symbol', { name: names[i % names.length] })), names.length))
-    rows.push(absolute(wanted[0], median(samples), { op: '<=', value: symbolBound, unit: 'ms' }, `per call, names ${names.slice(0, 3).join(', ')}…; ${info}`))
+    const cpu = []
+    for (let r = 0; r < ctx.rounds.corpus; r++) {
+      const c0 = process.cpuUsage()
+      samples.push(await perCall(async (i) => expectOk('find_symbol', await tools.callTool('find_symbol', { name: names[i % names.length] })), names.length))
+      const c = process.cpuUsage(c0)
+      cpu.push((c.user + c.system) / 1000 / names.length)
+    }
+    rows.push(absolute(wanted[0], median(samples), { op: '<=', value: symbolBound, unit: 'ms' }, `per call, names ${names.slice(0, 3).join(', ')}…; CPU ${fmtMs(median(cpu))} a call; ${info}`))
   }
   if (want(wanted[1])) {
     if (!ctx.rg) rows.push(skipped(wanted[1], { op: '<=', value: 0.2 }, 'n/a', ctx.rgMissing))
@@ -181,26 +187,89 @@ async function buildRow(ctx, want, label, root) {
   if (!ctx.ctags) return [skipped(name, target, 'n/a', CTAGS_HINT)]
   const idx = path.join(root, '.clarvis', 'index')
   const symbolsMs = []
+  const oursCpu = []
   const ours = async () => {
     fs.rmSync(idx, { recursive: true, force: true })
+    const c0 = process.cpuUsage()
     const { ms, status } = await ready(root)
+    const c = process.cpuUsage(c0)
+    oursCpu.push((c.user + c.system) / 1000)
     symbolsMs.push(status.symbols.buildMs)
     return ms
   }
   const tags = path.join(os.tmpdir(), `clarvis-bench-tags-${process.pid}`)
+  const args = ['-R', '--exclude=.git', '--exclude=.clarvis', '-f', tags, '.']
   const peer = async () => {
-    const r = await capture(ctx.ctags, ['-R', '--exclude=.git', '--exclude=.clarvis', '-f', tags, '.'], root)
+    const r = await capture(ctx.ctags, args, root)
     if (r.code !== 0) throw new Error(`ctags failed: ${r.stderr}`)
   }
   const o = []
   const p = []
+  const peerCpu = []
   await peer()
   for (let r = 0; r < Math.max(3, ctx.rounds.corpus >> 1); r++) {
     o.push(await ours())
     p.push(await time(peer))
+    peerCpu.push(await childCpu(ctx.ctags, args, root))
   }
   fs.rmSync(tags, { force: true })
-  return [row(name, median(o), median(p), target, `ours: from the first call's end until the postings and the symbol table are ready (the symbol table alone: ${fmtMs(median(symbolsMs))}); ctags -R single-threaded`)]
+  const cpu = `CPU ours ${fmtMs(median(oursCpu))} / ctags ${fmtMs(median(peerCpu))} = ${(median(oursCpu) / median(peerCpu)).toFixed(2)}×`
+  return [row(name, median(o), median(p), target, `ours: from the first call's end until the postings and the symbol table are ready (the symbol table alone: ${fmtMs(median(symbolsMs))}); ctags -R single-threaded; ${cpu}`)]
+}
+
+/** A peer's CPU time (user + system of the processes the shell waited for, ms) running
+ * `cmd args` in `cwd`, from the shell's `times` (10 ms resolution); its output goes through
+ * a pipe as in the timed runs (rg stops at the first match when it writes to /dev/null). */
+async function childCpu(cmd, args, cwd) {
+  const q = (a) => `'${a.replace(/'/g, "'\\''")}'`
+  const r = await capture('sh', ['-c', `${[cmd, ...args].map(q).join(' ')} | cat >/dev/null; times`], cwd)
+  const lines = r.stdout.toString().trim().split('\n')
+  const secs = (lines.at(-1) || '').match(/(\d+)m([\d.]+)s/g) || []
+  return secs.reduce((sum, t) => {
+    const [, m, s] = t.match(/(\d+)m([\d.]+)s/)
+    return sum + (Number(m) * 60 + Number(s)) * 1000
+  }, 0)
+}
+
+/** The cold rows: find_symbol and find_references as the first call of a new process with
+ * no index (a child per sample: `bench/symcold-child.mjs`), against `rg -n -w -F NAME` over
+ * the same tree; names used in 50 files. Ours is the call's own time in the child (the
+ * process start and the addon's load are not counted; rg's spawn is). */
+async function coldRows(ctx, want, label, root, names) {
+  const rows = []
+  const child = path.join(path.dirname(new URL(import.meta.url).pathname), 'symcold-child.mjs')
+  for (const tool of ['find_symbol', 'find_references']) {
+    const name = `symbol index ${tool} cold vs rg -w, ${label}`
+    const target = { op: '<=', value: 1.5 }
+    if (!want(name)) continue
+    if (!ctx.rg) {
+      rows.push(skipped(name, target, 'n/a', ctx.rgMissing))
+      continue
+    }
+    const ours = []
+    const oursCpu = []
+    const peer = []
+    const peerCpu = []
+    const rounds = Math.max(5, ctx.rounds.corpus)
+    for (let r = 0; r < rounds; r++) {
+      const n = names[r % names.length]
+      const got = await childJson(child, [root, tool, n], 120000)
+      if (got.isError) throw new Error(`${tool} ${n}: ${got.head}`)
+      ours.push(got.ms)
+      oursCpu.push(got.cpuMs)
+      const args = [...RG_POLICY, '-n', '-w', '-F', n]
+      peer.push(
+        await time(async () => {
+          const res = await capture(ctx.rg, args, root)
+          if (res.code > 1) throw new Error(`rg failed: ${res.stderr}`)
+        }),
+      )
+      peerCpu.push(await childCpu(ctx.rg, args, root))
+    }
+    const cpu = median(oursCpu) / median(peerCpu)
+    rows.push(row(name, median(ours), median(peer), target, `first call of a new process, searchIndex "off"; names ${names.slice(0, 3).join(', ')}… (50 files each); CPU ours ${fmtMs(median(oursCpu))} / rg ${fmtMs(median(peerCpu))} = ${cpu.toFixed(2)}×`))
+  }
+  return rows
 }
 
 /** The rows of `npm run bench` (and of this script alone). */
@@ -211,7 +280,11 @@ export async function symbolIndexRows(ctx, want) {
   const root = generate(path.join(os.tmpdir(), `clarvis-bench-nav${files}`), files)
   const label = `${files} files`
   const names = [17, 142, 233, 58, 291, 104, 9, 266].map((k) => `sharedHelper${k}`)
+  // Used in exactly 50 files each (no longer name contains them: sharedHelper17 is inside
+  // sharedHelper170–179).
+  const coldNames = [142, 233, 291, 104, 266, 58].map((k) => `sharedHelper${k}`)
   const rows = []
+  rows.push(...(await coldRows(ctx, want, label, root, coldNames)))
   rows.push(...(await buildRow(ctx, want, label, root)))
   rows.push(...(await warmRows(ctx, want, label, root, names, 10)))
   if (ctx.withCorpus && ctx.corpus && fs.existsSync(ctx.corpus)) {
@@ -240,7 +313,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   }
   const { version } = findCtags()
   process.stdout.write(`symbol index bench — node ${process.version}, ${os.availableParallelism()} CPUs; ${version ?? CTAGS_HINT}; load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}\n\n`)
-  const rows = await symbolIndexRows(ctx, () => true)
+  // --only TEXT (repeatable): only the rows whose name contains one of them.
+  const only = process.argv.flatMap((a, i) => (process.argv[i - 1] === '--only' ? [a] : []))
+  const rows = await symbolIndexRows(ctx, (name) => only.length === 0 || only.some((o) => name.includes(o)))
   printTable(rows)
   process.stdout.write(`\nload after: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}\n`)
   process.exit(0)

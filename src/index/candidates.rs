@@ -54,7 +54,7 @@ impl SearchIndex {
         self.answer(config, base, |store, delta, base_rel| {
             let posted: Vec<usize> = match query {
                 Some(q) => q
-                    .eval(&mut |g| store.postings(g))?
+                    .eval(&mut |g| store.postings_shared(g))?
                     .into_iter()
                     .flat_map(|id| store.group(id as usize))
                     .collect(),

@@ -16,6 +16,7 @@
 use super::grams;
 use regex_syntax::hir::{Class, Hir, HirKind};
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 /// Most strings an exact set may hold before the planner falls back to a condition.
 const MAX_EXACT: usize = 64;
@@ -78,17 +79,17 @@ impl Query {
 
     /// Evaluates the condition: the ascending ids of the files that may match, or `None`
     /// for "every file". `postings` gives a trigram's files (empty when no file has it).
-    pub fn eval(&self, postings: &mut dyn FnMut(u32) -> Vec<u32>) -> Option<Vec<u32>> {
+    pub fn eval(&self, postings: &mut dyn FnMut(u32) -> Arc<[u32]>) -> Option<Vec<u32>> {
         match self {
             Query::All => None,
             Query::Lit(s) => {
-                let mut lists: Vec<Vec<u32>> = grams::of_literal(s)
+                let mut lists: Vec<Arc<[u32]>> = grams::of_literal(s)
                     .into_iter()
                     .map(&mut *postings)
                     .collect();
-                lists.sort_by_key(Vec::len);
+                lists.sort_by_key(|l| l.len());
                 let mut it = lists.into_iter();
-                let mut acc = it.next()?;
+                let mut acc = it.next()?.to_vec();
                 for l in it {
                     if acc.is_empty() {
                         break;
@@ -123,7 +124,34 @@ impl Query {
     }
 }
 
+/// The ids in both ascending lists. When one is much shorter (a rare trigram's few files
+/// against a common one's thousands), each of its ids is looked up by galloping through
+/// the other instead of walking all of it.
 fn intersect(a: &[u32], b: &[u32]) -> Vec<u32> {
+    let (small, large) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    if small.len().saturating_mul(16) < large.len() {
+        let mut out = Vec::with_capacity(small.len());
+        let mut rest = large;
+        for &id in small {
+            // Gallop to a window that must hold `id`, then bisect it.
+            let mut step = 1;
+            while step < rest.len() && rest[step] < id {
+                step *= 2;
+            }
+            let window = &rest[..rest.len().min(step + 1)];
+            match window.binary_search(&id) {
+                Ok(i) => {
+                    out.push(id);
+                    rest = &rest[i + 1..];
+                }
+                Err(i) => rest = &rest[i..],
+            }
+            if rest.is_empty() {
+                break;
+            }
+        }
+        return out;
+    }
     let (mut i, mut j, mut out) = (0, 0, Vec::new());
     while i < a.len() && j < b.len() {
         match a[i].cmp(&b[j]) {
@@ -371,5 +399,43 @@ mod tests {
         let Query::Or(alts) = q else { panic!("{q:?}") };
         assert!(alts.contains(&lit("kelvin")));
         assert!(alts.contains(&Query::Lit("\u{212A}elvin".as_bytes().to_vec())));
+    }
+
+    /// The walking merge, the reference the galloping path must agree with.
+    fn merged(a: &[u32], b: &[u32]) -> Vec<u32> {
+        a.iter().copied().filter(|x| b.contains(x)).collect()
+    }
+
+    #[test]
+    fn a_short_list_against_a_long_one_intersects_like_the_merge() {
+        // A long list (every third id below 6,000) against short ones at its edges, past
+        // its end, interleaved and duplicated in it: the galloping path must give exactly
+        // the merge's ids.
+        let long: Vec<u32> = (0..6000).filter(|x| x % 3 == 0).collect();
+        let shorts: [&[u32]; 6] = [
+            &[0, 1, 2, 3],
+            &[5997, 5998, 5999, 6000, 9000],
+            &[3, 4, 300, 301, 3000, 4500, 4501, 5999],
+            &[],
+            &[7, 8, 10, 11],
+            &[2999, 3000, 3001, 3002, 3003],
+        ];
+        for short in shorts {
+            let want = merged(short, &long);
+            assert_eq!(intersect(short, &long), want, "{short:?}");
+            assert_eq!(intersect(&long, short), want, "{short:?}");
+        }
+        let mut x = 12345u32;
+        for _ in 0..200 {
+            let mut short: Vec<u32> = (0..(x % 40))
+                .map(|_| {
+                    x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+                    (x >> 8) % 6100
+                })
+                .collect();
+            short.sort_unstable();
+            short.dedup();
+            assert_eq!(intersect(&short, &long), merged(&short, &long), "{short:?}");
+        }
     }
 }

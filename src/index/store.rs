@@ -13,8 +13,10 @@
 
 pub use super::entry::{Entry, Stamp, NONE, NO_CONTENT, RACY};
 use super::grams;
+use std::collections::HashMap;
 use std::io;
 use std::path::Path;
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// Version 3: trigrams of 7-bit classes (`grams::class`). Version 2 added the duplicate
 /// group to file records (`rep`, `next`). An image of an older version fails this check and
@@ -71,7 +73,23 @@ pub struct Store {
     pub max_file_bytes: u64,
     /// How long the build took.
     pub build_ms: u64,
+    /// The long posting lists already decoded (see [`Store::postings_shared`]).
+    decoded: Mutex<Decoded>,
 }
+
+/// Decoded posting lists of the commonest trigrams, kept with the image they came from.
+#[derive(Default)]
+struct Decoded {
+    lists: HashMap<u32, Arc<[u32]>>,
+    /// Ids held, for the bound.
+    held: usize,
+}
+
+/// A posting list this long (ids) is kept decoded: it is a common trigram that most
+/// queries meet again, and its decoding is most of an indexed query's cost.
+const KEEP_DECODED: usize = 512;
+/// At most this many decoded ids are kept (16 MiB); past it the cache starts over.
+const MAX_DECODED: usize = 4 << 20;
 
 /// A view of one record.
 #[derive(Debug, Clone, Copy)]
@@ -150,6 +168,7 @@ impl Store {
             post_off,
             max_file_bytes,
             build_ms,
+            decoded: Mutex::default(),
         };
         // Every record's path must lie in the path area: checked once, so lookups need not.
         for i in 0..files + dirs {
@@ -300,6 +319,27 @@ impl Store {
             }
         }
         None
+    }
+
+    /// [`Store::postings`], shared: a long list is decoded once per image and kept (an
+    /// indexed query's trigrams are mostly common ones: `sha`, `red`, `per` of
+    /// `sharedHelper17` are in nearly every file of a repository that uses such names, and
+    /// decoding them was most of a warm `find_symbol`'s time).
+    pub fn postings_shared(&self, gram: u32) -> Arc<[u32]> {
+        let lock = || self.decoded.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(l) = lock().lists.get(&gram) {
+            return Arc::clone(l);
+        }
+        let list: Arc<[u32]> = self.postings(gram).into();
+        if list.len() >= KEEP_DECODED {
+            let mut d = lock();
+            if d.held + list.len() > MAX_DECODED {
+                *d = Decoded::default();
+            }
+            d.held += list.len();
+            d.lists.insert(gram, Arc::clone(&list));
+        }
+        list
     }
 
     /// The files holding trigram `gram` (ascending ids; empty when none does).

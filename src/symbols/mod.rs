@@ -46,6 +46,20 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use stored::SymbolIndex;
 
+/// Which of the files holding the needle a caller needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Want {
+    /// Every one (references, the closest names, whether a name is used at all).
+    Holding,
+    /// Those defining a name that matches the needle under this mode, and those with
+    /// syntax errors (find_symbol's hits and its note): the index's other records are
+    /// passed over without being decoded. Files read and parsed are all kept.
+    Defining(Mode),
+    /// Those using or defining exactly the needle as an identifier, and those with syntax
+    /// errors (find_references).
+    Using,
+}
+
 /// The files of `scope` that hold `needle`, parsed: from the symbol index (the trigram
 /// index's candidates, their symbols from the table where it vouches for them) when it can
 /// answer, else grep's walk (which then counts toward starting the index under
@@ -58,13 +72,34 @@ pub fn candidates(
     scope: &Scope,
     needle: &Needle,
 ) -> Scanned {
+    wanted(
+        config,
+        symbols,
+        cancel,
+        warnings,
+        scope,
+        needle,
+        Want::Holding,
+    )
+}
+
+/// [`candidates`], of which only those `want` asks for are sure to be there.
+pub fn wanted(
+    config: &Arc<Config>,
+    symbols: &SymbolIndex,
+    cancel: &Cancel,
+    warnings: &Warnings,
+    scope: &Scope,
+    needle: &Needle,
+    want: Want,
+) -> Scanned {
     if !scope.is_file {
         let answered = if needle.text.is_empty() {
-            symbols.answer(config, cancel, scope, needle, None)
+            symbols.answer(config, cancel, scope, needle, None, want)
         } else {
             let pattern = regex_syntax::escape(&needle.text);
             crate::index::plan::plan(&pattern, needle.fold, false)
-                .and_then(|q| symbols.answer(config, cancel, scope, needle, Some(&q)))
+                .and_then(|q| symbols.answer(config, cancel, scope, needle, Some(&q), want))
         };
         if let Some(found) = answered {
             return found;

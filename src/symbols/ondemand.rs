@@ -105,6 +105,9 @@ pub struct Scanned {
     pub skipped: Vec<(String, Skip)>,
     /// Files the walk visited (to start the index under `searchIndex`'s rules).
     pub walked: u64,
+    /// Files holding the needle that an index answer left out because the caller did not
+    /// want them ([`crate::symbols::Want`]).
+    pub passed_over: usize,
 }
 
 /// Reads `abs` under grep's rules into `buf` (prepared) when it holds `needle`. `false`:
@@ -210,6 +213,7 @@ impl Sink {
             files,
             skipped,
             walked,
+            passed_over: 0,
         }
     }
 }

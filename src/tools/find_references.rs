@@ -82,13 +82,15 @@ fn run(call: &Call) -> ToolResult<Output> {
         is_file: at.is_file,
         filter: &filter,
     };
-    let found = symbols::candidates(
+    // The index decodes only the records that use or define the name (or have errors).
+    let found = symbols::wanted(
         &call.config,
         &call.runtime.symbols,
         &call.cancel,
         &call.warnings,
         &scope,
         &needle,
+        symbols::Want::Using,
     );
     if call.cancel.is_cancelled() {
         return Err(ToolError::aborted());

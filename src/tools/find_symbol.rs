@@ -10,7 +10,7 @@ use crate::error::{ToolError, ToolResult};
 use crate::schema::str_arg;
 use crate::symbols::ondemand::{Needle, Parsed, Scope};
 use crate::symbols::query::{self, Mode, Name};
-use crate::symbols::{self, closest, DefHit};
+use crate::symbols::{self, closest, DefHit, Want};
 use crate::syntax::defs::SymbolKind;
 use serde_json::{json, Value};
 use std::path::Path;
@@ -82,26 +82,38 @@ fn run(call: &Call) -> ToolResult<Output> {
         is_file: at.is_file,
         filter: &filter,
     };
-    let lookup = |text: &str, fold: bool| {
+    let lookup = |text: &str, fold: bool, want: Want| {
         let needle = Needle {
             text: text.to_string(),
             fold,
         };
         let rt = &call.runtime;
-        symbols::candidates(
+        symbols::wanted(
             &call.config,
             &rt.symbols,
             &call.cancel,
             &call.warnings,
             &scope,
             &needle,
+            want,
         )
     };
-    let found = lookup(&asked.name.name, asked.mode != Mode::Exact);
+    let fold = asked.mode != Mode::Exact;
+    // Only the files defining the name (and those with errors, for the note) are needed
+    // for the hits: the index decodes no other record.
+    let mut found = lookup(&asked.name.name, fold, Want::Defining(asked.mode));
     if call.cancel.is_cancelled() {
         return Err(ToolError::aborted());
     }
-    let hits = symbols::definitions(&found.files, &asked.name, asked.mode, asked.kind);
+    let mut hits = symbols::definitions(&found.files, &asked.name, asked.mode, asked.kind);
+    if hits.is_empty() && found.passed_over > 0 {
+        // The answer without a definition says where the name is used: every file.
+        found = lookup(&asked.name.name, fold, Want::Holding);
+        if call.cancel.is_cancelled() {
+            return Err(ToolError::aborted());
+        }
+        hits = symbols::definitions(&found.files, &asked.name, asked.mode, asked.kind);
+    }
     let errors: Vec<&str> = found
         .files
         .iter()
@@ -114,7 +126,7 @@ fn run(call: &Call) -> ToolResult<Output> {
         // either half of it (case ignored), so a typo on one side still finds them.
         let mut near_files = Vec::new();
         for part in halves(&asked.name.name) {
-            near_files.extend(lookup(&part, true).files);
+            near_files.extend(lookup(&part, true, Want::Holding).files);
         }
         near_files.sort_by(|a, b| crate::text::js_cmp(&a.display, &b.display));
         near_files.dedup_by(|a, b| a.abs == b.abs);

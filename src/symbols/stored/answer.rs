@@ -10,6 +10,7 @@ use crate::index::{os_str, Fresh};
 use crate::pool::threads;
 use crate::symbols::model::FileSyms;
 use crate::symbols::ondemand::{parse_paths, Needle, Parsed, Scanned, Scope};
+use crate::symbols::{query, Want};
 use crate::syntax::grammar_for;
 use crate::workspace;
 use std::path::PathBuf;
@@ -48,6 +49,7 @@ impl SymbolIndex {
         scope: &Scope,
         needle: &Needle,
         query: Option<&crate::index::plan::Query>,
+        want: Want,
     ) -> Option<Scanned> {
         let fresh = self.index.fresh_candidates(config, scope.base, query)?;
         let table = self.table_for(&fresh.store);
@@ -58,6 +60,7 @@ impl SymbolIndex {
             needle,
             fresh,
             table.as_deref(),
+            want,
         ))
     }
 }
@@ -69,7 +72,18 @@ fn from_fresh(
     needle: &Needle,
     fresh: Fresh,
     table: Option<&Table>,
+    want: Want,
 ) -> Scanned {
+    let needed = |record: &[u8]| match want {
+        Want::Holding => true,
+        Want::Defining(mode) => codec::errors_or_names(record, false, |name| {
+            query::rank(mode, &needle.text, name).is_some()
+        })
+        .unwrap_or(true),
+        Want::Using => {
+            codec::errors_or_names(record, true, |name| name == needle.text).unwrap_or(true)
+        }
+    };
     let root = &config.workspace_root;
     let mut parse: Vec<PathBuf> = fresh
         .extra
@@ -77,14 +91,24 @@ fn from_fresh(
         .filter(|p| (scope.filter)(p))
         .collect();
     let mut from_table: Vec<(PathBuf, &[u8])> = Vec::new();
+    let mut passed_over = 0;
     for &id in &fresh.ids {
+        // The record is asked first: a file it passes over needs no path either.
+        let record = match table.map(|t| t.record(id)) {
+            Some(Record::Syms(b)) if !needed(b) => {
+                passed_over += 1;
+                continue;
+            }
+            Some(Record::Syms(b)) => Some(b),
+            _ => None,
+        };
         let abs = root.join(os_str(fresh.store.file(id).path));
         if !(scope.filter)(&abs) {
             continue;
         }
-        match table.map(|t| t.record(id)) {
-            Some(Record::Syms(b)) => from_table.push((abs, b)),
-            _ => parse.push(abs),
+        match record {
+            Some(b) => from_table.push((abs, b)),
+            None => parse.push(abs),
         }
     }
     // Decoded on every core when there are many (a repo map decodes every file); a few are
@@ -129,6 +153,7 @@ fn from_fresh(
     parse.sort_unstable();
     let mut found = parse_paths(config, cancel, scope.base, &parse, needle);
     found.files.extend(decoded);
+    found.passed_over = passed_over;
     found
         .files
         .sort_by(|a, b| crate::text::js_cmp(&a.display, &b.display));

@@ -104,6 +104,44 @@ fn kind(b: u8) -> Option<SymbolKind> {
         .find(|k| *k as u8 == b)
 }
 
+/// Whether the record has syntax errors (its first byte), defines a name `wanted` accepts,
+/// or (`used`) holds such a name among its identifiers — read in place, nothing decoded or
+/// allocated, so a query can pass over the records it does not need (find_symbol looks at
+/// a few hundred candidates to decode one). `None` when the record is malformed (the
+/// caller decodes it, which refuses it).
+pub fn errors_or_names(
+    bytes: &[u8],
+    used: bool,
+    mut wanted: impl FnMut(&str) -> bool,
+) -> Option<bool> {
+    let mut r = Reader { b: bytes, at: 0 };
+    if r.byte()? != 0 {
+        return Some(true);
+    }
+    for _ in 0..r.len()? {
+        if wanted(r.str()?) {
+            return Some(true);
+        }
+        r.byte()?;
+        r.byte()?;
+        for _ in 0..r.len()? {
+            r.str()?;
+        }
+        for _ in 0..6 {
+            r.int()?;
+        }
+        r.str()?;
+    }
+    if used {
+        for _ in 0..r.len()? {
+            if wanted(r.str()?) {
+                return Some(true);
+            }
+        }
+    }
+    Some(false)
+}
+
 /// Decodes a record [`encode`] wrote; `None` when it is malformed.
 pub fn decode(bytes: &[u8]) -> Option<FileSyms> {
     let mut r = Reader { b: bytes, at: 0 };
@@ -193,5 +231,51 @@ mod tests {
         let mut longer = bytes.clone();
         longer.push(0);
         assert!(decode(&longer).is_none());
+    }
+
+    #[test]
+    fn a_record_is_asked_for_its_names_in_place() {
+        let src = "pub struct Config { port: u16 }\nimpl Config {\n    pub fn load() -> Config { parse() }\n}\n";
+        let syms = crate::symbols::memo::symbols_of(
+            Grammar::Rust,
+            src.as_bytes(),
+            std::time::Duration::from_secs(5),
+            None,
+        )
+        .unwrap();
+        assert!(!syms.has_error);
+        let mut bytes = Vec::new();
+        encode(&syms, &mut bytes);
+        let mut seen = Vec::new();
+        let r = errors_or_names(&bytes, false, |n| {
+            seen.push(n.to_string());
+            false
+        });
+        let want: Vec<String> = syms.defs.iter().map(|d| d.name.clone()).collect();
+        assert_eq!((r, seen), (Some(false), want));
+        assert_eq!(errors_or_names(&bytes, false, |n| n == "load"), Some(true));
+        // `parse` is used, not defined.
+        assert_eq!(
+            errors_or_names(&bytes, false, |n| n == "parse"),
+            Some(false)
+        );
+        assert_eq!(errors_or_names(&bytes, true, |n| n == "parse"), Some(true));
+        assert_eq!(
+            errors_or_names(&bytes, true, |n| n == "absent"),
+            Some(false)
+        );
+        let broken = crate::symbols::memo::symbols_of(
+            Grammar::Rust,
+            b"fn a() {\nfn b(",
+            std::time::Duration::from_secs(5),
+            None,
+        )
+        .unwrap();
+        assert!(broken.has_error);
+        let mut bytes = Vec::new();
+        encode(&broken, &mut bytes);
+        assert_eq!(errors_or_names(&bytes, true, |_| false), Some(true));
+        assert_eq!(errors_or_names(&[0, 5, 3], false, |_| false), None);
+        assert_eq!(errors_or_names(&[0, 0, 5, 3], true, |_| false), None);
     }
 }

@@ -153,3 +153,69 @@ fn a_damaged_table_is_refused() {
     std::fs::write(&path, &bytes).unwrap();
     assert!(super::table::Table::open(&path, &store).is_err());
 }
+
+/// The display paths `wanted` returns for `name` under `want`, and how many candidates the
+/// table passed over.
+fn wanted_files(
+    config: &Arc<Config>,
+    symbols: &SymbolIndex,
+    name: &str,
+    want: crate::symbols::Want,
+) -> (Vec<String>, usize) {
+    let all = |_: &Path| true;
+    let scope = Scope {
+        base: &config.workspace_root,
+        is_file: false,
+        filter: &all,
+    };
+    let needle = Needle {
+        text: name.into(),
+        fold: false,
+    };
+    let found = crate::symbols::wanted(
+        config,
+        symbols,
+        &Cancel::new(),
+        &Warnings::default(),
+        &scope,
+        &needle,
+        want,
+    );
+    let files = found.files.iter().map(|f| f.display.clone()).collect();
+    (files, found.passed_over)
+}
+
+#[test]
+fn the_table_decodes_only_the_records_a_query_wants() {
+    use crate::symbols::Want;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write_old(&root.join("def.rs"), "pub fn target() {}\n");
+    write_old(&root.join("user.rs"), "fn other() { target(); }\n");
+    // Holds the name inside a longer identifier only.
+    write_old(&root.join("longer.rs"), "fn target_two() {}\n");
+    // Uses it, and does not parse cleanly.
+    write_old(&root.join("broken.rs"), "fn b() { target( }\n");
+    write_old(
+        &root.join("prose.rs"),
+        "// target in a comment only\nfn c() {}\n",
+    );
+    let (config, symbols) = open(root, true);
+    ready_store(&config, &symbols, "target");
+    let (all, passed) = wanted_files(&config, &symbols, "target", Want::Holding);
+    assert_eq!(all, ["broken.rs", "def.rs", "longer.rs", "user.rs"]);
+    assert_eq!(passed, 0);
+    // Definitions: the definer, and the file with errors (for the note); a longer name
+    // defined counts under prefix matching.
+    let (defs, passed) = wanted_files(&config, &symbols, "target", Want::Defining(Mode::Exact));
+    assert_eq!(defs, ["broken.rs", "def.rs"]);
+    assert_eq!(passed, 3);
+    let (defs, _) = wanted_files(&config, &symbols, "target", Want::Defining(Mode::Prefix));
+    assert_eq!(defs, ["broken.rs", "def.rs", "longer.rs"]);
+    // Uses: the definer, the user, the file with errors; not the longer name.
+    let (uses, passed) = wanted_files(&config, &symbols, "target", Want::Using);
+    assert_eq!(uses, ["broken.rs", "def.rs", "user.rs"]);
+    assert_eq!(passed, 2);
+    // The same definitions either way.
+    assert_eq!(find(&config, &symbols, "target"), ["def.rs:1 function"]);
+}
