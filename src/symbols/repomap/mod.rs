@@ -187,11 +187,14 @@ struct DeltaKey {
     skipped: Vec<(Arc<str>, Skip)>,
 }
 
+/// An adjusted ranking with what made it: the table's sum and the delta.
+type Adjusted = (Vec<u8>, DeltaKey, Arc<Map>);
+
 /// One tools object's repo-map rankings.
 #[derive(Debug, Default)]
 pub struct Cache {
     image: Mutex<Option<Arc<Image>>>,
-    adjusted: Mutex<Option<(Vec<u8>, DeltaKey, Arc<Map>)>>,
+    adjusted: Mutex<Option<Adjusted>>,
     /// Held while an image's ranking is built, so concurrent calls build it once.
     building: Mutex<()>,
 }
