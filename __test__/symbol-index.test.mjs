@@ -47,6 +47,9 @@ const QUERIES = [
   ['find_symbol', { name: 'usedOnly' }],
   ['find_references', { name: 'usedOnly' }],
   ['repo_map', {}],
+  ['repo_map', { path: 'pkg1' }],
+  ['repo_map', { path: 'core.ts' }],
+  ['repo_map', { glob: '*.py', max_bytes: 400 }],
 ]
 
 /** Every query answers as without the index. */
@@ -145,4 +148,38 @@ test('searchIndex "off": no symbol table, the tools answer as before', unixOnly,
   assert.match(text(await w.call('find_symbol', { name: 'shared' })), /^core\.ts:1:17  function  shared/)
   assert.equal(w.tools.searchIndexStatus().symbols.state, 'off')
   assert.equal(fs.existsSync(path.join(w.root, '.clarvis/index')), false)
+})
+
+test('repo_map: the ranking is kept per image and persisted; a write by the tools or by another process shows at once', unixOnly, async () => {
+  const w = latest(tree(), { searchIndex: 'on' })
+  age(w.root)
+  const off = createAgentTools({ workspaceRoot: w.root, searchIndex: 'off' })
+  await w.call('find_symbol', { name: 'shared' })
+  await symbolsReady(w.tools)
+  const before = text(await w.call('repo_map', {}))
+  assert.match(before, /^core\.ts\n {2}1: export function shared/)
+  assert.equal(before, text(await off.callTool('repo_map', {})))
+  const persisted = path.join(w.root, '.clarvis/index/repomap.idx')
+  await eventually(() => fs.existsSync(persisted), 'the ranking is written beside symbols.idx')
+
+  // Our write, then the map at once.
+  const ok = (r) => assert.ok(!r.isError, text(r))
+  ok(await w.call('write_file', { path: 'pkg3/usesStore.ts', content: "import { Store } from '../core'\nexport function makeStore() { return new Store() }\n" }))
+  const ours = text(await w.call('repo_map', {}))
+  assert.match(ours, /^pkg3\/usesStore\.ts\n {2}2: export function makeStore\(\) \{ return new Store\(\) \}$/m)
+  assert.equal(ours, text(await off.callTool('repo_map', {})))
+  // Another process's write, then the map at once.
+  const child = spawnSync(process.execPath, ['-e', `require('fs').writeFileSync(${JSON.stringify(path.join(w.root, 'core.ts'))}, 'export function shared(x: number): number {\\n  return x\\n}\\nexport function byAnother() {}\\n')`])
+  assert.equal(child.status, 0)
+  const theirs = text(await w.call('repo_map', {}))
+  assert.match(theirs, /^ {2}4: export function byAnother\(\) \{\}$/m)
+  assert.doesNotMatch(theirs, /class Store/)
+  assert.equal(theirs, text(await off.callTool('repo_map', {})))
+
+  // A restart (the ranking is loaded from disk: src/symbols/repomap/tests.rs checks that)
+  // still shows the changes.
+  const again = createAgentTools({ workspaceRoot: w.root, searchIndex: 'on' })
+  await again.callTool('find_symbol', { name: 'shared' })
+  await symbolsReady(again)
+  assert.equal(text(await again.callTool('repo_map', {})), theirs)
 })

@@ -10,7 +10,8 @@
 //! - [`query`]: checked names (qualified or not), kinds, match modes.
 //! - [`ondemand`]: the answer without an index: candidate files by a literal test of their
 //!   bytes, parsed on every core.
-//! - [`rank`]: `repo_map`'s PageRank over the file graph of definitions and uses.
+//! - [`rank`]: `repo_map`'s PageRank over the file graph of definitions and uses;
+//!   [`repomap`]: that ranking kept per index image, adjusted by the delta, rendered.
 //! - [`region`], [`splice`], [`indent`]: the edits by symbol — a definition's extent with
 //!   its doc comment and attributes, the text after replacing it or inserting beside it,
 //!   re-indented to the file.
@@ -30,6 +31,7 @@ pub mod query;
 pub mod rank;
 pub mod recognize;
 pub mod region;
+pub mod repomap;
 pub mod splice;
 pub mod stored;
 

@@ -13,6 +13,7 @@
 //! and lead the map). A file's uses of its own definitions are no edge: they say nothing
 //! about the rest of the code.
 
+use super::model::FileSyms;
 use super::model::Role;
 use super::ondemand::Parsed;
 use crate::syntax::defs::SymbolKind;
@@ -73,12 +74,25 @@ struct Groups {
 }
 
 impl Groups {
+    /// The part of file `f`'s rank that flows along its edge of weight `w`.
+    fn part(&self, rank: &[f64], f: usize, w: f64) -> f64 {
+        rank[f] * w / self.out_w[f]
+    }
+
+    /// What flows from group `g`'s users to each of its definers.
+    fn total(&self, rank: &[f64], g: usize) -> f64 {
+        self.users[g]
+            .iter()
+            .map(|&(f, w)| self.part(rank, f, w))
+            .sum()
+    }
+
     /// What flows along each group's edges from `rank`: calls `to(t, amount)` per definer.
     fn flow(&self, rank: &[f64], mut to: impl FnMut(usize, usize, f64)) {
         for (g, users) in self.users.iter().enumerate() {
             let defs = &self.definers[g];
-            let part = |f: usize, w: f64| rank[f] * w / self.out_w[f];
-            let total: f64 = users.iter().map(|&(f, w)| part(f, w)).sum();
+            let part = |f: usize, w: f64| self.part(rank, f, w);
+            let total = self.total(rank, g);
             for &t in defs {
                 to(g, t, total);
             }
@@ -126,61 +140,128 @@ fn listed_unreferenced(kind: SymbolKind) -> bool {
     )
 }
 
+/// One file of the graph: what it defines and what it uses, by name id (ids index a name
+/// table the caller keeps, so a graph can be kept and re-ranked without its files' texts).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Node {
+    /// Each definition's name and kind, in the file's definition order.
+    pub defs: Vec<(u32, SymbolKind)>,
+    /// Each name used other than by defining it, with its number of uses, in the order the
+    /// file first uses it.
+    pub uses: Vec<(u32, u32)>,
+}
+
+impl Node {
+    /// The node of `syms`, its names given ids by `intern`.
+    pub fn of<'a>(syms: &'a FileSyms, mut intern: impl FnMut(&'a str) -> u32) -> Node {
+        let mut counts = vec![0u32; syms.names.len()];
+        for r in syms.refs.iter().filter(|r| r.role != Role::Definition) {
+            if let Some(u) = counts.get_mut(r.name as usize) {
+                *u += 1;
+            }
+        }
+        Node {
+            defs: syms
+                .defs
+                .iter()
+                .map(|d| (intern(&d.name), d.kind))
+                .collect(),
+            uses: counts
+                .iter()
+                .enumerate()
+                .filter(|(_, &c)| c > 0)
+                .map(|(id, &c)| (intern(&syms.names[id]), c))
+                .collect(),
+        }
+    }
+}
+
 /// Ranks the definitions of `files` (see the module doc).
 pub fn rank(files: &[Parsed]) -> Ranking {
-    let mut definers: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (i, f) in files.iter().enumerate() {
-        for d in &f.syms.defs {
-            let v = definers.entry(d.name.as_str()).or_default();
+    let mut names: Vec<&str> = Vec::new();
+    let mut ids: HashMap<&str, u32> = HashMap::new();
+    let nodes: Vec<Node> = files
+        .iter()
+        .map(|f| {
+            Node::of(&f.syms, |n| {
+                *ids.entry(n).or_insert_with(|| {
+                    names.push(n);
+                    names.len() as u32 - 1
+                })
+            })
+        })
+        .collect();
+    let refs: Vec<&Node> = nodes.iter().collect();
+    rank_nodes(&refs, &|id| names[id as usize])
+}
+
+/// Ranks the definitions of `nodes`, files in display order (ties in score and file rank go
+/// to the earlier file); `name` gives a name id's text.
+pub fn rank_nodes<'n>(nodes: &[&Node], name: &dyn Fn(u32) -> &'n str) -> Ranking {
+    // Name ids are dense: tables by id, not hash maps (a map of 250k files has ~1M names).
+    let ids = nodes
+        .iter()
+        .flat_map(|f| f.defs.iter().map(|d| d.0).chain(f.uses.iter().map(|u| u.0)))
+        .max()
+        .map_or(0, |m| m as usize + 1);
+    let mut definers: Vec<Vec<usize>> = vec![Vec::new(); ids];
+    for (i, f) in nodes.iter().enumerate() {
+        for &(d, _) in &f.defs {
+            let v = &mut definers[d as usize];
             if v.last() != Some(&i) {
                 v.push(i);
             }
         }
     }
-    let mut index: HashMap<&str, usize> = HashMap::new();
+    const NONE: usize = usize::MAX;
+    let mut index: Vec<usize> = vec![NONE; ids];
     let mut groups = Groups {
         users: Vec::new(),
         definers: Vec::new(),
-        out_w: vec![0.0; files.len()],
+        out_w: vec![0.0; nodes.len()],
     };
-    let mut names: Vec<&str> = Vec::new();
-    for (i, f) in files.iter().enumerate() {
-        let mut uses = vec![0usize; f.syms.names.len()];
-        for r in f.syms.refs.iter().filter(|r| r.role != Role::Definition) {
-            if let Some(u) = uses.get_mut(r.name as usize) {
-                *u += 1;
-            }
-        }
-        for (id, &count) in uses.iter().enumerate() {
-            let name: &str = &f.syms.names[id];
-            let Some(to) = definers.get(name) else {
+    for (i, f) in nodes.iter().enumerate() {
+        for &(id, count) in &f.uses {
+            let to = &definers[id as usize];
+            if to.is_empty() {
                 continue;
-            };
+            }
             let others = to.len() - usize::from(to.binary_search(&i).is_ok());
-            if count == 0 || others == 0 {
+            if others == 0 {
                 continue;
             }
-            let w = weight(name, to.len(), count);
-            let g = *index.entry(name).or_insert_with(|| {
+            let w = weight(name(id), to.len(), count as usize);
+            if index[id as usize] == NONE {
+                index[id as usize] = groups.users.len();
                 groups.users.push(Vec::new());
                 groups.definers.push(to.clone());
-                names.push(name);
-                names.len() - 1
-            });
+            }
+            let g = index[id as usize];
             groups.users[g].push((i, w));
             groups.out_w[i] += w * others as f64;
         }
     }
-    let ranks = pagerank(files.len(), &groups);
-    let mut share: HashMap<(usize, &str), f64> = HashMap::new();
-    groups.flow(&ranks, |g, t, v| {
-        *share.entry((t, names[g])).or_default() += v
-    });
+    let ranks = pagerank(nodes.len(), &groups);
+    // A definer's share of its name's group: what flows in, less its own uses' part (the
+    // sum `flow` gives, in the same order, so the scores are those of the edges' flow).
+    let total: Vec<f64> = (0..groups.users.len())
+        .map(|g| groups.total(&ranks, g))
+        .collect();
     let mut defs = Vec::new();
-    for (i, f) in files.iter().enumerate() {
-        for (j, d) in f.syms.defs.iter().enumerate() {
-            let score = share.get(&(i, d.name.as_str())).copied().unwrap_or(0.0);
-            if score > 0.0 || listed_unreferenced(d.kind) {
+    for (i, f) in nodes.iter().enumerate() {
+        for (j, &(d, kind)) in f.defs.iter().enumerate() {
+            let score = match index[d as usize] {
+                NONE => 0.0,
+                g => {
+                    let users = &groups.users[g];
+                    // Users are in file order.
+                    match users.binary_search_by(|&(u, _)| u.cmp(&i)) {
+                        Ok(k) => total[g] + -groups.part(&ranks, users[k].0, users[k].1),
+                        Err(_) => total[g],
+                    }
+                }
+            };
+            if score > 0.0 || listed_unreferenced(kind) {
                 defs.push(Ranked {
                     file: i,
                     def: j,
@@ -193,7 +274,7 @@ pub fn rank(files: &[Parsed]) -> Ranking {
         b.score
             .total_cmp(&a.score)
             .then_with(|| ranks[b.file].total_cmp(&ranks[a.file]))
-            .then_with(|| crate::text::js_cmp(&files[a.file].display, &files[b.file].display))
+            .then_with(|| a.file.cmp(&b.file))
             .then_with(|| a.def.cmp(&b.def))
     });
     Ranking { files: ranks, defs }

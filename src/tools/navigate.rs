@@ -58,6 +58,11 @@ impl Where {
         })
     }
 
+    /// Whether the call has a glob.
+    pub fn has_glob(&self) -> bool {
+        self.glob.is_some()
+    }
+
     /// Whether `abs` passes the glob (always, for a single file or without one).
     pub fn wants(&self, abs: &Path) -> bool {
         match &self.glob {

@@ -6,7 +6,8 @@
 use crate::symbols::model::{Def, FileSyms, Ref, Role};
 use crate::syntax::defs::SymbolKind;
 
-fn put(out: &mut Vec<u8>, mut v: u64) {
+/// Appends `v` as LEB128.
+pub(crate) fn put(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push((v as u8) | 0x80);
         v >>= 7;
@@ -14,7 +15,8 @@ fn put(out: &mut Vec<u8>, mut v: u64) {
     out.push(v as u8);
 }
 
-fn put_str(out: &mut Vec<u8>, s: &str) {
+/// Appends `s`, length first.
+pub(crate) fn put_str(out: &mut Vec<u8>, s: &str) {
     put(out, s.len() as u64);
     out.extend_from_slice(s.as_bytes());
 }
@@ -53,13 +55,16 @@ pub fn encode(syms: &FileSyms, out: &mut Vec<u8>) {
     }
 }
 
-struct Reader<'a> {
-    b: &'a [u8],
-    at: usize,
+/// Reads what [`put`] and [`put_str`] wrote, every bound checked.
+pub(crate) struct Reader<'a> {
+    /// The bytes.
+    pub(crate) b: &'a [u8],
+    /// The next byte to read.
+    pub(crate) at: usize,
 }
 
 impl Reader<'_> {
-    fn int(&mut self) -> Option<u64> {
+    pub(crate) fn int(&mut self) -> Option<u64> {
         let mut v = 0u64;
         for shift in (0..64).step_by(7) {
             let byte = *self.b.get(self.at)?;
@@ -72,23 +77,23 @@ impl Reader<'_> {
         None
     }
 
-    fn u32(&mut self) -> Option<u32> {
+    pub(crate) fn u32(&mut self) -> Option<u32> {
         u32::try_from(self.int()?).ok()
     }
 
-    fn len(&mut self) -> Option<usize> {
+    pub(crate) fn len(&mut self) -> Option<usize> {
         let n = usize::try_from(self.int()?).ok()?;
         // A count can never exceed the bytes left (every item takes at least one).
         (n <= self.b.len() - self.at).then_some(n)
     }
 
-    fn byte(&mut self) -> Option<u8> {
+    pub(crate) fn byte(&mut self) -> Option<u8> {
         let v = *self.b.get(self.at)?;
         self.at += 1;
         Some(v)
     }
 
-    fn str(&mut self) -> Option<&str> {
+    pub(crate) fn str(&mut self) -> Option<&str> {
         let n = self.len()?;
         let s = std::str::from_utf8(self.b.get(self.at..self.at + n)?).ok()?;
         self.at += n;
@@ -96,7 +101,8 @@ impl Reader<'_> {
     }
 }
 
-fn kind(b: u8) -> Option<SymbolKind> {
+/// The kind stored as `b`.
+pub(crate) fn kind(b: u8) -> Option<SymbolKind> {
     SymbolKind::ALL
         .iter()
         .chain(&[SymbolKind::Impl])

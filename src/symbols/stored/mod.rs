@@ -47,6 +47,8 @@ struct Shared {
 pub struct SymbolIndex {
     index: Arc<SearchIndex>,
     shared: Arc<Shared>,
+    /// `repo_map`'s rankings of this index's images.
+    pub map: crate::symbols::repomap::Cache,
 }
 
 impl std::fmt::Debug for SymbolIndex {
@@ -76,7 +78,11 @@ impl SymbolIndex {
         index.on_install(Arc::new(
             move |store: &Arc<Store>, old: Option<&Arc<Store>>| start(&weak, store, old),
         ));
-        SymbolIndex { index, shared }
+        SymbolIndex {
+            index,
+            shared,
+            map: Default::default(),
+        }
     }
 
     /// The search index the symbols belong to.
