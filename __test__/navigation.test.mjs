@@ -209,6 +209,47 @@ test('find_references: grouped by file, roles, never in comments or strings', as
   assert.match(e.message, /^Unknown reference kind: bogus\. Kinds: definition, call, import, type, write, member, read\./)
 })
 
+test('find_references: a name defined only as a class member leaves out its bare uses (Python, TS/JS)', async () => {
+  const w = latest({
+    'store.py': `class Store:
+    def open(self, path):
+        return open(path)
+
+def use(s):
+    s.open("x")
+    return open("y")
+`,
+    'other.py': 'from io import open\n\nopen("z")\n',
+    'list.ts': `export class List {
+  filter(f: (x: number) => boolean) { return this }
+}
+function run(filter: number) { return filter + 1 }
+new List().filter(() => true)
+const { filter: pick } = new List()
+`,
+  })
+  const py = text(await w.call('find_references', { name: 'open', glob: '*.py' }))
+  assert.equal(
+    py,
+    [
+      'other.py',
+      '  1:16  import  from io import open',
+      '  3:1  call  open("z")',
+      'store.py',
+      '  2:9  definition  def open(self, path):',
+      '  6:7  call  s.open("x")',
+      '[note: `open` is defined only as a class member here; 2 bare uses of the name (not through an object: a builtin, a local, a parameter) left out]',
+    ].join('\n'),
+  )
+  const ts = text(await w.call('find_references', { name: 'filter', path: 'list.ts' }))
+  assert.match(ts, /^ {2}2:3 {2}definition {2}filter/m)
+  assert.match(ts, /^ {2}5:12 {2}call {2}new List\(\)\.filter\(/m)
+  assert.match(ts, /^ {2}6:9 {2}\w+ {2}const \{ filter: pick \}/m)
+  assert.doesNotMatch(ts, /^ {2}4:14 /m)
+  assert.doesNotMatch(ts, /^ {2}4:39 /m)
+  assert.match(ts, /2 bare uses of the name/)
+})
+
 test('find_symbol / find_references: fresh after our writes and other processes', async () => {
   const w = latest(FILES)
   const where = async () => text(await w.call('find_symbol', { name: 'parseConfig', glob: '*.ts' })).split('\n')[0]

@@ -24,6 +24,7 @@ pub mod decl;
 pub mod extract;
 pub mod indent;
 pub mod lang;
+pub mod members;
 pub mod memo;
 pub mod model;
 pub mod ondemand;
@@ -291,3 +292,6 @@ mod tests;
 
 #[cfg(test)]
 mod splice_tests;
+
+#[cfg(test)]
+mod accuracy_tests;

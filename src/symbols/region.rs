@@ -18,6 +18,10 @@ pub struct Lead {
     pub at: usize,
     /// The first token there: [`COMMENT`] for any comment, else the token's text.
     pub token: String,
+    /// Where a replacement starting here ends, when not at the region's end: a C `typedef`
+    /// around a struct (`typedef struct S {…} S_t;`) is replaced whole by a new source that
+    /// starts with `typedef`, the struct alone by one that starts with `struct`.
+    pub end: Option<usize>,
 }
 
 /// The token of a comment, whatever its syntax (`//`, `///`, `#`, `/*`, `--`).
@@ -43,6 +47,14 @@ impl Region {
     /// The outermost start.
     pub fn start(&self) -> usize {
         self.leads.first().map_or(self.core, |l| l.at)
+    }
+
+    /// The outermost end (a `typedef` around a struct ends after the struct).
+    pub fn outer_end(&self) -> usize {
+        self.leads
+            .iter()
+            .filter_map(|l| l.end)
+            .fold(self.end, usize::max)
     }
 }
 
@@ -188,6 +200,19 @@ fn past_own_annotations(node: Node) -> Option<usize> {
     }
 }
 
+/// The end of the `;` that closes a C/C++ `struct S {…};` at file or namespace level, where
+/// the grammar leaves it beside the specifier rather than in a declaration.
+fn specifier_semicolon(node: Node) -> Option<usize> {
+    if !matches!(
+        node.kind(),
+        "struct_specifier" | "union_specifier" | "enum_specifier" | "class_specifier"
+    ) {
+        return None;
+    }
+    let next = node.next_sibling().filter(|n| n.kind() == ";")?;
+    Some(next.end_byte())
+}
+
 /// The extent of the definition whose defining node spans `span`.
 pub fn region(tree: &Tree, text: &str, span: (usize, usize)) -> Option<Region> {
     let node = node_at(tree, span)?;
@@ -210,6 +235,26 @@ pub fn region(tree: &Tree, text: &str, span: (usize, usize)) -> Option<Region> {
         }
         top = p;
         inner.push(top.start_byte());
+    }
+    // C and C++: `struct S {…};` is the struct with its `;` (a declaration declaring nothing
+    // else); in `typedef struct S {…} S_t;` the typedef is a further start, with its own end.
+    let mut typedef = None;
+    if matches!(
+        node.kind(),
+        "struct_specifier" | "union_specifier" | "enum_specifier" | "class_specifier"
+    ) {
+        if let Some(p) = top.parent() {
+            let declares_nothing = matches!(p.kind(), "declaration" | "field_declaration")
+                && p.child_by_field_name("declarator").is_none();
+            if declares_nothing && p.child_by_field_name("type") == Some(top) {
+                top = p;
+                inner.push(top.start_byte());
+            } else if p.kind() == "type_definition" && p.child_by_field_name("type") == Some(top) {
+                typedef = Some(p);
+                top = p;
+                inner.push(top.start_byte());
+            }
+        }
     }
     let visible = past_visibility(node);
     // Attached annotations and comments: previous siblings, each on a line of its own, with
@@ -244,12 +289,76 @@ pub fn region(tree: &Tree, text: &str, span: (usize, usize)) -> Option<Region> {
         .map(|&at| Lead {
             at,
             token: token_at(tree, text, at),
+            end: None,
+        })
+        .map(|mut l| {
+            if let Some(t) = typedef.filter(|t| t.start_byte() == l.at) {
+                l.end = Some(t.end_byte());
+            }
+            l
         })
         .collect();
     Some(Region {
         leads,
         core: node.start_byte(),
-        end: top.end_byte(),
+        // A typedef's struct ends with the struct unless the replacement starts at `typedef`.
+        end: if typedef.is_some() {
+            node.end_byte()
+        } else {
+            specifier_semicolon(top).unwrap_or(top.end_byte())
+        },
         shared,
     })
+}
+
+/// Where a syntax error makes the extent of the definition spanning `span` uncertain: an
+/// error or missing token at its edges — between the start of its text (its first attached
+/// comment) and its defining node, directly under the defining node (not nested in its
+/// parameters or body), right after it on its last line, or a body whose `{` or `}` error
+/// recovery made up. Recovery around a macro the grammar does not know gives the defining
+/// node a start or an end that is not the definition's (`static _Atomic(void*) x;` above a
+/// function taken into it, `f(void) mi_attr_noexcept {` ending it at its `)`), and an edit
+/// there would overwrite its neighbours. An error nested inside (a definition being fixed)
+/// leaves the extent as it is. Returns the error's byte offset.
+pub fn uncertain(tree: &Tree, text: &str, span: (usize, usize), region: &Region) -> Option<usize> {
+    let node = node_at(tree, span)?;
+    let bad = |n: Node| n.is_error() || n.is_missing();
+    let mut c = node.walk();
+    if let Some(e) = node.children(&mut c).find(|n| bad(*n)) {
+        return Some(e.start_byte());
+    }
+    if let Some(b) = node.child_by_field_name("body") {
+        if missing_edge(b) {
+            return Some(b.start_byte());
+        }
+    }
+    let from = region.start();
+    let end = region.outer_end();
+    let to = text[end..].find('\n').map_or(text.len(), |i| end + i);
+    // Outside the defining node: its lead (attached comments, wrappers) and the rest of its
+    // last line.
+    let mut stack = vec![tree.root_node()];
+    while let Some(n) = stack.pop() {
+        if n.end_byte() < from || n.start_byte() > to || !n.has_error() {
+            continue;
+        }
+        if n.id() == node.id() {
+            continue;
+        }
+        let outside = n.end_byte() <= node.start_byte() || n.start_byte() >= node.end_byte();
+        if bad(n) && outside {
+            return Some(n.start_byte().max(from));
+        }
+        let mut c = n.walk();
+        stack.extend(n.children(&mut c));
+    }
+    None
+}
+
+/// Whether a body's first or last token was made up by error recovery (`{` or `}` missing).
+fn missing_edge(body: Node) -> bool {
+    let count = body.child_count();
+    count > 0
+        && (body.child(0).is_some_and(|c| c.is_missing())
+            || body.child(count - 1).is_some_and(|c| c.is_missing()))
 }

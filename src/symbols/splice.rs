@@ -105,6 +105,17 @@ pub fn locate(parsed: &Parsed, syms: &FileSyms, name: &Name, display: &str) -> T
         .with("matches", locations));
     }
     let (def, region) = found.swap_remove(0);
+    if let Some(at) = super::region::uncertain(&parsed.tree, text, def.span, &region) {
+        return Err(ToolError::invalid(format!(
+            "The extent of {} `{}` in {display} is uncertain: a syntax error at line {} (check_syntax shows it; often a macro the grammar does not know) lies at its edges (its text runs from line {} to line {}; the error is not nested in its parameters or body), so an edit by symbol could overwrite its neighbours. Edit those lines with edit_file.",
+            def.kind.as_str(),
+            def.qualified(separator(g)),
+            line_of(text, at),
+            line_of(text, region.start()),
+            line_of(text, region.outer_end()),
+        ))
+        .with("line", line_of(text, at)));
+    }
     Ok(Target {
         qualified: def.qualified(separator(g)),
         def: def.clone(),
@@ -168,11 +179,11 @@ pub fn replace(parsed: &Parsed, target: &Target, source: &str) -> ToolResult<Spl
     let region = &target.region;
     let lines = trimmed_lines(source);
     let token = first_token(parsed.grammar, &lines.join("\n"));
-    let start = region
+    let lead = region
         .leads
         .iter()
-        .find(|l| !token.is_empty() && l.token == token)
-        .map_or(region.core, |l| l.at);
+        .find(|l| !token.is_empty() && l.token == token);
+    let start = lead.map_or(region.core, |l| l.at);
     if let Some(stmt) = &region.shared {
         let own = token_at(&parsed.tree, text, region.core);
         if token != own {
@@ -191,7 +202,7 @@ pub fn replace(parsed: &Parsed, target: &Target, source: &str) -> ToolResult<Spl
     let modifiers = text[region.core.max(line_start(text, start)).min(start)..start].trim();
     let kept_modifiers =
         (start > region.core && !modifiers.is_empty()).then(|| modifiers.to_string());
-    let end = region.end;
+    let end = lead.and_then(|l| l.end).unwrap_or(region.end);
     let whole = starts_line(text, start) && text[end..line_end(text, end)].trim().is_empty();
     let old_first = line_start(text, start);
     let old_indent = indent_of(&text[old_first..]).to_string();
@@ -204,7 +215,7 @@ pub fn replace(parsed: &Parsed, target: &Target, source: &str) -> ToolResult<Spl
         if text[..to].ends_with('\n') {
             body.push('\n');
         }
-        (old_first, to, body)
+        (above(text, old_first, &shaped.lines), to, body)
     } else {
         // The definition shares a line: the new source goes in its place, its first line
         // where the old one started.
@@ -226,6 +237,31 @@ pub fn replace(parsed: &Parsed, target: &Target, source: &str) -> ToolResult<Spl
         kept_modifiers,
         reindented: shaped.changed,
     })
+}
+
+/// Where a whole-line replacement starting at `from` really starts: higher by the lines right
+/// above it that the new source begins with (compared trimmed, at most three, none blank).
+/// Such lines belong to the definition although the parse left them out — a return type on
+/// its own line behind a macro the grammar does not know (`PCRE2_EXP_DEFN pcre2_match_data *
+/// PCRE2_CALL_CONVENTION`) — and replacing below them would write them twice.
+fn above(text: &str, from: usize, new: &[String]) -> usize {
+    let before: Vec<&str> = text[..from].split('\n').collect();
+    // `before` ends with the empty piece after the last `\n`.
+    let lines = &before[..before.len().saturating_sub(1)];
+    let max = 3.min(lines.len()).min(new.len().saturating_sub(1));
+    let same = (1..=max).rev().find(|&k| {
+        let tail = &lines[lines.len() - k..];
+        tail.iter()
+            .zip(new)
+            .all(|(old, new)| !old.trim().is_empty() && old.trim() == new.trim())
+    });
+    match same {
+        Some(k) => {
+            let kept: usize = lines[lines.len() - k..].iter().map(|l| l.len() + 1).sum();
+            from - kept
+        }
+        None => from,
+    }
 }
 
 /// Whether a source's new definition goes before or after the anchor.
@@ -275,7 +311,7 @@ pub fn insert(parsed: &Parsed, target: &Target, source: &str, position: Position
     let region = target.region.shared.as_deref().unwrap_or(&target.region);
     let lines = trimmed_lines(source);
     let start = region.start();
-    let end = region.end;
+    let end = region.outer_end();
     let old_first = line_start(text, start);
     let indent = indent_of(&text[old_first..]).to_string();
     let shaped = indent::fit(&lines, &indent, &[], text);

@@ -221,6 +221,8 @@ const CSHARP: &[Def] = &[
     s("destructor_declaration", K::Method),
     s("field_declaration", K::Property),
     s("event_declaration", K::Property),
+    // `using Alias = Some.Type;`: a type alias (a plain `using N;` names nothing).
+    s("using_directive", K::Type),
 ];
 
 /// C and C++ (one grammar, as for check_syntax).

@@ -105,6 +105,23 @@ fn run(call: &Call) -> ToolResult<Output> {
         Mode::Exact,
         None,
     );
+    // A name defined only as a class member in Python or TypeScript/JavaScript: its bare
+    // uses mean something else (a builtin, a local), see `symbols::members`.
+    let mut note_members = String::new();
+    let refs = if symbols::members::only_members(&defs) {
+        let (kept, dropped) =
+            symbols::members::drop_bare_uses(refs, |abs| read_text(&call.config, abs));
+        if dropped > 0 {
+            note_members = format!(
+                "[note: `{}` is defined only as a class member here; {dropped} bare use{} of the name (not through an object: a builtin, a local, a parameter) left out]",
+                name.name,
+                if dropped == 1 { "" } else { "s" }
+            );
+        }
+        kept
+    } else {
+        refs
+    };
     let errors: Vec<&str> = found
         .files
         .iter()
@@ -112,6 +129,12 @@ fn run(call: &Call) -> ToolResult<Output> {
         .map(|f| f.display.as_str())
         .collect();
     let mut note = ambiguity(&name, &defs);
+    if !note_members.is_empty() {
+        if !note.is_empty() {
+            note.push('\n');
+        }
+        note.push_str(&note_members);
+    }
     let more = notes(&name.name, &found.skipped, &errors);
     if !more.is_empty() {
         if !note.is_empty() {

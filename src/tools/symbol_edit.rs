@@ -98,7 +98,7 @@ pub fn run(
     if stale_lines {
         let lines = (
             u64::try_from(line_of(text, target.region.start())).unwrap_or(u64::MAX),
-            u64::try_from(line_of(text, target.region.end)).unwrap_or(u64::MAX),
+            u64::try_from(line_of(text, target.region.outer_end())).unwrap_or(u64::MAX),
         );
         let what = format!("{} `{}`", target.def.kind.as_str(), target.qualified);
         call.refuse_stale_lines(&opened.abs, &shown, input, lines, &what)?;

@@ -95,6 +95,11 @@ pub(super) fn jvm_like<'t>(ctx: &Ctx, node: Node<'t>, kind: K) -> Option<Found<'
         "method_declaration" => {
             Some(Found::one(ctx, field(node, "name")?, kind).decl(field(node, "body").is_none()))
         }
+        "using_directive" => {
+            let mut f = Found::one(ctx, field(node, "name")?, K::Type);
+            f.scope = None;
+            Some(f)
+        }
         _ => Some(Found::one(ctx, field(node, "name")?, kind)),
     }
 }

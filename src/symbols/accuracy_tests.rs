@@ -1,0 +1,150 @@
+//! Classes of misses and wrong edits the accuracy battery (`scripts/symbol-accuracy.mjs`
+//! against universal-ctags on real trees) found, one shape each.
+
+use super::extract::extract;
+use super::query::parse_name;
+use super::splice::{insert, locate, replace, Position};
+use crate::error::Code;
+use crate::syntax::{parse, Grammar};
+use std::time::Duration;
+
+fn parsed(g: Grammar, src: &str) -> crate::syntax::Parsed {
+    parse::parse(g, src.as_bytes(), Duration::from_secs(5), None).unwrap()
+}
+
+fn replaced(g: Grammar, src: &str, symbol: &str, new: &str) -> String {
+    let p = parsed(g, src);
+    let syms = extract(&p);
+    let t = locate(&p, &syms, &parse_name(symbol, "symbol").unwrap(), "f").unwrap();
+    replace(&p, &t, new).unwrap().text
+}
+
+/// `using Alias = Some.Type;` defines a type alias (ctags' C# `typedef`); a plain `using N;`
+/// defines nothing.
+#[test]
+fn csharp_using_alias_is_a_type() {
+    let src = "using System;\nusing Map = System.Collections.Generic.Dictionary<string, int>;\nnamespace N {\n    using Info = Maybe<FieldInfo>;\n    class C { }\n}\n";
+    let syms = extract(&parsed(Grammar::CSharp, src));
+    let found: Vec<(String, u32, &str)> = syms
+        .defs
+        .iter()
+        .map(|d| (d.name.clone(), d.line, d.kind.as_str()))
+        .collect();
+    assert!(found.contains(&("Map".into(), 2, "type")), "{found:?}");
+    assert!(found.contains(&("Info".into(), 4, "type")), "{found:?}");
+    assert!(!found.iter().any(|(n, _, _)| n == "System"), "{found:?}");
+}
+
+/// A C/C++ struct, class or enum ends with the `;` after its `}`: a replacement that ends
+/// with `};` leaves no second `;`, whether the grammar puts the `;` in a member declaration,
+/// beside the specifier at file level, or in a namespace.
+#[test]
+fn c_struct_replacement_takes_its_semicolon() {
+    let g = Grammar::Cpp;
+    let s = "struct Pow {\n  int x;\n};";
+    let nested = "  struct Pow {\n    int x;\n  };";
+    let e = "enum Pow {\n  A,\n  B\n};";
+    let cases = [
+        (format!("{s}\n\nint after;\n"), s),
+        (format!("namespace n {{\n{s}\n}}\n"), s),
+        (format!("class Outer {{\n{nested}\n  int y;\n}};\n"), nested),
+        (format!("{e}\n"), e),
+    ];
+    for (src, old) in cases {
+        let new = if old.contains("enum") {
+            "enum Pow {\n  A,\n  B,\n  C\n};"
+        } else {
+            "struct Pow {\n  int x;\n  int z;\n};"
+        };
+        let out = replaced(g, &src, "Pow", new);
+        let indent = if old.starts_with("  ") { "  " } else { "" };
+        let want_new: Vec<String> = new.lines().map(|l| format!("{indent}{l}")).collect();
+        assert_eq!(out, src.replacen(old, &want_new.join("\n"), 1), "{src:?}");
+    }
+}
+
+/// `typedef struct S {…} S_t;`: a new source starting with `typedef` replaces the whole
+/// typedef (not `typedef typedef …`), one starting with `struct` the struct alone; an
+/// insertion goes after the typedef, never inside it.
+#[test]
+fn c_typedef_struct_replaces_by_its_first_token() {
+    let g = Grammar::Cpp;
+    let src = "/* A pair. */\ntypedef struct pair_s {\n  int a;\n} pair_t;\n\nint next;\n";
+    let whole = replaced(
+        g,
+        src,
+        "pair_s",
+        "typedef struct pair_s {\n  int a;\n  int b;\n} pair_t;",
+    );
+    assert_eq!(
+        whole,
+        "/* A pair. */\ntypedef struct pair_s {\n  int a;\n  int b;\n} pair_t;\n\nint next;\n"
+    );
+    let inner = replaced(g, src, "pair_s", "struct pair_s {\n  long a;\n}");
+    assert_eq!(
+        inner,
+        "/* A pair. */\ntypedef struct pair_s {\n  long a;\n} pair_t;\n\nint next;\n"
+    );
+    let p = parsed(g, src);
+    let syms = extract(&p);
+    let t = locate(&p, &syms, &parse_name("pair_s", "symbol").unwrap(), "f").unwrap();
+    let after = insert(&p, &t, "int added;", Position::After).text;
+    assert!(after.contains("} pair_t;\n\nint added;\n"), "{after:?}");
+}
+
+/// Error recovery around a macro the grammar does not know gives a definition a start or an
+/// end that is not its own; an edit by symbol there is refused (the battery's wrong edits:
+/// a function node starting at an unrelated declaration above, or ending before its body).
+/// An error inside the body leaves the edit possible (fixing a broken function).
+#[test]
+fn an_extent_a_syntax_error_blurs_is_not_edited() {
+    let g = Grammar::Cpp;
+    let macro_above = "static _Atomic(void*) mi_out_default; // note\nstatic _Atomic(void*) mi_out_arg;\n\nstatic mi_output_fun* mi_out_get_default(void** parg) {\n  return parg;\n}\n";
+    let macro_after = "extern inline void* heap_malloc(size_t size) mi_attr_noexcept {\n  if mi_likely(size) {\n    return 0;\n  }\n  return 0;\n}\n";
+    for (src, name) in [
+        (macro_above, "mi_out_get_default"),
+        (macro_after, "heap_malloc"),
+    ] {
+        let p = parsed(g, src);
+        let syms = extract(&p);
+        let Ok(name) = parse_name(name, "symbol") else {
+            unreachable!()
+        };
+        match locate(&p, &syms, &name, "a.c") {
+            Err(e) => {
+                assert_eq!(e.code, Code::InvalidInput, "{}", e.message);
+                assert!(e.message.contains("uncertain"), "{}", e.message);
+            }
+            // Found with a sound extent: then a replacement must touch its lines only.
+            Ok(t) => {
+                let out = replace(&p, &t, "int replaced(void) {\n  return 1;\n}")
+                    .unwrap()
+                    .text;
+                assert!(
+                    out.contains("mi_out_arg") || !src.contains("mi_out_arg"),
+                    "{out}"
+                );
+                assert!(!out.contains("mi_attr_noexcept {"), "{out}");
+            }
+        }
+    }
+    // A broken body: still replaceable.
+    let broken = "int ok(void) {\n  return 1;\n}\n\nint fix(void) {\n  return (1 + ;\n}\n";
+    let out = replaced(g, broken, "fix", "int fix(void) {\n  return 1;\n}");
+    assert_eq!(
+        out,
+        "int ok(void) {\n  return 1;\n}\n\nint fix(void) {\n  return 1;\n}\n"
+    );
+}
+
+/// A return type on a line of its own behind macros the grammar does not know is left out of
+/// the function by the parse; a new source that starts with that line replaces it instead of
+/// writing it twice.
+#[test]
+fn lines_above_the_parse_that_the_source_repeats_are_replaced() {
+    let g = Grammar::Cpp;
+    let src = "int before;\n\nPCRE2_EXP_DEFN pcre2_match_data * PCRE2_CALL_CONVENTION\npcre2_match_data_create(uint32_t n)\n{\n  return NULL;\n}\n";
+    let new = "PCRE2_EXP_DEFN pcre2_match_data * PCRE2_CALL_CONVENTION\npcre2_match_data_create(uint32_t n)\n{\n  return make(n);\n}";
+    let out = replaced(g, src, "pcre2_match_data_create", new);
+    assert_eq!(out, format!("int before;\n\n{new}\n"));
+}
