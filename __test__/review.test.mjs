@@ -7,34 +7,12 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { createAgentTools, ToolError } from '../index.mjs'
 import { scratch, envelope } from './helpers.mjs'
+import { ws, tree as filesUnder } from './review-helpers.mjs'
 import { noSh, slash, windows } from './platform.mjs'
 
 const CLAUSE = ' (Staged for review: the change reaches disk when the host accepts it.)'
 
-function ws(files) {
-  const root = scratch('review-')
-  for (const [rel, content] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true })
-    fs.writeFileSync(path.join(root, rel), content)
-  }
-  return root
-}
-
-// Every file under root but .clarvis/, with its bytes and mode.
-function tree(root) {
-  const out = {}
-  const walk = (dir) => {
-    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-      const p = path.join(dir, e.name)
-      const rel = path.relative(root, p)
-      if (rel === '.clarvis') continue
-      if (e.isDirectory()) walk(p)
-      else out[rel] = [fs.readFileSync(p, 'latin1'), fs.statSync(p).mode & 0o777]
-    }
-  }
-  walk(root)
-  return out
-}
+const tree = (root) => filesUnder(root, { modes: true })
 
 const FILES = {
   'src/a.js': 'function a() {\n  return 1\n}\n',

@@ -3,20 +3,9 @@
 
 use super::library::blocking;
 use super::NativeTools;
-use crate::error::{ToolError, ToolResult};
-use crate::runtime::Runtime;
-use crate::workspace::overlay::Overlay;
+use crate::review::staging;
 use napi_derive::napi;
 use std::sync::Arc;
-
-/// The staging area, or the error of a review call on a tools object without review.
-fn staging(rt: &Runtime) -> ToolResult<&Arc<Overlay>> {
-    rt.staging.as_ref().ok_or_else(|| {
-        ToolError::invalid(
-            "Review mode is off: pass review: true (or { scope }) to createAgentTools.",
-        )
-    })
-}
 
 #[napi]
 impl NativeTools {

@@ -21,8 +21,10 @@ use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 mod read;
 mod store;
+mod sync;
 mod tree;
 pub use read::{is_staged, is_staged_dir, lstat, open_view, stat};
+pub use sync::WriterLock;
 pub use tree::{dir_view, Below, Child, DirView};
 
 /// What the disk held at a path when it was first staged.
@@ -44,6 +46,14 @@ pub enum Base {
 /// One change to stage: `(path, Some(bytes) | None for a deletion, moved from)`.
 pub type Change<'a> = (&'a Path, Option<&'a [u8]>, Option<&'a Path>);
 
+/// What one staged change puts at its path.
+#[derive(Clone, Copy)]
+enum Put<'a> {
+    Bytes(&'a [u8]),
+    Delete,
+    Dir,
+}
+
 /// What is staged at a path.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Staged {
@@ -58,6 +68,8 @@ pub enum Staged {
     },
     /// The path is deleted.
     Delete,
+    /// A directory (`mkdir`), made with its parents when accepted.
+    Dir,
 }
 
 /// One staged path.
@@ -84,6 +96,8 @@ pub enum View {
 struct State {
     entries: BTreeMap<String, Entry>,
     next_blob: u64,
+    /// The manifest as last loaded or saved by this process.
+    stamp: Option<sync::Stamp>,
 }
 
 /// One scope's staging area.
@@ -176,6 +190,8 @@ impl Overlay {
         match &state.entries.get(&rel)?.staged {
             Staged::Write { blob, .. } => Some(View::File(self.blob_path(blob))),
             Staged::Delete => Some(View::Deleted),
+            // A directory is answered by `stat`/`lstat` (`holds_dir`), not opened.
+            Staged::Dir => None,
         }
     }
 
@@ -233,18 +249,33 @@ impl Overlay {
         self.stage(&[(to, Some(bytes), Some(from)), (from, None, None)], input)
     }
 
+    /// Stages the directory `abs` (`mkdir`; its missing parents come with it when accepted).
+    pub fn stage_dir(&self, abs: &Path, input: &str) -> ToolResult<()> {
+        self.put(&[(abs, Put::Dir, None)], input)
+    }
+
     /// Stages several changes as one: `(path, Some(bytes) | None for a deletion, moved from)`.
     /// All are persisted together, or none.
     pub fn stage(&self, changes: &[Change<'_>], input: &str) -> ToolResult<()> {
+        let puts: Vec<(&Path, Put<'_>, Option<&Path>)> = changes
+            .iter()
+            .map(|(abs, bytes, from)| (*abs, bytes.map_or(Put::Delete, Put::Bytes), *from))
+            .collect();
+        self.put(&puts, input)
+    }
+
+    fn put(&self, changes: &[(&Path, Put<'_>, Option<&Path>)], input: &str) -> ToolResult<()> {
         let fail = |e: io::Error| ToolError::fs(&e, input);
+        let _writer = self.writer_lock().map_err(fail)?;
         let mut state = self
             .state
             .lock()
             .map_err(|_| fail(io::Error::other("staging area poisoned")))?;
+        self.sync(&mut state);
         let mut next = state.entries.clone();
         let mut blob_no = state.next_blob;
         let mut written = Vec::new();
-        for (abs, bytes, from) in changes {
+        for (abs, put, from) in changes {
             let Some(rel) = self.rel(abs) else {
                 return Err(crate::workspace::escape_error(input));
             };
@@ -264,8 +295,8 @@ impl Overlay {
                 },
                 None => next.get(&rel).and_then(|e| e.from.clone()),
             };
-            let staged = match bytes {
-                Some(b) => {
+            let staged = match put {
+                Put::Bytes(b) => {
                     let blob = blob_no.to_string();
                     blob_no += 1;
                     store::write_blob(&self.blob_path(&blob), b).map_err(fail)?;
@@ -276,7 +307,8 @@ impl Overlay {
                         hash: blake3::hash(b).to_hex().to_string(),
                     }
                 }
-                None => Staged::Delete,
+                Put::Delete => Staged::Delete,
+                Put::Dir => Staged::Dir,
             };
             let entry = Entry { staged, base, from };
             if entry.is_noop() {
@@ -295,6 +327,7 @@ impl Overlay {
         } else {
             store::save(&self.dir, &next, blob_no).map_err(fail)
         };
+        state.stamp = sync::stamp(&self.dir);
         if let Err(e) = result {
             for p in written {
                 let _ = std::fs::remove_file(p);
@@ -311,22 +344,54 @@ impl Overlay {
         Ok(())
     }
 
-    /// Drops the entries `rels` from the staging area (accepted or rejected) and persists.
+    /// Drops the entries `rels` from the staging area (rejected) and persists.
     pub fn forget(&self, rels: &[String]) -> io::Result<()> {
+        let writer = self.writer_lock()?;
+        self.forget_locked(&writer, rels)
+    }
+
+    /// [`Self::forget`] under the writer lock the caller holds (`accept` holds it from its
+    /// conflict check to here, so another process's accept cannot interleave).
+    pub fn forget_locked(&self, _writer: &WriterLock, rels: &[String]) -> io::Result<()> {
         let mut state = self
             .state
             .lock()
             .map_err(|_| io::Error::other("staging area poisoned"))?;
+        self.sync(&mut state);
         let mut next = state.entries.clone();
         for r in rels {
             next.remove(r);
         }
-        store::save(&self.dir, &next, state.next_blob)?;
+        let saved = store::save(&self.dir, &next, state.next_blob);
+        state.stamp = sync::stamp(&self.dir);
+        saved?;
         let dropped = blobs_gone(&state.entries, &next);
         state.entries = next;
         drop(state);
         self.remove_blobs(&dropped);
         Ok(())
+    }
+
+    /// The scope's writer lock, across processes (see `sync`). Held by `stage`, `forget` and
+    /// `accept`; taking it twice in one thread waits forever.
+    pub fn writer_lock(&self) -> io::Result<WriterLock> {
+        sync::lock(&self.dir)
+    }
+
+    /// Takes in what another process staged, accepted or rejected in this scope since this
+    /// one last looked: one `stat` of the manifest when nothing changed. Called once per
+    /// call (dispatch, and the host's review calls), never per read.
+    pub fn refresh(&self) {
+        if let Ok(mut state) = self.state.lock() {
+            self.sync(&mut state);
+        }
+    }
+
+    fn sync(&self, state: &mut State) {
+        let now = sync::stamp(&self.dir);
+        if now != state.stamp {
+            *state = store::load(&self.dir);
+        }
     }
 
     /// The bytes at `abs` as readers see them: staged, or on disk.
@@ -350,7 +415,7 @@ impl Entry {
     pub fn staged_len(&self) -> u64 {
         match &self.staged {
             Staged::Write { len, .. } => *len,
-            Staged::Delete => 0,
+            Staged::Delete | Staged::Dir => 0,
         }
     }
 
@@ -373,7 +438,7 @@ fn blobs_gone(old: &BTreeMap<String, Entry>, new: &BTreeMap<String, Entry>) -> V
         .values()
         .filter_map(|e| match &e.staged {
             Staged::Write { blob, .. } => Some(blob.as_str()),
-            Staged::Delete => None,
+            Staged::Delete | Staged::Dir => None,
         })
         .collect();
     old.values()
