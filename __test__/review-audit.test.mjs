@@ -70,6 +70,30 @@ test('validation is the direct write\'s: the same errors, drift handling and syn
   assert.deepEqual((await staged.pending()).map((c) => c.path), ['drift.txt', 'src/a.js', 'src/c.py'])
 })
 
+test('writeScope holds in review mode: a change outside it is refused as in direct mode, whatever the tool', async () => {
+  const calls = [
+    ['write_file', { path: 'twice.txt', content: 'y\n' }],
+    ['edit_file', { path: 'drift.txt', old_string: 'gamma', new_string: 'delta' }],
+    ['apply_patch', { patch: '*** Begin Patch\n*** Add File: out.txt\n+x\n*** End Patch' }],
+    ['move', { source: 'src/b.py', destination: 'b.py' }],
+    ['copy', { source: 'src/b.py', destination: 'b.py' }],
+    ['mkdir', { path: 'outdir' }],
+    ['remove', { path: 'twice.txt' }],
+    ['write_file', { path: 'src/in.txt', content: 'in\n' }],
+  ]
+  const direct = createAgentTools({ workspaceRoot: ws(FILES), writeScope: ['src'] })
+  const root = ws(FILES)
+  const staged = createAgentTools({ workspaceRoot: root, writeScope: ['src'], review: true })
+  for (const [name, args] of calls) {
+    const d = await direct.callTool(name, args)
+    const s = await staged.callTool(name, args)
+    assert.equal(s.isError, d.isError, name)
+    assert.equal(s.text, d.isError ? d.text : d.text + CLAUSE, name)
+  }
+  assert.deepEqual((await staged.pending()).map((c) => c.path), ['src/in.txt'])
+  assert.deepEqual(tree(root), FILES)
+})
+
 test('diff, outline, check_syntax, file_stat and read_image-free reads answer from the staged tree as direct mode does', async () => {
   const steps = [
     ['write_file', { path: 'src/new.ts', content: 'export class Box {\n  open(): number {\n    return 1\n  }\n}\n' }],

@@ -153,7 +153,10 @@ pub(super) fn from_cli(
                 set.insert("tools".into(), Value::Bool(true));
             }
             _ => {
-                for (flag, key) in [("--review-scope", "scope"), ("--review-commands", "commands")] {
+                for (flag, key) in [
+                    ("--review-scope", "scope"),
+                    ("--review-commands", "commands"),
+                ] {
                     let value = if a == flag {
                         i += 1;
                         argv.get(i).cloned()

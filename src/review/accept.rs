@@ -219,7 +219,8 @@ fn make_dirs(
 /// recovery: a kill between an accept's commit and its update of the manifest leaves the
 /// applied changes listed, and they would otherwise show as pending (and conflict, "changed
 /// on disk since it was staged") to the restarted host. A commit the kill interrupted was
-/// rolled back by then, so its changes stay pending — all of them, or none.
+/// rolled back by then, so its changes stay pending — all of them, or none. Then the blobs
+/// no entry names are swept ([`Overlay::sweep`]).
 pub fn settle(overlay: &Overlay) {
     let applied: Vec<String> = overlay
         .entries()
@@ -241,4 +242,6 @@ pub fn settle(overlay: &Overlay) {
         // Best effort: failing, the entries stay pending, as before.
         let _ = overlay.forget(&applied);
     }
+    // Best effort too: a stray blob costs disk space, nothing else.
+    let _ = overlay.sweep();
 }

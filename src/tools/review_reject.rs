@@ -6,7 +6,8 @@ use super::{object_schema, Annotations, Call, Handler, Output, ToolDef};
 use crate::error::{ToolError, ToolResult};
 use serde_json::{json, Map, Value};
 
-const DESCRIPTION: &str = "Review mode: drop staged changes without applying them. Returns {rejected}.";
+const DESCRIPTION: &str =
+    "Review mode: drop staged changes without applying them. Returns {rejected}.";
 
 /// The `review_reject` tool definition.
 pub fn def() -> ToolDef {

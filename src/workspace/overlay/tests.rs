@@ -123,7 +123,10 @@ fn a_staged_directory_persists_and_is_a_directory_of_the_staged_tree() {
     assert!(overlay.holds_dir(&root.join("a")));
     assert!(stat(&cfg, &root.join("a/b")).unwrap().is_dir());
     assert_eq!(overlay.dir_view(root).get("a".as_ref()), Some(Child::Dir));
-    assert_eq!(overlay.dir_view(&root.join("a")).get("b".as_ref()), Some(Child::Dir));
+    assert_eq!(
+        overlay.dir_view(&root.join("a")).get("b".as_ref()),
+        Some(Child::Dir)
+    );
     // Nothing for the file walks, nothing to open.
     assert!(overlay.below(root).written.is_empty());
     assert_eq!(overlay.view(&root.join("a/b")), None);
@@ -138,7 +141,9 @@ fn another_writer_of_the_scope_is_seen_at_the_next_refresh() {
     let root = dir.path();
     let cfg = config(root, "shared", 1 << 20);
     let overlay = Overlay::open(&cfg).unwrap().unwrap();
-    overlay.stage_write(&root.join("a.txt"), b"a\n", "a.txt").unwrap();
+    overlay
+        .stage_write(&root.join("a.txt"), b"a\n", "a.txt")
+        .unwrap();
     // Another process's manifest: what this one would save with one entry more, written
     // behind its back (as another process's stage does, under the scope's lock).
     let mut theirs = overlay.entries();
@@ -163,8 +168,31 @@ fn another_writer_of_the_scope_is_seen_at_the_next_refresh() {
     assert_eq!(overlay.entries().len(), 2);
     assert_eq!(overlay.current_bytes(&root.join("b.txt")).unwrap(), b"b\n");
     // This process's next stage keeps the other's entry and does not reuse its blob number.
-    overlay.stage_write(&root.join("c.txt"), b"c\n", "c.txt").unwrap();
+    overlay
+        .stage_write(&root.join("c.txt"), b"c\n", "c.txt")
+        .unwrap();
     let after = overlay.entries();
     assert_eq!(after.len(), 3);
     assert!(matches!(&after["c.txt"].staged, Staged::Write { blob, .. } if blob == "100"));
+}
+
+#[test]
+fn sweep_removes_the_blobs_no_entry_names_and_keeps_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let cfg = config(root, "sweep", 1 << 20);
+    let overlay = Overlay::open(&cfg).unwrap().unwrap();
+    overlay.stage_write(&root.join("a"), b"a", "a").unwrap();
+    let blobs = overlay.dir.join("blobs");
+    // A blob a killed stager left, and one whose removal an exit cut short.
+    std::fs::write(blobs.join("77"), b"stray").unwrap();
+    std::fs::write(blobs.join("3"), b"old").unwrap();
+    overlay.sweep().unwrap();
+    let mut left: Vec<String> = std::fs::read_dir(&blobs)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    left.sort();
+    assert_eq!(left, vec!["0".to_string()]);
+    assert_eq!(overlay.current_bytes(&root.join("a")).unwrap(), b"a");
 }
