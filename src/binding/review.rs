@@ -3,7 +3,6 @@
 
 use super::library::blocking;
 use super::NativeTools;
-use crate::review::staging;
 use napi_derive::napi;
 use std::sync::Arc;
 
@@ -15,7 +14,7 @@ impl NativeTools {
         let rt = Arc::clone(&self.runtime);
         blocking(move || {
             let scope = crate::redact::Scope::new(rt.redactor.as_ref());
-            Ok(crate::review::pending_json(staging(&rt)?, &scope))
+            Ok(crate::review::pending_json(rt.review_staging()?, &scope))
         })
         .await
     }
@@ -27,7 +26,7 @@ impl NativeTools {
         blocking(move || {
             crate::review::accept(
                 &rt.config,
-                staging(&rt)?,
+                rt.review_staging()?,
                 &rt.checkpoints,
                 paths.as_deref(),
                 force,
@@ -40,6 +39,7 @@ impl NativeTools {
     #[napi]
     pub async fn review_reject(&self, paths: Option<Vec<String>>) -> String {
         let rt = Arc::clone(&self.runtime);
-        blocking(move || crate::review::reject(&rt.config, staging(&rt)?, paths.as_deref())).await
+        blocking(move || crate::review::reject(&rt.config, rt.review_staging()?, paths.as_deref()))
+            .await
     }
 }

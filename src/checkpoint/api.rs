@@ -69,7 +69,7 @@ pub fn host_restore_json(
     paths: Option<&[String]>,
     force: bool,
 ) -> ToolResult<Value> {
-    restore_json(store, &crate::review::direct(config), id, paths, force)
+    restore_json(store, &config.without_review(), id, paths, force)
 }
 
 /// Restores checkpoint `id` of `store` (all its paths, or `paths` — workspace-relative or

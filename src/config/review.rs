@@ -55,6 +55,17 @@ impl ReviewConfig {
     }
 }
 
+impl super::Config {
+    /// This configuration writing the workspace itself: the host's own writes (`accept`,
+    /// `tools.restore`) are decisions already made, so they never stage.
+    pub fn without_review(&self) -> super::Config {
+        super::Config {
+            review: None,
+            ..self.clone()
+        }
+    }
+}
+
 /// Whether `name` may name a scope: 1–64 of `[A-Za-z0-9_-]` (it becomes a directory name, so
 /// nothing that could climb, hide or collide with case-insensitive spellings of dots).
 pub fn valid_scope(name: &str) -> bool {

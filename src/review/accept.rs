@@ -86,7 +86,7 @@ pub fn accept(
     force: bool,
 ) -> ToolResult<Value> {
     // The workspace itself: this configuration's writers must not stage again.
-    let direct = super::direct(config);
+    let direct = config.without_review();
     let scope_fail = |e: std::io::Error| ToolError::fs(&e, ".clarvis/review");
     overlay.refresh();
     let entries = overlay.entries();
@@ -209,7 +209,7 @@ fn make_dirs(
         let abs = overlay.abs(rel);
         let (dir, created) = crate::workspace::open_dir_for_write(direct, &abs, rel, true)?;
         crate::workspace::verify_write_scope(direct, &dir, &abs, None, rel)
-            .inspect_err(|_| crate::tools::endpoints::remove_created(&created))?;
+            .inspect_err(|_| crate::workspace::remove_created(&created))?;
     }
     Ok(())
 }

@@ -16,25 +16,6 @@ use std::collections::{BTreeMap, BTreeSet};
 mod accept;
 pub use accept::{accept, settle};
 
-/// The staging area of a tools object, or the error of a review call (a host's
-/// `tools.pending()`, a review tool) on one without review.
-pub fn staging(rt: &crate::runtime::Runtime) -> ToolResult<&std::sync::Arc<Overlay>> {
-    rt.staging.as_ref().ok_or_else(|| {
-        ToolError::invalid(
-            "Review mode is off: pass review: true (or { scope }) to createAgentTools.",
-        )
-    })
-}
-
-/// `config` writing the workspace itself: the host's own writes (accept, `tools.restore`)
-/// are decisions already made, so they never stage.
-pub fn direct(config: &Config) -> Config {
-    Config {
-        review: None,
-        ..config.clone()
-    }
-}
-
 /// The `paths` argument of a review call: `None` (all) when absent.
 pub fn paths_arg(args: &serde_json::Map<String, Value>) -> Option<Vec<String>> {
     args.get("paths").and_then(Value::as_array).map(|a| {

@@ -39,7 +39,7 @@ fn schema() -> Value {
 }
 
 fn run(call: &Call) -> ToolResult<Output> {
-    let staging = crate::review::staging(&call.runtime)?;
+    let staging = call.runtime.review_staging()?;
     let paths = crate::review::paths_arg(&call.args);
     let force = bool_arg(&call.args, "force").unwrap_or(false);
     let report = crate::review::accept(

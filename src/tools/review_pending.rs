@@ -27,7 +27,7 @@ fn schema() -> Value {
 }
 
 fn run(call: &Call) -> ToolResult<Output> {
-    let staging = crate::review::staging(&call.runtime)?;
+    let staging = call.runtime.review_staging()?;
     Ok(Output::text(
         crate::review::pending_json(staging, &call.redaction).to_string(),
     ))

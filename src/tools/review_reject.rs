@@ -38,7 +38,7 @@ fn schema() -> Value {
 }
 
 fn run(call: &Call) -> ToolResult<Output> {
-    let staging = crate::review::staging(&call.runtime)?;
+    let staging = call.runtime.review_staging()?;
     let paths = crate::review::paths_arg(&call.args);
     let report = crate::review::reject(&call.config, staging, paths.as_deref())?;
     Ok(Output::text(report.to_string()))
