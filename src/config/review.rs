@@ -187,7 +187,7 @@ pub(super) fn from_cli(
         }
         i += 1;
     }
-    if !(on || !set.is_empty()) {
+    if !on && set.is_empty() {
         return Ok(v);
     }
     if !v.is_object() {

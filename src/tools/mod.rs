@@ -262,11 +262,10 @@ fn on_surface(def: &ToolDef, config: &Config) -> bool {
     }
     // Opt-in tools appear only when `toolPolicy.allow` names them (or, for the checkpoint
     // tools, `checkpointTools` is on).
-    if OPT_IN.contains(&def.name)
-        && !config.tool_policy.allow.iter().any(|a| a == def.name)
-        && !(config.checkpoint_tools && CHECKPOINT_TOOLS.contains(&def.name))
-        && !(config.review.as_ref().is_some_and(|r| r.tools) && REVIEW_TOOLS.contains(&def.name))
-    {
+    let opted_in = config.tool_policy.allow.iter().any(|a| a == def.name)
+        || (config.checkpoint_tools && CHECKPOINT_TOOLS.contains(&def.name))
+        || (config.review.as_ref().is_some_and(|r| r.tools) && REVIEW_TOOLS.contains(&def.name));
+    if OPT_IN.contains(&def.name) && !opted_in {
         return false;
     }
     match config.compat {
