@@ -301,7 +301,7 @@ export interface ServerConfig {
   readonly maxShellSessions?: number
   /** The `bash` session idle time, when not 1800000. */
   readonly shellSessionIdleMs?: number
-  readonly review?: { scope: string; commands: 'refuse' | 'direct' }
+  readonly review?: { scope: string; commands: 'refuse' | 'direct'; tools?: true }
   readonly reviewBytes?: number
   /** The sandbox policy, resolved (paths absolute); absent when off. */
   readonly sandbox?: {
@@ -469,6 +469,10 @@ export type ToolName =
   | 'checkpoint_changes'
   | 'checkpoint_restore'
   | 'checkpoint_drop'
+  /** Opt-in: with `review: { tools: true }` (CLI `--review-tools`), or when `toolPolicy.allow` names them. */
+  | 'review_pending'
+  | 'review_accept'
+  | 'review_reject'
 
 /** Error codes of the envelope. */
 export type ErrorCode =
@@ -525,6 +529,12 @@ export interface ReviewOptions {
    * staged) and refuses them elsewhere; `'direct'` runs them on the real workspace.
    */
   commands?: 'refuse' | 'direct'
+  /**
+   * The host's review calls as tools (`review_pending`, `review_accept`, `review_reject`), for
+   * a host that reaches the tools only over MCP (`clarvis-agent-tools mcp --review-tools`).
+   * Off by default: accepting is the host's decision, not the model's.
+   */
+  tools?: boolean
 }
 /** One staged change. */
 export interface PendingChange {
@@ -535,6 +545,8 @@ export interface PendingChange {
   from?: string
   /** Unified diff (the `meta.diff` format) when both sides are text; redacted like the model's. */
   diff?: string
+  /** A directory `mkdir` staged (kind `created`, no diff): accept makes it with its parents. */
+  directory?: true
 }
 /** What `accept` did: nothing at all when there are conflicts (unless forced). */
 export interface AcceptReport {

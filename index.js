@@ -374,13 +374,19 @@ function contextFor(handle, tool, args, config) {
   return ctx
 }
 
+// Built-in mutating tools whose call stages nothing: the host's review calls (accept writes
+// the disk, reject drops staged changes) and the checkpoint bookkeeping (no file changes).
+const NOT_STAGED = new Set(['review_accept', 'review_reject', 'checkpoint_create', 'checkpoint_drop'])
+
 // Review mode in the guard's context: a file tool's change is staged, not written, and so is a
-// captured bash call's or monitor's (sandbox on, Linux); any other command
-// runs on the real workspace only when the host said `commands: "direct"`.
+// captured bash call's or monitor's (sandbox on, Linux); any other command runs on the real
+// workspace only when the host said `commands: "direct"`. A custom tool is never `staged`:
+// its handler is the host's and writes wherever it writes.
 function reviewFacts(ctx, handle, tool, args) {
   const review = publicConfigOf.get(handle) && publicConfigOf.get(handle).review
   if (!review || typeof review !== 'object') return
   ctx.review = { scope: review.scope, commands: review.commands }
+  if (NOT_STAGED.has(tool) || (customOf.get(handle) && customOf.get(handle).has(tool))) return
   const def = toolList(handle).find((t) => t.name === tool)
   const a = def && def.annotations
   if (a && !a.readOnlyHint && !a.openWorldHint) ctx.staged = true

@@ -6,23 +6,13 @@ import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
 import { createAgentTools, ToolError } from '../index.mjs'
-import { scratch, envelope, put, walkTree } from './helpers.mjs'
+import { scratch, envelope } from './helpers.mjs'
+import { ws, tree as filesUnder } from './review-helpers.mjs'
 import { noSh, slash, windows } from './platform.mjs'
 
 const CLAUSE = ' (Staged for review: the change reaches disk when the host accepts it.)'
 
-function ws(files) {
-  const root = scratch('review-')
-  put(root, files)
-  return root
-}
-
-// Every file under root but .clarvis/, with its bytes and mode.
-function tree(root) {
-  return walkTree(root, (rel, p, e) =>
-    e.isDirectory() ? undefined : [fs.readFileSync(p, 'latin1'), fs.statSync(p).mode & 0o777],
-  )
-}
+const tree = (root) => filesUnder(root, { modes: true })
 
 const FILES = {
   'src/a.js': 'function a() {\n  return 1\n}\n',

@@ -20,9 +20,9 @@ test('the examples of the issue, word for word', () => {
 test('every built-in has a title of its own, for any arguments, without throwing', () => {
   const { tools } = latest()
   // The surface, and the opt-in tools (describable whether or not they are on it).
-  const optIn = ['undo', 'checkpoint_create', 'checkpoint_list', 'checkpoint_changes', 'checkpoint_restore', 'checkpoint_drop']
+  const optIn = ['undo', 'checkpoint_create', 'checkpoint_list', 'checkpoint_changes', 'checkpoint_restore', 'checkpoint_drop', 'review_pending', 'review_accept', 'review_reject']
   const names = [...tools.listTools().map((t) => t.name), ...optIn]
-  assert.equal(new Set(names).size, 38, names.join())
+  assert.equal(new Set(names).size, 41, names.join())
   const seen = new Map()
   for (const name of names) {
     const title = tools.describeCall(name, { path: 'src/x.ts', id: 'cp-1', command: 'make', pattern: 'x', paths: ['a', 'b'] })

@@ -7,7 +7,8 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { createRequire } from 'node:module'
-import { expectOk, interleaved, median, row, skipped, time } from './lib.mjs'
+import { execFileSync } from 'node:child_process'
+import { expectOk, median, row, skipped, time } from './lib.mjs'
 
 const require = createRequire(import.meta.url)
 
@@ -26,6 +27,36 @@ function makeTree(dir) {
   }
 }
 const rel = (i) => `d${i % 40}/f${i}.rs`
+
+// Paired, alternating runs: each round times both sides, the first one first in even rounds
+// and second in odd ones (a machine shared with other work drifts; a fixed order would give
+// one side the warmer cache or the quieter moment). One warm-up each. The ratio is the
+// median of the rounds' own ratios, which cancels the load both sides of a round shared.
+async function paired(ours, peer, rounds, prepare = async () => {}) {
+  await prepare()
+  await ours()
+  await peer()
+  const a = []
+  const b = []
+  for (let r = 0; r < rounds; r++) {
+    await prepare()
+    if (r % 2) {
+      b.push(await time(peer))
+      a.push(await time(ours))
+    } else {
+      a.push(await time(ours))
+      b.push(await time(peer))
+    }
+  }
+  return { ours: median(a), peer: median(b), ratio: median(a.map((x, i) => x / b[i])) }
+}
+
+// Writes the dirty pages of earlier steps out before a timed one (sync(1)): an fsync pays
+// for what is dirty in the file system's journal, and the untimed staging of one side must
+// not be billed to the other side's fsyncs, nor its own.
+function settleDisk() {
+  if (process.platform !== 'win32') execFileSync('sync')
+}
 
 export async function reviewRows(ctx, want) {
   const rows = []
@@ -54,8 +85,8 @@ export async function reviewRows(ctx, want) {
         expectOk('edit_file', await tools.callTool('edit_file', { path: rel(7), old_string: edit(a), new_string: edit(b) }))
       }
     }
-    const [s, d] = await interleaved([flipper(staged), flipper(direct)], ctx.rounds.edits)
-    return row(name, s, d, { op: '<=', value: 1.0 }, 'peer: the same edit_file on a direct tools object (a 200-line file)')
+    const p = await paired(flipper(staged), flipper(direct), ctx.rounds.edits)
+    return row(name, p.ours, p.peer, { op: '<=', value: 1.0 }, 'peer: the same edit_file on a direct tools object (a 200-line file); paired alternating rounds, median of per-round ratios', p.ratio)
   })
 
   // 100 files changed in both trees: staged in one, written in the other.
@@ -74,8 +105,8 @@ export async function reviewRows(ctx, want) {
         expectOk('read_file', r)
       }
     }
-    const [s, d] = await interleaved([reads(staged), reads(direct)], ctx.rounds.calls)
-    return row(name, s, d, { op: '<=', value: 1.1 }, 'peer: the same 50 read_file calls (half of them staged files) on the direct tree')
+    const p = await paired(reads(staged), reads(direct), ctx.rounds.calls)
+    return row(name, p.ours, p.peer, { op: '<=', value: 1.1 }, 'peer: the same 50 read_file calls (half of them staged files) on the direct tree; paired alternating rounds', p.ratio)
   })
 
   for (const [what, args] of [
@@ -88,8 +119,8 @@ export async function reviewRows(ctx, want) {
       const sa = await staged.callTool('grep', args)
       const da = await direct.callTool('grep', args)
       if (sa.text !== da.text) throw new Error('grep through the staging answered differently from direct mode')
-      const [s, d] = await interleaved([g(staged), g(direct)], ctx.rounds.calls)
-      return row(name, s, d, { op: '<=', value: 1.1 }, 'peer: the same grep on the direct tree holding the same changes')
+      const p = await paired(g(staged), g(direct), ctx.rounds.calls)
+      return row(name, p.ours, p.peer, { op: '<=', value: 1.1 }, 'peer: the same grep on the direct tree holding the same changes; paired alternating rounds', p.ratio)
     })
   }
 
@@ -98,10 +129,9 @@ export async function reviewRows(ctx, want) {
     // Files the 100 changes above left alone (they stay pending meanwhile).
     const targets = []
     for (let j = 1; targets.length < STAGED; j += 7) if (j % 13 !== 0) targets.push(rel(j))
-    let flip = 0
-    const samples = { accept: [], patch: [] }
+    const samples = { accept: [], patch: [], ratio: [] }
     for (let r = 0; r <= ctx.rounds.edits; r++) {
-      const [a, b] = flip++ % 2 ? ['STEP ', 'step '] : ['step ', 'STEP ']
+      const [a, b] = r % 2 ? ['STEP ', 'step '] : ['step ', 'STEP ']
       const line = (p, t) => `    let value_9 = compute_${p.match(/f(\d+)/)[1]}(9); // ${t}9`
       // Untimed: stage the changes; the same edit as a patch for the direct tree.
       for (const p of targets) {
@@ -111,18 +141,33 @@ export async function reviewRows(ctx, want) {
         '*** Begin Patch\n' +
         targets.map((p) => `*** Update File: ${p}\n@@\n-${line(p, a)}\n+${line(p, b)}\n`).join('') +
         '*** End Patch'
-      const ta = await time(async () => {
-        const res = await staged.accept(targets)
-        if (res.accepted.length !== STAGED || res.conflicts.length) throw new Error(`accept: ${JSON.stringify(res.conflicts)}`)
-      })
-      const tp = await time(async () => expectOk('apply_patch', await direct.callTool('apply_patch', { patch })))
-      // The first round warms both up.
+      const accept = async () => {
+        settleDisk()
+        return time(async () => {
+          const res = await staged.accept(targets)
+          if (res.accepted.length !== STAGED || res.conflicts.length) throw new Error(`accept: ${JSON.stringify(res.conflicts)}`)
+        })
+      }
+      const apply = async () => {
+        settleDisk()
+        return time(async () => expectOk('apply_patch', await direct.callTool('apply_patch', { patch })))
+      }
+      // Alternating order; the first round warms both up.
+      let ta, tp
+      if (r % 2) {
+        tp = await apply()
+        ta = await accept()
+      } else {
+        ta = await accept()
+        tp = await apply()
+      }
       if (r > 0) {
         samples.accept.push(ta)
         samples.patch.push(tp)
+        samples.ratio.push(ta / tp)
       }
     }
-    return row(name, median(samples.accept), median(samples.patch), { op: '<=', value: 1.0 }, 'peer: apply_patch of the same 100 one-line changes (both through the commit journal); 100 other changes stay pending')
+    return row(name, median(samples.accept), median(samples.patch), { op: '<=', value: 1.0 }, 'peer: apply_patch of the same 100 one-line changes (both through the commit journal); 100 other changes stay pending; sync(1) before each timed side, alternating order, median of per-round ratios', median(samples.ratio))
   })
   return rows
 }

@@ -11,7 +11,9 @@ const { buildConfig, agentToolsFor, StartupError } = require('../index.js')
 const { version } = require('../package.json')
 
 const USAGE = `Usage: clarvis-agent-tools mcp --workspace <dir> [--read-only] [--allow-outside-workspace] [--checkpoints]
-                                [--refuse-stale-writes] [--http [HOST:]PORT [--token <token>]]
+                                [--refuse-stale-writes] [--review] [--review-scope <name>]
+                                [--review-commands refuse|direct] [--review-tools]
+                                [--http [HOST:]PORT [--token <token>]]
 
 Serves the tools to a Model Context Protocol client over stdio, or with --http over the
 Streamable HTTP transport at http://HOST:PORT/mcp. Uses @modelcontextprotocol/sdk when it is
@@ -25,6 +27,15 @@ Options (each flag wins over its environment variable):
                               (with --read-only: checkpoint_list and checkpoint_changes)
   --refuse-stale-writes       refuse whole-file overwrites of files the model has not
                               read as they are now (stale_write)   STALE_WRITES=refuse
+  --review                    review mode: file tools stage their changes for the host
+                              CLARVIS_REVIEW=1 (or the review option's JSON object)
+  --review-scope <name>       review mode in this staging area (.clarvis/review/<name>/);
+                              the host accepts from its own process with a tools object
+                              on the same scope
+  --review-commands <c>       bash and monitors in review mode: refuse (default) or direct
+  --review-tools              review mode, and the host's review calls as tools:
+                              review_pending, review_accept, review_reject (for a host
+                              that speaks MCP only; keep them from the model)
   --http [HOST:]PORT          serve over HTTP at /mcp; HOST defaults to 127.0.0.1
   --token <token>             require Authorization: Bearer <token>  CLARVIS_MCP_TOKEN
                               (required for a HOST that is not a loopback address)

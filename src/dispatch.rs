@@ -400,6 +400,10 @@ fn prepare(
     {
         runtime.checkpoints.begin_call();
     }
+    // Review mode: what another process staged, accepted or rejected in this scope (a stat).
+    if let Some(staging) = &runtime.staging {
+        staging.refresh();
+    }
     let mut call = Call::new(args, runtime, cancel);
     call.on_output = on_output;
     // The handler teaches the call's scope its sources; dispatch masks with what it learned.

@@ -86,6 +86,16 @@ impl Runtime {
         }
     }
 
+    /// The staging area, or the error of a review call (a host's `tools.pending()`, a review
+    /// tool) on a tools object without review.
+    pub fn review_staging(&self) -> crate::error::ToolResult<&Arc<Overlay>> {
+        self.staging.as_ref().ok_or_else(|| {
+            crate::error::ToolError::invalid(
+                "Review mode is off: pass review: true (or { scope }) to createAgentTools.",
+            )
+        })
+    }
+
     /// With the scope's staging area opened (`review`; `None`: off).
     pub fn with_staging(mut self, staging: Option<Arc<Overlay>>) -> Runtime {
         self.staging = staging;

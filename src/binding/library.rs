@@ -184,7 +184,7 @@ impl NativeTools {
     pub async fn restore(&self, id: String, paths: Option<Vec<String>>, force: bool) -> String {
         let rt = std::sync::Arc::clone(&self.runtime);
         blocking(move || {
-            crate::checkpoint::api::restore_json(
+            crate::checkpoint::api::host_restore_json(
                 &rt.checkpoints,
                 &rt.config,
                 &id,

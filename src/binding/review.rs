@@ -3,20 +3,8 @@
 
 use super::library::blocking;
 use super::NativeTools;
-use crate::error::{ToolError, ToolResult};
-use crate::runtime::Runtime;
-use crate::workspace::overlay::Overlay;
 use napi_derive::napi;
 use std::sync::Arc;
-
-/// The staging area, or the error of a review call on a tools object without review.
-fn staging(rt: &Runtime) -> ToolResult<&Arc<Overlay>> {
-    rt.staging.as_ref().ok_or_else(|| {
-        ToolError::invalid(
-            "Review mode is off: pass review: true (or { scope }) to createAgentTools.",
-        )
-    })
-}
 
 #[napi]
 impl NativeTools {
@@ -26,7 +14,7 @@ impl NativeTools {
         let rt = Arc::clone(&self.runtime);
         blocking(move || {
             let scope = crate::redact::Scope::new(rt.redactor.as_ref());
-            Ok(crate::review::pending_json(staging(&rt)?, &scope))
+            Ok(crate::review::pending_json(rt.review_staging()?, &scope))
         })
         .await
     }
@@ -38,7 +26,7 @@ impl NativeTools {
         blocking(move || {
             crate::review::accept(
                 &rt.config,
-                staging(&rt)?,
+                rt.review_staging()?,
                 &rt.checkpoints,
                 paths.as_deref(),
                 force,
@@ -51,7 +39,8 @@ impl NativeTools {
     #[napi]
     pub async fn review_reject(&self, paths: Option<Vec<String>>) -> String {
         let rt = Arc::clone(&self.runtime);
-        blocking(move || crate::review::reject(&rt.config, staging(&rt)?, paths.as_deref())).await
+        blocking(move || crate::review::reject(&rt.config, rt.review_staging()?, paths.as_deref()))
+            .await
     }
 
     /// Whether a stateless `bash` call is captured into the staging area (review mode on, its

@@ -59,6 +59,19 @@ pub fn changes_json(
     ))
 }
 
+/// The host's `tools.restore(id, { paths?, force? })`: [`restore_json`] on the workspace
+/// itself even in review mode — the host decided, as when it accepts (SPEC §13,
+/// "Checkpoints"); the model's `undo` and `checkpoint_restore` stage like every writer.
+pub fn host_restore_json(
+    store: &Store,
+    config: &Config,
+    id: &str,
+    paths: Option<&[String]>,
+    force: bool,
+) -> ToolResult<Value> {
+    restore_json(store, &config.without_review(), id, paths, force)
+}
+
 /// Restores checkpoint `id` of `store` (all its paths, or `paths` — workspace-relative or
 /// absolute, resolved and confined like any tool path), as a writer confined like the
 /// tools ([`super::Store::restore`]). `{ restored: [{path, kind}], conflicts: [{path,

@@ -145,6 +145,7 @@ pub fn build_config(
         )));
     }
     let sandbox = sandbox_option(env, sandbox_flag, allow_write, allow_domain)?;
+    let review = super::review::from_cli(argv, env)?;
     let options = serde_json::json!({
         "workspaceRoot": workspace,
         "readOnly": read_only,
@@ -162,6 +163,7 @@ pub fn build_config(
         "shellSessionIdleMs": session_idle,
         "staleWrites": if stale_flag { Some("refuse".to_string()) } else { env.get("STALE_WRITES").filter(|s| !s.is_empty()).cloned() },
         "sandbox": sandbox,
+        "review": review,
         "compat": compat.or_else(|| env.get("AGENT_TOOLS_COMPAT").filter(|s| !s.is_empty()).cloned()),
     });
     resolve_config(&options, probes, checks)

@@ -38,12 +38,31 @@ pub struct ReviewConfig {
     pub commands: Commands,
     /// `reviewBytes`: the most staged bytes this scope holds.
     pub bytes: u64,
+    /// `review.tools`: the host's review calls are tools of the surface
+    /// ([`crate::tools::REVIEW_TOOLS`]), for a host that speaks MCP only.
+    pub tools: bool,
 }
 
 impl ReviewConfig {
-    /// The public config shape: `{ scope, commands }` (`reviewBytes` is its own key).
+    /// The public config shape: `{ scope, commands, tools? }` (`reviewBytes` is its own key;
+    /// `tools` only when on).
     pub fn to_json(&self) -> Value {
-        serde_json::json!({ "scope": self.scope, "commands": self.commands.as_str() })
+        let mut v = serde_json::json!({ "scope": self.scope, "commands": self.commands.as_str() });
+        if self.tools {
+            v["tools"] = Value::Bool(true);
+        }
+        v
+    }
+}
+
+impl super::Config {
+    /// This configuration writing the workspace itself: the host's own writes (`accept`,
+    /// `tools.restore`) are decisions already made, so they never stage.
+    pub fn without_review(&self) -> super::Config {
+        super::Config {
+            review: None,
+            ..self.clone()
+        }
     }
 }
 
@@ -65,6 +84,7 @@ pub(super) fn parse(
     let bytes = integer_option(opts, "reviewBytes", DEFAULT_REVIEW_BYTES, 1)?;
     let mut scope = DEFAULT_SCOPE.to_string();
     let mut commands = Commands::Refuse;
+    let mut tools = false;
     match opts.get("review") {
         None | Some(Value::Null) | Some(Value::Bool(false)) => return Ok(None),
         Some(Value::Bool(true)) => {}
@@ -90,10 +110,20 @@ pub(super) fn parse(
                     )))
                 }
             }
+            match o.get("tools") {
+                None | Some(Value::Null) => {}
+                Some(Value::Bool(b)) => tools = *b,
+                Some(v) => {
+                    return Err(StartupError(format!(
+                        "review.tools must be a boolean, got: {}",
+                        js_string(v)
+                    )))
+                }
+            }
         }
         Some(v) => {
             return Err(StartupError(format!(
-                "review must be true, false or {{ scope?, commands? }}, got: {}",
+                "review must be true, false or {{ scope?, commands?, tools? }}, got: {}",
                 js_string(v)
             )))
         }
@@ -105,7 +135,68 @@ pub(super) fn parse(
         scope,
         commands,
         bytes,
+        tools,
     }))
+}
+
+/// The `review` option of the command line (`clarvis-agent-tools mcp`): `CLARVIS_REVIEW` (a
+/// boolean word, or the option's JSON object), then the flags, which win: `--review` (on),
+/// `--review-scope <name>`, `--review-commands <refuse|direct>` and `--review-tools` (each
+/// turns review on). `Value::Bool(false)` when neither asks for it.
+pub(super) fn from_cli(
+    argv: &[String],
+    env: &std::collections::HashMap<String, String>,
+) -> Result<Value, StartupError> {
+    let mut v = match env.get("CLARVIS_REVIEW").map(|s| s.trim()) {
+        None | Some("") => Value::Bool(false),
+        Some(raw) if raw.starts_with('{') => serde_json::from_str(raw)
+            .map_err(|e| StartupError(format!("CLARVIS_REVIEW is not valid JSON: {e}")))?,
+        Some(raw) => Value::Bool(super::cli::parse_bool_env("CLARVIS_REVIEW", raw)?),
+    };
+    let mut on = false;
+    let mut set = Map::new();
+    let mut i = 0;
+    while i < argv.len() {
+        let a = argv[i].as_str();
+        match a {
+            "--review" => on = true,
+            "--review-tools" => {
+                set.insert("tools".into(), Value::Bool(true));
+            }
+            _ => {
+                for (flag, key) in [
+                    ("--review-scope", "scope"),
+                    ("--review-commands", "commands"),
+                ] {
+                    let value = if a == flag {
+                        i += 1;
+                        argv.get(i).cloned()
+                    } else if let Some(v) = a.strip_prefix(flag).and_then(|r| r.strip_prefix('=')) {
+                        Some(v.to_string())
+                    } else {
+                        continue;
+                    };
+                    match value {
+                        Some(v) if !v.is_empty() && !v.starts_with("--") => {
+                            set.insert(key.into(), Value::String(v));
+                        }
+                        _ => return Err(StartupError(format!("{flag} requires an argument"))),
+                    }
+                }
+            }
+        }
+        i += 1;
+    }
+    if !on && set.is_empty() {
+        return Ok(v);
+    }
+    if !v.is_object() {
+        v = Value::Object(Map::new());
+    }
+    if let Some(o) = v.as_object_mut() {
+        o.extend(set);
+    }
+    Ok(v)
 }
 
 #[cfg(test)]
@@ -137,7 +228,20 @@ mod tests {
             (named.scope.as_str(), named.commands, named.bytes),
             ("task-1", Commands::Direct, 4096)
         );
+        let tools = of(json!({"review": {"tools": true}}), Compat::Latest)
+            .unwrap()
+            .unwrap();
+        assert!(tools.tools);
+        assert_eq!(
+            tools.to_json(),
+            json!({"scope": "default", "commands": "refuse", "tools": true})
+        );
+        assert_eq!(
+            on.to_json(),
+            json!({"scope": "default", "commands": "refuse"})
+        );
         for bad in [
+            json!({"review": {"tools": "yes"}}),
             json!({"review": {"scope": "../x"}}),
             json!({"review": {"scope": ""}}),
             json!({"review": {"commands": "yes"}}),

@@ -17,6 +17,16 @@ mod accept;
 pub mod commands;
 pub use accept::{accept, settle};
 
+/// The `paths` argument of a review call: `None` (all) when absent.
+pub fn paths_arg(args: &serde_json::Map<String, Value>) -> Option<Vec<String>> {
+    args.get("paths").and_then(Value::as_array).map(|a| {
+        a.iter()
+            .filter_map(Value::as_str)
+            .map(str::to_string)
+            .collect()
+    })
+}
+
 /// What kind of change a pending path is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -81,6 +91,7 @@ pub fn changes(entries: &BTreeMap<String, Entry>) -> Vec<Change> {
                 (Staged::Write { .. }, Base::Absent, None) => Kind::Created,
                 (Staged::Write { .. }, Base::File { .. }, None) => Kind::Modified,
                 (Staged::Delete, _, _) => Kind::Deleted,
+                (Staged::Dir, _, _) => Kind::Created,
             };
             Change {
                 path: rel.clone(),
@@ -104,7 +115,9 @@ pub fn select(
     };
     let mut out = BTreeSet::new();
     for raw in wanted {
-        let abs = workspace::resolve(config, raw)?;
+        // Lexical: a name of the staging area, never followed on disk (a directory swapped
+        // for a link outside must reach the conflict check, not fail to resolve here).
+        let abs = workspace::lexical(config, raw);
         let rel = overlay
             .rel(&abs)
             .filter(|r| entries.contains_key(r))
@@ -141,9 +154,11 @@ fn text_of(bytes: &[u8]) -> Option<String> {
     Some(crate::text::normalize_eol(s).into_owned())
 }
 
-/// `tools.pending()`: `[{ path, kind, from?, diff? }]`, the diff in `meta.diff`'s format
-/// when both sides are text, masked by `redaction` as the model's diffs are.
+/// `tools.pending()`: `[{ path, kind, from?, diff?, directory? }]`, the diff in `meta.diff`'s
+/// format when both sides are text, masked by `redaction` as the model's diffs are;
+/// `directory: true` for a directory `mkdir` staged (kind `created`, no diff).
 pub fn pending_json(overlay: &Overlay, redaction: &Scope) -> Value {
+    overlay.refresh();
     let entries = overlay.entries();
     let list = changes(&entries)
         .into_iter()
@@ -161,6 +176,10 @@ pub fn pending_json(overlay: &Overlay, redaction: &Scope) -> Value {
                     .ok()
                     .and_then(|b| text_of(&b)),
                 Staged::Delete => Some(String::new()),
+                Staged::Dir => {
+                    o["directory"] = Value::Bool(true);
+                    None
+                }
             };
             if let Some(from) = &c.from {
                 o["from"] = Value::from(from.as_str());
@@ -182,6 +201,7 @@ pub fn pending_json(overlay: &Overlay, redaction: &Scope) -> Value {
 
 /// `tools.reject(paths?)`: drops the chosen changes; `{ rejected: [path] }`.
 pub fn reject(config: &Config, overlay: &Overlay, paths: Option<&[String]>) -> ToolResult<Value> {
+    overlay.refresh();
     let entries = overlay.entries();
     let chosen = select(config, overlay, &entries, paths)?;
     let shown: Vec<String> = changes(&entries)

@@ -9,6 +9,7 @@ fn config(root: &Path, scope: &str) -> Config {
         scope: scope.into(),
         commands: crate::config::review::Commands::Refuse,
         bytes: 1 << 20,
+        tools: false,
     });
     c
 }

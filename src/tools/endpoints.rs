@@ -161,12 +161,7 @@ impl Endpoints {
     }
 }
 
-/// Removes directories a failed call created, deepest first.
-pub fn remove_created(created: &[PathBuf]) {
-    for d in created.iter().rev() {
-        let _ = std::fs::remove_dir(d);
-    }
-}
+pub use crate::workspace::remove_created;
 
 /// `abs` reached through `dir`, a verified handle on its parent (see
 /// [`workspace::io_path`]): a parent swapped for a symlink cannot redirect the operation.

@@ -44,7 +44,12 @@ fn run(call: &Call) -> ToolResult<String> {
     // has no handle: its entries are theirs).
     let view = workspace::overlay::dir_view(&call.config, &abs);
     let dir = match workspace::open_dir_confined(&call.config, &abs, shown) {
-        Err(e) if e.code == Code::NotFound && view.is_some() => None,
+        Err(e)
+            if e.code == Code::NotFound
+                && (view.is_some() || workspace::overlay::is_staged_dir(&call.config, &abs)) =>
+        {
+            None
+        }
         dir => Some(dir?),
     };
     let mut dirs: Vec<String> = Vec::new();

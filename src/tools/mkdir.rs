@@ -44,8 +44,14 @@ fn run(call: &Call) -> ToolResult<Output> {
     let _lock = crate::atomic::lock_paths(std::slice::from_ref(&abs));
     match workspace::overlay::stat(&call.config, &abs) {
         Ok(m) if m.is_dir() => {
-            // Confined by descriptor like any other use of the path.
-            drop(workspace::open_dir_confined(&call.config, &abs, &shown)?);
+            // Confined by descriptor like any other use of the path (a directory only the
+            // staged tree holds has no handle).
+            match workspace::open_dir_confined(&call.config, &abs, &shown) {
+                Err(e)
+                    if e.code == Code::NotFound
+                        && workspace::overlay::is_staged_dir(&call.config, &abs) => {}
+                dir => drop(dir?),
+            }
             return Ok(Output::text(format!("Directory already exists: {shown}.")));
         }
         Ok(_) => {
@@ -60,12 +66,24 @@ fn run(call: &Call) -> ToolResult<Output> {
     if call.cancel.is_cancelled() {
         return Err(ToolError::aborted());
     }
-    // Review mode stages files, not directories: the directory comes with the first file
-    // accepted into it (files staged under it are read back as usual meanwhile).
-    if crate::atomic::staging::overlay(&call.config).is_some() {
-        return Ok(Output::text(format!(
-            "Created directory {shown} (staged for review: it reaches disk with the first file accepted into it)."
-        )));
+    // Review mode: the directory is staged (accept makes it with its parents); a file in
+    // the way at a parent is refused as the real mkdir refuses it.
+    if let Some(overlay) = crate::atomic::staging::overlay(&call.config) {
+        let mut parent = abs.parent();
+        while let Some(d) = parent.filter(|d| d.starts_with(&call.config.workspace_root)) {
+            match workspace::overlay::stat(&call.config, d) {
+                Ok(m) if m.is_dir() => break,
+                Ok(_) => {
+                    return Err(
+                        ToolError::new(Code::NotAFile, format!("Not a directory: {shown}"))
+                            .with("path", shown.as_str()),
+                    )
+                }
+                Err(_) => parent = d.parent(),
+            }
+        }
+        overlay.stage_dir(&abs, &shown)?;
+        return Ok(Output::text(format!("Created directory {shown}.")));
     }
     call.before_write(std::slice::from_ref(&abs));
     let (dir, created) =

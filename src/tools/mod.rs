@@ -52,6 +52,9 @@ pub mod remove;
 pub mod replace;
 pub mod replace_symbol;
 pub mod repo_map;
+pub mod review_accept;
+pub mod review_pending;
+pub mod review_reject;
 mod sources;
 mod symbol_edit;
 pub mod title;
@@ -178,6 +181,9 @@ registry!(
     checkpoint_changes,
     checkpoint_restore,
     checkpoint_drop,
+    review_pending,
+    review_accept,
+    review_reject,
 );
 
 /// The call title of `def` (a registered tool).
@@ -187,15 +193,24 @@ pub fn title_of(def: &ToolDef) -> Title {
 }
 
 /// Tools off unless `toolPolicy.allow` names them (the checkpoint tools also with
-/// `checkpointTools`).
-pub const OPT_IN: [&str; 6] = [
+/// `checkpointTools`, the review tools also with `review.tools`).
+pub const OPT_IN: [&str; 9] = [
     "undo",
     "checkpoint_create",
     "checkpoint_list",
     "checkpoint_changes",
     "checkpoint_restore",
     "checkpoint_drop",
+    "review_pending",
+    "review_accept",
+    "review_reject",
 ];
+
+/// The host's review calls as tools (`review: { tools: true }`, the MCP server's
+/// `--review-tools`), for a host that speaks MCP only: accepting is the host's decision, so
+/// they are never on the surface unless the host asks, and a host that has a model behind the
+/// same connection keeps them out of the model's list (SPEC §13, MCP).
+pub const REVIEW_TOOLS: [&str; 3] = ["review_pending", "review_accept", "review_reject"];
 
 /// The host's checkpoint calls as tools (`checkpointTools: true`, the MCP server's
 /// `--checkpoints`): on the surface like any tool, so `toolPolicy`, `readOnly` (which keeps
@@ -247,10 +262,10 @@ fn on_surface(def: &ToolDef, config: &Config) -> bool {
     }
     // Opt-in tools appear only when `toolPolicy.allow` names them (or, for the checkpoint
     // tools, `checkpointTools` is on).
-    if OPT_IN.contains(&def.name)
-        && !config.tool_policy.allow.iter().any(|a| a == def.name)
-        && !(config.checkpoint_tools && CHECKPOINT_TOOLS.contains(&def.name))
-    {
+    let opted_in = config.tool_policy.allow.iter().any(|a| a == def.name)
+        || (config.checkpoint_tools && CHECKPOINT_TOOLS.contains(&def.name))
+        || (config.review.as_ref().is_some_and(|r| r.tools) && REVIEW_TOOLS.contains(&def.name));
+    if OPT_IN.contains(&def.name) && !opted_in {
         return false;
     }
     match config.compat {

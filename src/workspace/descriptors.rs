@@ -389,3 +389,10 @@ pub fn io_path(file: &File, abs: &Path) -> PathBuf {
 #[cfg(all(test, unix))]
 #[path = "descriptors_tests.rs"]
 mod tests;
+
+/// Removes directories a failed call created ([`open_dir_for_write`]'s list), deepest first.
+pub fn remove_created(created: &[PathBuf]) {
+    for d in created.iter().rev() {
+        let _ = std::fs::remove_dir(d);
+    }
+}

@@ -13,16 +13,18 @@
 //! path locks. [`of`] is a field test when `config.review` is `None`.
 
 use crate::config::Config;
-use crate::error::{ToolError, ToolResult};
 use std::collections::{BTreeMap, HashMap};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 mod read;
+mod stage;
 mod store;
+mod sync;
 mod tree;
 pub use read::{is_staged, is_staged_dir, lstat, open_view, stat};
+pub use sync::WriterLock;
 pub use tree::{dir_view, Below, Child, DirView};
 
 /// What the disk held at a path when it was first staged.
@@ -58,6 +60,8 @@ pub enum Staged {
     },
     /// The path is deleted.
     Delete,
+    /// A directory (`mkdir`), made with its parents when accepted.
+    Dir,
 }
 
 /// One staged path.
@@ -84,6 +88,8 @@ pub enum View {
 struct State {
     entries: BTreeMap<String, Entry>,
     next_blob: u64,
+    /// The manifest as last loaded or saved by this process.
+    stamp: Option<sync::Stamp>,
 }
 
 /// One scope's staging area.
@@ -154,8 +160,19 @@ impl Overlay {
 
     /// The workspace-relative key of `abs` (`/`-separated), `None` outside the root.
     pub fn rel(&self, abs: &Path) -> Option<String> {
+        self.key(abs).map(std::borrow::Cow::into_owned)
+    }
+
+    /// [`Self::rel`] borrowed from `abs` when it can be (every read asks, so no allocation
+    /// on Unix). Only Windows separates by a backslash; on Unix it is a character of a name.
+    fn key<'a>(&self, abs: &'a Path) -> Option<std::borrow::Cow<'a, str>> {
         let rel = abs.strip_prefix(&self.root).ok()?;
-        let s = rel.to_string_lossy().replace('\\', "/");
+        let s = rel.to_string_lossy();
+        let s = if cfg!(windows) && s.contains('\\') {
+            std::borrow::Cow::Owned(s.replace('\\', "/"))
+        } else {
+            s
+        };
         (!s.is_empty()).then_some(s)
     }
 
@@ -171,11 +188,16 @@ impl Overlay {
 
     /// What a reader finds at `abs`: `None` when nothing is staged there (read the disk).
     pub fn view(&self, abs: &Path) -> Option<View> {
-        let rel = self.rel(abs)?;
         let state = self.state.lock().ok()?;
-        match &state.entries.get(&rel)?.staged {
+        if state.entries.is_empty() {
+            return None;
+        }
+        let rel = self.key(abs)?;
+        match &state.entries.get(rel.as_ref())?.staged {
             Staged::Write { blob, .. } => Some(View::File(self.blob_path(blob))),
             Staged::Delete => Some(View::Deleted),
+            // A directory is answered by `stat`/`lstat` (`holds_dir`), not opened.
+            Staged::Dir => None,
         }
     }
 
@@ -200,135 +222,6 @@ impl Overlay {
             .unwrap_or_default()
     }
 
-    /// Stages `bytes` at `abs` (`input` names it in errors). Fails `invalid_input` when the
-    /// scope would hold more than `reviewBytes`; then nothing is staged.
-    pub fn stage_write(&self, abs: &Path, bytes: &[u8], input: &str) -> ToolResult<()> {
-        self.stage(&[(abs, Some(bytes), None)], input)
-    }
-
-    /// Stages the deletion of `abs`.
-    pub fn stage_delete(&self, abs: &Path, input: &str) -> ToolResult<()> {
-        self.stage(&[(abs, None, None)], input)
-    }
-
-    /// Stages a move: `to` gets `bytes` (or what `from` holds now, staged or on disk) and
-    /// remembers `from`; `from` is deleted.
-    pub fn stage_move(
-        &self,
-        from: &Path,
-        to: &Path,
-        bytes: Option<&[u8]>,
-        input: &str,
-    ) -> ToolResult<()> {
-        let current;
-        let bytes = match bytes {
-            Some(b) => b,
-            None => {
-                current = self
-                    .current_bytes(from)
-                    .map_err(|e| ToolError::fs(&e, input))?;
-                &current
-            }
-        };
-        self.stage(&[(to, Some(bytes), Some(from)), (from, None, None)], input)
-    }
-
-    /// Stages several changes as one: `(path, Some(bytes) | None for a deletion, moved from)`.
-    /// All are persisted together, or none.
-    pub fn stage(&self, changes: &[Change<'_>], input: &str) -> ToolResult<()> {
-        let fail = |e: io::Error| ToolError::fs(&e, input);
-        let mut state = self
-            .state
-            .lock()
-            .map_err(|_| fail(io::Error::other("staging area poisoned")))?;
-        let mut next = state.entries.clone();
-        let mut blob_no = state.next_blob;
-        let mut written = Vec::new();
-        for (abs, bytes, from) in changes {
-            let Some(rel) = self.rel(abs) else {
-                return Err(crate::workspace::escape_error(input));
-            };
-            let base = match next.get(&rel) {
-                Some(e) => e.base.clone(),
-                None => store::base_of(abs).map_err(fail)?,
-            };
-            // A move of a file that was itself moved here keeps the first source.
-            let from = match from.and_then(|f| self.rel(f)) {
-                Some(f) => match next.get(&f) {
-                    Some(Entry {
-                        base: Base::Absent,
-                        from: Some(first),
-                        ..
-                    }) => Some(first.clone()),
-                    _ => Some(f),
-                },
-                None => next.get(&rel).and_then(|e| e.from.clone()),
-            };
-            let staged = match bytes {
-                Some(b) => {
-                    let blob = blob_no.to_string();
-                    blob_no += 1;
-                    store::write_blob(&self.blob_path(&blob), b).map_err(fail)?;
-                    written.push(self.blob_path(&blob));
-                    Staged::Write {
-                        blob,
-                        len: b.len() as u64,
-                        hash: blake3::hash(b).to_hex().to_string(),
-                    }
-                }
-                None => Staged::Delete,
-            };
-            let entry = Entry { staged, base, from };
-            if entry.is_noop() {
-                next.remove(&rel);
-            } else {
-                next.insert(rel, entry);
-            }
-        }
-        let total: u64 = next.values().map(Entry::staged_len).sum();
-        let result = if total > self.budget {
-            Err(ToolError::invalid(format!(
-                "Review staging is full: {input} would bring the staged changes to {total} bytes (reviewBytes {}). Ask the host to accept or reject pending changes.",
-                self.budget
-            ))
-            .with("path", input))
-        } else {
-            store::save(&self.dir, &next, blob_no).map_err(fail)
-        };
-        if let Err(e) = result {
-            for p in written {
-                let _ = std::fs::remove_file(p);
-            }
-            return Err(e);
-        }
-        let dropped = blobs_gone(&state.entries, &next);
-        state.entries = next;
-        state.next_blob = blob_no;
-        self.generation
-            .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
-        drop(state);
-        self.remove_blobs(&dropped);
-        Ok(())
-    }
-
-    /// Drops the entries `rels` from the staging area (accepted or rejected) and persists.
-    pub fn forget(&self, rels: &[String]) -> io::Result<()> {
-        let mut state = self
-            .state
-            .lock()
-            .map_err(|_| io::Error::other("staging area poisoned"))?;
-        let mut next = state.entries.clone();
-        for r in rels {
-            next.remove(r);
-        }
-        store::save(&self.dir, &next, state.next_blob)?;
-        let dropped = blobs_gone(&state.entries, &next);
-        state.entries = next;
-        drop(state);
-        self.remove_blobs(&dropped);
-        Ok(())
-    }
-
     /// The bytes at `abs` as readers see them: staged, or on disk.
     pub fn current_bytes(&self, abs: &Path) -> io::Result<Vec<u8>> {
         match self.view(abs) {
@@ -337,51 +230,6 @@ impl Overlay {
             None => std::fs::read(abs),
         }
     }
-
-    fn remove_blobs(&self, blobs: &[String]) {
-        for b in blobs {
-            let _ = std::fs::remove_file(self.blob_path(b));
-        }
-    }
-}
-
-impl Entry {
-    /// Bytes this entry holds in the staging area.
-    pub fn staged_len(&self) -> u64 {
-        match &self.staged {
-            Staged::Write { len, .. } => *len,
-            Staged::Delete => 0,
-        }
-    }
-
-    /// Whether the entry changes nothing: a deletion of what never existed, or the base's
-    /// own bytes written back (and not the end of a move).
-    fn is_noop(&self) -> bool {
-        match (&self.staged, &self.base) {
-            (Staged::Delete, Base::Absent) => true,
-            (Staged::Write { hash, .. }, Base::File { hash: h, .. }) => {
-                hash == h && self.from.is_none()
-            }
-            _ => false,
-        }
-    }
-}
-
-/// The blobs `old` references and `new` does not.
-fn blobs_gone(old: &BTreeMap<String, Entry>, new: &BTreeMap<String, Entry>) -> Vec<String> {
-    let kept: std::collections::HashSet<&str> = new
-        .values()
-        .filter_map(|e| match &e.staged {
-            Staged::Write { blob, .. } => Some(blob.as_str()),
-            Staged::Delete => None,
-        })
-        .collect();
-    old.values()
-        .filter_map(|e| match &e.staged {
-            Staged::Write { blob, .. } if !kept.contains(blob.as_str()) => Some(blob.clone()),
-            _ => None,
-        })
-        .collect()
 }
 
 #[cfg(all(test, unix))]

@@ -13,7 +13,8 @@ use std::collections::BTreeMap;
 use std::io::{self, Write};
 use std::path::Path;
 
-const MANIFEST: &str = "manifest.json";
+/// The manifest's file name in the scope's directory.
+pub(super) const MANIFEST: &str = "manifest.json";
 
 /// Makes `<dir>/blobs` (inside the root, never through a symlink) and `.clarvis/.gitignore`.
 pub(super) fn make_dirs(config: &Config, dir: &Path) -> io::Result<()> {
@@ -77,6 +78,7 @@ pub(super) fn save(
                     o["hash"] = json!(hash);
                 }
                 Staged::Delete => o["delete"] = json!(true),
+                Staged::Dir => o["dir"] = json!(true),
             }
             if let Some(from) = &e.from {
                 o["from"] = json!(from);
@@ -105,6 +107,8 @@ fn base_json(b: &Base) -> Value {
 /// power loss after the manifest, or someone's hands in `.clarvis/`). A missing or corrupt
 /// manifest is an empty staging area.
 pub(super) fn load(dir: &Path) -> State {
+    // Stamped before reading: a manifest replaced meanwhile is read again at the next call.
+    let stamp = super::sync::stamp(dir);
     let Ok(text) = std::fs::read_to_string(dir.join(MANIFEST)) else {
         return State::default();
     };
@@ -113,6 +117,7 @@ pub(super) fn load(dir: &Path) -> State {
     };
     let mut state = State {
         next_blob: v["nextBlob"].as_u64().unwrap_or(0),
+        stamp,
         ..State::default()
     };
     for e in v["entries"].as_array().into_iter().flatten() {
@@ -141,6 +146,8 @@ fn entry_of(dir: &Path, e: &Value) -> Option<(String, Entry)> {
     };
     let staged = if e["delete"] == Value::Bool(true) {
         Staged::Delete
+    } else if e["dir"] == Value::Bool(true) {
+        Staged::Dir
     } else {
         let blob = e["blob"].as_str()?.to_string();
         let len = e["len"].as_u64()?;

@@ -16,6 +16,7 @@ fn config(root: &Path, scope: &str, bytes: u64) -> Config {
         scope: scope.into(),
         commands: crate::config::review::Commands::Refuse,
         bytes,
+        tools: false,
     });
     c
 }
@@ -107,4 +108,91 @@ fn a_directory_view_adds_staged_files_and_their_directories_and_drops_deletions(
     let below = overlay.below(&root.join("d/new"));
     assert_eq!(below.written, vec![(root.join("d/new/deep/x.txt"), 2)]);
     assert!(below.deleted.is_empty());
+}
+
+#[test]
+fn a_staged_directory_persists_and_is_a_directory_of_the_staged_tree() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let cfg = config(root, "dirs", 1 << 20);
+    let overlay = Overlay::open(&cfg).unwrap().unwrap();
+    overlay.stage_dir(&root.join("a/b"), "a/b").unwrap();
+    assert!(!root.join("a").exists());
+    // The directory and its parent are directories of the staged tree, and listed.
+    assert!(overlay.holds_dir(&root.join("a/b")));
+    assert!(overlay.holds_dir(&root.join("a")));
+    assert!(stat(&cfg, &root.join("a/b")).unwrap().is_dir());
+    assert_eq!(overlay.dir_view(root).get("a".as_ref()), Some(Child::Dir));
+    assert_eq!(
+        overlay.dir_view(&root.join("a")).get("b".as_ref()),
+        Some(Child::Dir)
+    );
+    // Nothing for the file walks, nothing to open.
+    assert!(overlay.below(root).written.is_empty());
+    assert_eq!(overlay.view(&root.join("a/b")), None);
+    drop(overlay);
+    let again = Overlay::open(&cfg).unwrap().unwrap();
+    assert_eq!(again.entries()["a/b"].staged, Staged::Dir);
+}
+
+#[test]
+fn another_writer_of_the_scope_is_seen_at_the_next_refresh() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let cfg = config(root, "shared", 1 << 20);
+    let overlay = Overlay::open(&cfg).unwrap().unwrap();
+    overlay
+        .stage_write(&root.join("a.txt"), b"a\n", "a.txt")
+        .unwrap();
+    // Another process's manifest: what this one would save with one entry more, written
+    // behind its back (as another process's stage does, under the scope's lock).
+    let mut theirs = overlay.entries();
+    let blob_dir = overlay.dir.join("blobs");
+    std::fs::write(blob_dir.join("99"), b"b\n").unwrap();
+    theirs.insert(
+        "b.txt".into(),
+        Entry {
+            staged: Staged::Write {
+                blob: "99".into(),
+                len: 2,
+                hash: blake3::hash(b"b\n").to_hex().to_string(),
+            },
+            base: Base::Absent,
+            from: None,
+        },
+    );
+    store::save(&overlay.dir, &theirs, 100).unwrap();
+    // A read does not look; a call's refresh does.
+    assert_eq!(overlay.entries().len(), 1);
+    overlay.refresh();
+    assert_eq!(overlay.entries().len(), 2);
+    assert_eq!(overlay.current_bytes(&root.join("b.txt")).unwrap(), b"b\n");
+    // This process's next stage keeps the other's entry and does not reuse its blob number.
+    overlay
+        .stage_write(&root.join("c.txt"), b"c\n", "c.txt")
+        .unwrap();
+    let after = overlay.entries();
+    assert_eq!(after.len(), 3);
+    assert!(matches!(&after["c.txt"].staged, Staged::Write { blob, .. } if blob == "100"));
+}
+
+#[test]
+fn sweep_removes_the_blobs_no_entry_names_and_keeps_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let cfg = config(root, "sweep", 1 << 20);
+    let overlay = Overlay::open(&cfg).unwrap().unwrap();
+    overlay.stage_write(&root.join("a"), b"a", "a").unwrap();
+    let blobs = overlay.dir.join("blobs");
+    // A blob a killed stager left, and one whose removal an exit cut short.
+    std::fs::write(blobs.join("77"), b"stray").unwrap();
+    std::fs::write(blobs.join("3"), b"old").unwrap();
+    overlay.sweep().unwrap();
+    let mut left: Vec<String> = std::fs::read_dir(&blobs)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    left.sort();
+    assert_eq!(left, vec!["0".to_string()]);
+    assert_eq!(overlay.current_bytes(&root.join("a")).unwrap(), b"a");
 }

@@ -89,11 +89,12 @@ impl Overlay {
         let mut children = BTreeMap::new();
         self.each_below(dir, |rest, staged| {
             let (name, child) = match (rest.split_once('/'), staged) {
-                (Some((first, _)), Staged::Write { .. }) => (first, Child::Dir),
+                (Some((first, _)), Staged::Write { .. } | Staged::Dir) => (first, Child::Dir),
                 // A deletion deeper down leaves its directory as it is.
                 (Some(_), Staged::Delete) => return,
                 (None, Staged::Write { len, .. }) => (rest, Child::File(*len)),
                 (None, Staged::Delete) => (rest, Child::Deleted),
+                (None, Staged::Dir) => (rest, Child::Dir),
             };
             let slot = children.entry(OsString::from(name)).or_insert(child);
             if child == Child::Dir {
@@ -111,16 +112,23 @@ impl Overlay {
             match staged {
                 Staged::Write { len, .. } => out.written.push((abs, *len)),
                 Staged::Delete => out.deleted.push(abs),
+                // The walks list files; a directory shows in the listings (`dir_view`).
+                Staged::Dir => {}
             }
         });
         out
     }
 
-    /// Whether `abs` is a directory of the staged tree: a staged file lies below it.
+    /// Whether `abs` is a directory of the staged tree: a staged directory, or one a staged
+    /// file or directory lies below.
     pub fn holds_dir(&self, abs: &Path) -> bool {
-        let mut found = false;
+        let at = self.rel(abs).and_then(|rel| {
+            let state = self.state.lock().ok()?;
+            Some(state.entries.get(&rel)?.staged == Staged::Dir)
+        });
+        let mut found = at == Some(true);
         self.each_below(abs, |_, staged| {
-            found |= matches!(staged, Staged::Write { .. });
+            found |= matches!(staged, Staged::Write { .. } | Staged::Dir);
         });
         found
     }
