@@ -120,6 +120,20 @@ test('a command sees what the file tools staged, and stages over it; rm stages a
   assert.equal(fs.existsSync(path.join(root, 'src/new.js')), false)
 })
 
+test('a directory the model made with mkdir is there for a command, and a file written into it is staged', { skip }, async () => {
+  const root = ws(FILES)
+  const { tools, before } = await opened(root)
+  const m = await tools.callTool('mkdir', { path: 'made/deep' })
+  assert.equal(m.isError, false, m.text)
+  const out = await bash(tools, 'test -d made/deep && echo seen; echo x > made/deep/f.txt')
+  assert.equal(out.stdout, 'seen\n')
+  await untouched(root, before)
+  const pending = await tools.pending()
+  assert.deepEqual(pending.filter((c) => !c.directory).map((c) => [c.path, c.kind]), [['made/deep/f.txt', 'created']])
+  await tools.accept()
+  assert.equal(fs.readFileSync(path.join(root, 'made/deep/f.txt'), 'utf8'), 'x\n')
+})
+
 test('a protected path stays denied; a symlink is reported, not staged; a session stays refused', { skip }, async () => {
   const root = ws(FILES)
   const { tools, before } = await opened(root)

@@ -21,9 +21,13 @@ use std::sync::Arc;
 mod crossing;
 mod custom;
 mod open;
+mod staged;
+
 pub use crossing::{crossing, Crossing};
 pub use custom::{custom_outcome, finish_custom};
 pub use open::{open, open_cli};
+use staged::tell_staged;
+pub use staged::STAGED_CLAUSE;
 
 /// What a call resolves to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -453,23 +457,6 @@ fn review_allows(
     )))
 }
 
-/// The sentence a call that staged changes ends with, so the model keeps working normally.
-pub const STAGED_CLAUSE: &str =
-    " (Staged for review: the change reaches disk when the host accepts it.)";
-
-/// Appends [`STAGED_CLAUSE`] to the last text part of `out`.
-fn tell_staged(mut out: Output) -> Output {
-    if let Some(Part::Text(t)) = out
-        .content
-        .iter_mut()
-        .rev()
-        .find(|p| matches!(p, Part::Text(_)))
-    {
-        t.push_str(STAGED_CLAUSE);
-    }
-    out
-}
-
 /// A blocking handler, with the test hook that makes it panic.
 fn run_blocking(
     def: &tools::ToolDef,
@@ -482,7 +469,14 @@ fn run_blocking(
             call.config.hooks.panic_in.as_deref().unwrap_or("")
         );
     }
-    let Some(staging) = call.runtime.staging.as_ref().filter(|_| def.mutating()) else {
+    // The host's review tools change the staging area itself: nothing of theirs is staged.
+    let staging_tool = def.name.starts_with("review_");
+    let Some(staging) = call
+        .runtime
+        .staging
+        .as_ref()
+        .filter(|_| def.mutating() && !staging_tool)
+    else {
         return f(call);
     };
     let before = staging.generation();

@@ -29,6 +29,7 @@ pub fn layers(overlay: &Overlay) -> Vec<Layer> {
                 rel,
             },
             Staged::Delete => Layer::Deleted { rel },
+            Staged::Dir => Layer::Dir { rel },
         })
         .collect()
 }
@@ -132,6 +133,7 @@ mod tests {
             scope: "cmd".into(),
             commands: crate::config::review::Commands::Refuse,
             bytes: 1 << 20,
+            tools: false,
         });
         let overlay = Overlay::open(&cfg).unwrap().unwrap();
         overlay
@@ -143,6 +145,7 @@ mod tests {
         overlay
             .stage_delete(&root.join("gone.txt"), "gone.txt")
             .unwrap();
+        overlay.stage_dir(&root.join("empty"), "empty").unwrap();
         let got: Vec<(String, Option<u32>, Option<Vec<u8>>)> = layers(&overlay)
             .into_iter()
             .map(|l| match l {
@@ -150,11 +153,13 @@ mod tests {
                     (rel, Some(mode), Some(std::fs::read(source).unwrap()))
                 }
                 Layer::Deleted { rel } => (rel, None, None),
+                Layer::Dir { rel } => (rel, Some(0), None),
             })
             .collect();
         assert_eq!(
             got,
             vec![
+                ("empty".into(), Some(0), None),
                 ("gone.txt".into(), None, None),
                 ("n/new.txt".into(), Some(0o644), Some(b"n\n".to_vec())),
                 ("run.sh".into(), Some(0o750), Some(b"new\n".to_vec())),

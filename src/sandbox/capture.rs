@@ -44,13 +44,19 @@ pub enum Layer {
         /// The workspace-relative path, `/`-separated.
         rel: String,
     },
+    /// A staged directory (`mkdir` in review mode): the command sees it, empty but for what
+    /// else is staged in it.
+    Dir {
+        /// The workspace-relative path, `/`-separated.
+        rel: String,
+    },
 }
 
 impl Layer {
     /// The workspace-relative path.
     pub fn rel(&self) -> &str {
         match self {
-            Layer::File { rel, .. } | Layer::Deleted { rel } => rel,
+            Layer::File { rel, .. } | Layer::Deleted { rel } | Layer::Dir { rel } => rel,
         }
     }
 }

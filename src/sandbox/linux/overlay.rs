@@ -47,6 +47,8 @@ pub enum Staged {
     File(PathBuf, u32),
     /// A staged deletion.
     Deleted,
+    /// A staged directory.
+    Dir,
 }
 
 /// One overlaid root.
@@ -170,6 +172,7 @@ impl Run {
                 let s = match layer {
                     Layer::File { source, mode, .. } => Staged::File(source.clone(), *mode),
                     Layer::Deleted { .. } => Staged::Deleted,
+                    Layer::Dir { .. } => Staged::Dir,
                 };
                 t.staged.insert(rel.to_string(), s);
             }
@@ -367,6 +370,9 @@ fn build_tree(
         match s {
             Staged::File(source, mode) => place(source, &at, *mode)?,
             Staged::Deleted => whiteout(&at)?,
+            // Made already when a file staged below it came first in the map.
+            Staged::Dir if at.is_dir() => {}
+            Staged::Dir => mkdir(&at, 0o755)?,
         }
     }
     Ok(())

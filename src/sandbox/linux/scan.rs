@@ -47,6 +47,7 @@ impl Lower<'_> {
             return match s {
                 Staged::File(p, mode) => Seen::File(p.clone(), *mode),
                 Staged::Deleted => Seen::Nothing,
+                Staged::Dir => Seen::Dir,
             };
         }
         // A staged file above `rel` hides whatever the disk holds beneath.
@@ -64,7 +65,9 @@ impl Lower<'_> {
             .staged
             .range(dir.clone()..)
             .next()
-            .is_some_and(|(k, s)| k.starts_with(&dir) && matches!(s, Staged::File(..)));
+            .is_some_and(|(k, s)| {
+                k.starts_with(&dir) && matches!(s, Staged::File(..) | Staged::Dir)
+            });
         let disk = self.disk(rel);
         if staged_dir {
             return Seen::Dir;
