@@ -7,7 +7,6 @@ import test from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { createAgentTools } from '../index.mjs'
 import { toAnthropicTools, runAnthropicToolUses } from '../anthropic.mjs'
 import { runOpenAIToolCalls } from '../openai.mjs'
@@ -287,7 +286,8 @@ test('compat "0.1" with review asked: review off, byte-identical to 0.1 — surf
 
 test('two processes staging into one scope at once lose nothing, and each sees the other\'s changes', async () => {
   const root = ws({})
-  const INDEX = fileURLToPath(new URL('../index.mjs', import.meta.url))
+  // A file URL: an absolute Windows path is no module specifier.
+  const INDEX = new URL('../index.mjs', import.meta.url).href
   const { spawn } = await import('node:child_process')
   const N = 30
   const child = (tag) => {

@@ -2,6 +2,7 @@
 // disk holds under it (the staging area under .clarvis/ left out).
 import fs from 'node:fs'
 import { scratch, put, walkTree } from './helpers.mjs'
+import { slash } from './platform.mjs'
 
 /** A scratch workspace holding `files` ({ 'rel/path': content }). */
 export function ws(files, prefix = 'review-') {
@@ -10,11 +11,15 @@ export function ws(files, prefix = 'review-') {
   return root
 }
 
-/** Every file under root but .clarvis/: its bytes (latin1), or `[bytes, mode]` with `modes`. */
+/**
+ * Every file under root but .clarvis/, keyed by its `/`-separated path (on Windows too): its
+ * bytes (latin1), or `[bytes, mode]` with `modes`.
+ */
 export function tree(root, { modes = false } = {}) {
-  return walkTree(root, (rel, p, e) => {
+  const files = walkTree(root, (rel, p, e) => {
     if (e.isDirectory()) return undefined
     const bytes = fs.readFileSync(p, 'latin1')
     return modes ? [bytes, fs.statSync(p).mode & 0o777] : bytes
   })
+  return Object.fromEntries(Object.entries(files).map(([rel, v]) => [slash(rel), v]))
 }
