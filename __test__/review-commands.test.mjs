@@ -141,8 +141,9 @@ test('a protected path stays denied; a symlink is reported, not staged; a sessio
   assert.notEqual(git.exit_code, 0)
   const link = await bash(tools, 'ln -s a.txt link.txt; mkdir newdir')
   assert.equal(link.exit_code, 0)
-  assert.match(link.stderr, /\[review: no file change staged; kept as it was: link\.txt \(a symbolic link \(to a\.txt\): not staged\)\]/)
-  assert.deepEqual(await tools.pending(), [])
+  // The empty directory is staged as mkdir stages one: accept leaves direct mode's tree.
+  assert.match(link.stderr, /\[review: 1 file change staged for review .*; kept as it was: link\.txt \(a symbolic link \(to a\.txt\): not staged\)\]/)
+  assert.deepEqual((await tools.pending()).map((c) => [c.path, c.kind, c.directory]), [['newdir', 'created', true]])
   await untouched(root, before)
   const e = envelope(await tools.callTool('bash', { command: 'echo hi > s.txt', session: 'dev' }))
   assert.equal(e.error, 'invalid_input')

@@ -52,6 +52,8 @@ pub fn stage(overlay: &Overlay, captured: &Captured, input: &str) -> ToolResult<
         .changes()
         .map_err(|e| crate::error::ToolError::fs(&std::io::Error::from(e), input))?;
     let mut writes: Vec<(PathBuf, Option<Vec<u8>>)> = Vec::new();
+    let mut dirs: Vec<String> = Vec::new();
+    let mut written: Vec<String> = Vec::new();
     let mut skipped = Vec::new();
     for change in changes {
         match change {
@@ -59,24 +61,39 @@ pub fn stage(overlay: &Overlay, captured: &Captured, input: &str) -> ToolResult<
                 let bytes =
                     std::fs::read(&source).map_err(|e| crate::error::ToolError::fs(&e, input))?;
                 writes.push((overlay.abs(&rel), Some(bytes)));
+                written.push(rel);
             }
             Change::Delete { rel } => writes.push((overlay.abs(&rel), None)),
             Change::Mode { rel, mode } => {
                 skipped.push(format!("{rel} (permission bits {mode:o}: not staged)"))
             }
-            // A directory reaches disk with the first file accepted into it.
-            Change::Dir { .. } => {}
+            Change::Dir { rel } => dirs.push(rel),
             Change::Refused { rel, why } => skipped.push(format!("{rel} ({why}: not staged)")),
         }
     }
-    if !writes.is_empty() {
+    // A new directory with a new file in it reaches disk with the file; an empty one is staged
+    // as `mkdir` stages it, so accept leaves the tree direct mode would have.
+    let below = |d: &str| {
+        let prefix = format!("{d}/");
+        move |rel: &str| rel.starts_with(&prefix)
+    };
+    let empty: Vec<PathBuf> = dirs
+        .iter()
+        .filter(|d| {
+            let inside = below(d);
+            !written.iter().any(|w| inside(w)) && !dirs.iter().any(|o| inside(o))
+        })
+        .map(|d| overlay.abs(d))
+        .collect();
+    if !writes.is_empty() || !empty.is_empty() {
         let batch: Vec<crate::workspace::overlay::Change<'_>> = writes
             .iter()
             .map(|(abs, bytes)| (abs.as_path(), bytes.as_deref(), None))
             .collect();
-        overlay.stage(&batch, input)?;
+        let dirs: Vec<&std::path::Path> = empty.iter().map(PathBuf::as_path).collect();
+        overlay.stage_with_dirs(&batch, &dirs, input)?;
     }
-    Ok(note(writes.len(), &skipped))
+    Ok(note(writes.len() + empty.len(), &skipped))
 }
 
 /// What stages a captured monitor's changes once it has ended ([`stage`], `command` naming

@@ -61,9 +61,21 @@ impl Overlay {
     /// Stages several changes as one: `(path, Some(bytes) | None for a deletion, moved from)`.
     /// All are persisted together, or none.
     pub fn stage(&self, changes: &[Change<'_>], input: &str) -> ToolResult<()> {
+        self.stage_with_dirs(changes, &[], input)
+    }
+
+    /// [`Overlay::stage`] and the directories `dirs` (as [`Overlay::stage_dir`]) in one batch:
+    /// what a captured command changed.
+    pub fn stage_with_dirs(
+        &self,
+        changes: &[Change<'_>],
+        dirs: &[&Path],
+        input: &str,
+    ) -> ToolResult<()> {
         let puts: Vec<(&Path, Put<'_>, Option<&Path>)> = changes
             .iter()
             .map(|(abs, bytes, from)| (*abs, bytes.map_or(Put::Delete, Put::Bytes), *from))
+            .chain(dirs.iter().map(|abs| (*abs, Put::Dir, None)))
             .collect();
         self.put(&puts, input)
     }
