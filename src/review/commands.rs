@@ -73,16 +73,13 @@ pub fn stage(overlay: &Overlay, captured: &Captured, input: &str) -> ToolResult<
     }
     // A new directory with a new file in it reaches disk with the file; an empty one is staged
     // as `mkdir` stages it, so accept leaves the tree direct mode would have.
-    let below = |d: &str| {
-        let prefix = format!("{d}/");
-        move |rel: &str| rel.starts_with(&prefix)
+    let inside = |dir: &str, rel: &str| {
+        rel.strip_prefix(dir)
+            .is_some_and(|rest| rest.starts_with('/'))
     };
     let empty: Vec<PathBuf> = dirs
         .iter()
-        .filter(|d| {
-            let inside = below(d);
-            !written.iter().any(|w| inside(w)) && !dirs.iter().any(|o| inside(o))
-        })
+        .filter(|d| !written.iter().chain(&dirs).any(|r| inside(d, r)))
         .map(|d| overlay.abs(d))
         .collect();
     if !writes.is_empty() || !empty.is_empty() {
