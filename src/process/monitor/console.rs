@@ -13,11 +13,27 @@
 use super::{file, relay, save, Input, Sidecar, Started};
 use crate::process::group::CALL_ID_VAR;
 use crate::terminal::{cmdline, conpty, input, Size};
+use std::collections::HashSet;
 use std::ffi::OsString;
 use std::io::{self, Read};
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, LazyLock, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
+
+/// The monitors of this process whose shell may have exited before their reaper wrote the exit
+/// code. Windows keeps no zombie to mark that moment (Unix's poll waits on one), so without
+/// this a Ctrl-C'd monitor would answer "not running" with no exit code until the reaper
+/// writes its 130.
+fn reapers() -> MutexGuard<'static, HashSet<String>> {
+    static REAPING: LazyLock<Mutex<HashSet<String>>> = LazyLock::new(Default::default);
+    REAPING.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Whether this process's reaper of monitor `id` has yet to settle its exit code (the monitor
+/// counts as running until then, [`super::running`]).
+pub(super) fn reaping(id: &str) -> bool {
+    reapers().contains(id)
+}
 
 /// What `start` needs beyond the workspace: the command, its directory, its id.
 pub(super) struct Request<'a> {
@@ -82,7 +98,9 @@ pub(super) fn start(r: Request<'_>) -> io::Result<Started> {
     // the session when its input closes (a Unix terminal monitor outlives its tools object).
     let held_input = s.input.try_clone();
     let (console, job, process) = (Arc::clone(&s.console), s.job, s.process);
-    let _ = std::thread::Builder::new()
+    let id = r.id.clone();
+    reapers().insert(id.clone());
+    let reaper = std::thread::Builder::new()
         .name("clarvis-monitor-reaper".into())
         .spawn(move || {
             let code = conpty::wait(&process);
@@ -90,6 +108,7 @@ pub(super) fn start(r: Request<'_>) -> io::Result<Started> {
             if code == Some(conpty::CONTROL_C_EXIT) && !super::line_written(&exit_file) {
                 let _ = std::fs::write(&exit_file, "130\n");
             }
+            reapers().remove(&id);
             let until = Instant::now() + Duration::from_secs(2);
             while Instant::now() < until
                 && done_rx.try_recv().is_err()
@@ -100,6 +119,10 @@ pub(super) fn start(r: Request<'_>) -> io::Result<Started> {
             console.close();
             drop((job, held_input));
         });
+    if reaper.is_err() {
+        // Nobody will settle its code: let `running` go by the process alone.
+        reapers().remove(&r.id);
+    }
     let sidecar = Sidecar {
         id: r.id,
         command: r.command.to_string(),

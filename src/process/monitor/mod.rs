@@ -209,11 +209,24 @@ pub fn exit_status(root: &Path, id: &str) -> Option<Option<i64>> {
     Some(text.trim().parse::<i64>().ok())
 }
 
-/// Running = no exit code written and the pid alive (the exit file beats a reused pid), or —
-/// a captured monitor — its shell exited and the host that started it still stages its
-/// changes.
+/// Running = no exit code written, and the pid alive (the exit file beats a reused pid), or its
+/// code still to be written by this process's reaper, or — a captured monitor — its shell
+/// exited and the host that started it still stages its changes.
 pub fn running(root: &Path, s: &Sidecar) -> bool {
-    !exit_written(root, &s.id) && (atomic::pid_alive(s.pid) || captured::staging(root, s))
+    !exit_written(root, &s.id)
+        && (atomic::pid_alive(s.pid) || reaping(s) || captured::staging(root, s))
+}
+
+/// Whether this process's reaper of a Windows console monitor has yet to write its code after
+/// the shell exited (Unix keeps the shell a zombie for that moment, which `read::poll` waits on).
+fn reaping(s: &Sidecar) -> bool {
+    #[cfg(windows)]
+    return console::reaping(&s.id);
+    #[cfg(not(windows))]
+    {
+        let _ = s;
+        false
+    }
 }
 
 /// Whether the exit file holds its whole line. Every writer (the shell's EXIT trap, the
