@@ -9,7 +9,8 @@
 // the monorepo case (find_symbol warm ≤ 50 ms; the tree takes ~0.6 GB in the temp directory
 // and a minute to generate; the first call builds the index, minutes on two cores);
 // `--no-build` leaves out the build row (three cold builds and three ctags runs), `--clean`
-// deletes the generated tree afterwards.
+// deletes the generated tree afterwards, `--dir DIR` keeps the tree (and its index, built
+// once) in DIR instead of the temp directory.
 
 import fs from 'node:fs'
 import os from 'node:os'
@@ -139,10 +140,20 @@ function absolute(name, value, target, note) {
 }
 
 /** The warm rows on `root`: find_symbol (absolute bound), find_references (vs rg -w),
- * repo_map (absolute bound). */
+ * repo_map at the default budget and at 4 MB (absolute bounds), the first repo_map and the
+ * first find_symbol after a write (absolute bounds: the index is never stale, so the call
+ * that follows a write must stay fast), and the process's RSS with the index loaded. */
 async function warmRows(ctx, want, label, root, names, symbolBound) {
   const rows = []
-  const wanted = [`symbol index find_symbol warm, ${label}`, `symbol index find_references warm vs rg -w, ${label}`, `symbol index repo_map warm, ${label}`]
+  const wanted = [
+    `symbol index find_symbol warm, ${label}`,
+    `symbol index find_references warm vs rg -w, ${label}`,
+    `symbol index repo_map warm, default budget, ${label}`,
+    `symbol index repo_map warm, 4 MB map, ${label}`,
+    `symbol index repo_map first call after an edit, ${label}`,
+    `symbol index find_symbol first call after an edit, ${label}`,
+    `symbol index RSS with the index loaded, ${label}`,
+  ]
   if (!wanted.some(want)) return rows
   const t0 = process.hrtime.bigint()
   const { tools, status, ms } = await ready(root, names[0])
@@ -175,11 +186,72 @@ async function warmRows(ctx, want, label, root, names, symbolBound) {
       rows.push(row(wanted[1], o, p, { op: '<=', value: 0.2 }, `names cycle; rg -n -w NAME over the same tree; ${info}`))
     }
   }
-  if (want(wanted[2])) {
+  // The default budget is a quarter of the default maxOutputBytes (128 KiB); these tools
+  // have a 16 MB limit, so their own default budget is the 4 MB map.
+  const budgets = [
+    [wanted[2], { max_bytes: 32768 }, 'max_bytes 32 KiB (a quarter of the default maxOutputBytes)'],
+    [wanted[3], {}, 'max_bytes 4 MB (a quarter of maxOutputBytes 16 MB)'],
+  ]
+  for (const [name, args, what] of budgets) {
+    if (!want(name)) continue
     const samples = []
-    const cold = await time(async () => expectOk('repo_map', await tools.callTool('repo_map', {})))
-    for (let r = 0; r < Math.max(3, ctx.rounds.corpus >> 1); r++) samples.push(await time(async () => expectOk('repo_map', await tools.callTool('repo_map', {}))))
-    rows.push(absolute(wanted[2], median(samples), { op: '<=', value: 100, unit: 'ms' }, `default budget (a quarter of maxOutputBytes 16 MB); first call ${fmtMs(cold)} (ranking built from the table, or loaded from repomap.idx); ${info}`))
+    let bytes = 0
+    const cold = await time(async () => expectOk('repo_map', await tools.callTool('repo_map', args)))
+    for (let r = 0; r < Math.max(3, ctx.rounds.corpus >> 1); r++) {
+      samples.push(await time(async () => { bytes = Buffer.byteLength(expectOk('repo_map', await tools.callTool('repo_map', args))) }))
+    }
+    rows.push(absolute(name, median(samples), { op: '<=', value: 100, unit: 'ms' }, `${what}, ${(bytes / 1e6).toFixed(2)} MB returned; first call ${fmtMs(cold)} (ranking built from the table, or loaded from repomap.idx); ${info}`))
+  }
+  // A write by another process (the watch reports it), then the first call: the changed
+  // file is read and parsed, the ranking adjusted. Each round edits another file (a new
+  // function calling a shared helper) and puts it back after the call.
+  const edited = (k) => {
+    const n = (k * 7919 + 1234) % status.files
+    const sub = path.join(root, `pkg${Math.floor(n / 1000)}`, `m${Math.floor(n / 100) % 10}`)
+    const file = fs.readdirSync(sub).find((f) => f.startsWith(`f${n}.`))
+    return file && path.join(sub, file)
+  }
+  const edit = (file, k) => {
+    const before = fs.readFileSync(file, 'utf8')
+    const line = file.endsWith('.py') ? `
+def addedFn${k}(x):
+    return sharedHelper${k % 300}(x)
+` : file.endsWith('.rs') ? `
+pub fn added_fn${k}(x: u64) -> u64 {
+    sharedHelper${k % 300}(x)
+}
+` : `
+export function addedFn${k}(x) {
+  return sharedHelper${k % 300}(x)
+}
+`
+    fs.writeFileSync(file, before + line)
+    return () => fs.writeFileSync(file, before)
+  }
+  let k = 0
+  for (const [name, tool, args] of [
+    [wanted[4], 'repo_map', { max_bytes: 32768 }],
+    [wanted[5], 'find_symbol', { name: names[0] }],
+  ]) {
+    if (!want(name)) continue
+    const samples = []
+    await tools.callTool(tool, args)
+    for (let r = 0; r < Math.max(3, ctx.rounds.corpus >> 2); r++) {
+      const file = edited(k++)
+      if (!file) continue
+      const restore = edit(file, k)
+      await sleep(20)
+      samples.push(await time(async () => expectOk(tool, await tools.callTool(tool, args))))
+      restore()
+      await sleep(20)
+      await tools.callTool(tool, args)
+    }
+    const bound = tool === 'repo_map' ? 1000 : symbolBound
+    rows.push(absolute(name, median(samples), { op: '<=', value: bound, unit: 'ms' }, `a file of the tree rewritten (a function added), then the first ${tool} (${JSON.stringify(args)}); samples ${samples.map(fmtMs).join(', ')}; ${info}`))
+  }
+  if (want(wanted[6])) {
+    const rss = process.memoryUsage().rss / 1e6
+    rows.push({ name: wanted[6], ours: rss, peer: null, ratio: null, target: { op: '<=', value: null }, status: 'info', note: `RSS of this process after the rows above (the images are mapped: grep.idx, symbols.idx; the repo map's ranking in memory)`, format: (x) => (x == null ? '—' : `${x.toFixed(0)} MB`) })
   }
   return rows
 }
@@ -283,7 +355,7 @@ export async function symbolIndexRows(ctx, want) {
   const { ctags } = findCtags()
   ctx = { ...ctx, ctags }
   const files = ctx.symbolFiles ?? 15000
-  const root = generate(path.join(os.tmpdir(), `clarvis-bench-nav${files}`), files)
+  const root = generate(ctx.symbolDir ?? path.join(os.tmpdir(), `clarvis-bench-nav${files}`), files)
   const label = `${files} files`
   const names = [17, 142, 233, 58, 291, 104, 9, 266].map((k) => `sharedHelper${k}`)
   // Used in exactly 50 files each (no longer name contains them: sharedHelper17 is inside
@@ -316,6 +388,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     rgMissing: 'ripgrep not found',
     rounds: { corpus: rounds },
     symbolFiles: numberArg('--files', 15000),
+    // --dir DIR: generate (or reuse) the tree there instead of the temp directory, so a
+    // 250k-file tree and its index can be kept between runs.
+    symbolDir: process.argv.flatMap((a, i) => (process.argv[i - 1] === '--dir' ? [path.resolve(a)] : []))[0],
     withCorpus: process.argv.includes('--corpus'),
     noBuild: process.argv.includes('--no-build'),
     clean: process.argv.includes('--clean'),
