@@ -19,6 +19,7 @@
 //! Architecture invariant: an engine. It knows the syntax engine, grep's walk and text rules
 //! and the workspace's confinement; never a tool or the runtime.
 
+pub mod certainty;
 pub mod compiled;
 pub mod decl;
 pub mod extract;
@@ -30,6 +31,7 @@ pub mod model;
 pub mod ondemand;
 pub mod query;
 pub mod rank;
+pub mod receiver;
 pub mod recognize;
 pub mod region;
 pub mod repomap;

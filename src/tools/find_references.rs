@@ -122,6 +122,12 @@ fn run(call: &Call) -> ToolResult<Output> {
     } else {
         refs
     };
+    // Python and JavaScript: uses the syntax cannot tie to the definition (a member access on
+    // a receiver of unknown or another type) are listed apart, see `symbols::certainty`.
+    let (refs, uncertain) =
+        symbols::certainty::split(&name.name, refs, &defs, &found.files, |abs| {
+            read_text(&call.config, abs)
+        });
     let errors: Vec<&str> = found
         .files
         .iter()
@@ -142,7 +148,7 @@ fn run(call: &Call) -> ToolResult<Output> {
         }
         note.push_str(&more);
     }
-    if refs.is_empty() {
+    if refs.is_empty() && uncertain.is_empty() {
         let mut out = format!("(no uses of `{}` as code found)", name.name);
         if !note.is_empty() {
             out.push('\n');
@@ -150,7 +156,9 @@ fn run(call: &Call) -> ToolResult<Output> {
         }
         return Ok(Output::text(out));
     }
-    Ok(Output::text(render(call, &refs, &note)))
+    Ok(Output::text(render(
+        call, &name.name, &refs, &uncertain, &note,
+    )))
 }
 
 /// What the result says about the name's definitions: none in the searched files, or
@@ -186,14 +194,21 @@ fn ambiguity(name: &Name, defs: &[DefHit]) -> String {
     }
 }
 
-/// The page: a path line for each file, then `  line:col  role  text` per reference.
-fn render(call: &Call, refs: &[RefHit], note: &str) -> String {
+/// The page: a path line for each file, then `  line:col  role  text` per certain reference;
+/// after them the uncertain ones under their own heading, one `path:line:col  role  text`
+/// each (no indented line: nothing reading the certain listing takes them for certain).
+/// Paging counts both lists, certain first.
+fn render(call: &Call, name: &str, refs: &[RefHit], uncertain: &[RefHit], note: &str) -> String {
     let page = Page::from_call(call);
     let mut text: Option<(PathBuf, Vec<String>)> = None;
+    let total = refs.len() + uncertain.len();
     page.render(
-        refs.len(),
+        total,
         |i, first| {
-            let r = &refs[i];
+            let (r, certain) = match refs.get(i) {
+                Some(r) => (r, true),
+                None => (&uncertain[i - refs.len()], false),
+            };
             if text.as_ref().is_none_or(|(p, _)| *p != r.abs) {
                 let lines = read_text(&call.config, &r.abs)
                     .map(|t| t.split('\n').map(str::to_string).collect())
@@ -204,13 +219,16 @@ fn render(call: &Call, refs: &[RefHit], note: &str) -> String {
                 .as_ref()
                 .and_then(|(_, l)| l.get(r.line as usize - 1))
                 .map_or("", String::as_str);
-            let row = format!(
-                "  {}:{}  {}  {}",
-                r.line,
-                r.col,
-                r.role.as_str(),
-                window(line, r.col)
-            );
+            let rest = format!("{}  {}", r.role.as_str(), window(line, r.col));
+            if !certain {
+                let row = format!("{}:{}:{}  {rest}", r.display, r.line, r.col);
+                return if i == refs.len() || first {
+                    format!("{}\n{row}", uncertain_heading(name, uncertain.len()))
+                } else {
+                    row
+                };
+            }
+            let row = format!("  {}:{}  {rest}", r.line, r.col);
             if first || i > 0 && refs[i - 1].abs != r.abs {
                 format!("{}\n{row}", r.display)
             } else {
@@ -218,6 +236,15 @@ fn render(call: &Call, refs: &[RefHit], note: &str) -> String {
             }
         },
         note,
+    )
+}
+
+/// The heading of the uncertain uses.
+fn uncertain_heading(name: &str, n: usize) -> String {
+    format!(
+        "[uncertain: {n} use{s} of `{name}` the syntax cannot tie to its definition — a member access on a receiver whose type it cannot tell, or a module path; {they} may mean another symbol of the same name:]",
+        s = if n == 1 { "" } else { "s" },
+        they = if n == 1 { "it" } else { "they" },
     )
 }
 

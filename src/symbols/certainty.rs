@@ -1,0 +1,441 @@
+//! Which uses of a name are certainly its workspace definition's, in Python and JavaScript:
+//! a member access `recv.name` means the definition only when the receiver is something that
+//! has it — `this`/`self`/`cls` in the defining class or a subclass, `super` below it, the
+//! container itself (`Config.load`, `opcodes.BINARY`), an instance bound by `new X(…)`, `X(…)`
+//! or `x: X` of such a class, the module defining it (`util.fn` after `util =
+//! require('./util')`, `ft.Name` after `from . import typing as ft`). A language server finds
+//! those and leaves out receivers it cannot type; so do we, by the syntax of the receiver and
+//! of the line binding it (`receiver`). The rest — a receiver known to be another class or
+//! module, a variable's or function's name reached through some object, a receiver of unknown
+//! type when the name has several definitions or is also a member of the language's built-in
+//! types (`get`, `clear`, `index`) — is *uncertain*: `find_references` lists it apart, after
+//! the certain uses, instead of guessing. A Python module path (`from .testing import x`)
+//! names a file, never a definition, and is uncertain too. TypeScript keeps every use: its
+//! annotations type receivers the syntax alone cannot, and its uses measured ≥ 95 % precise.
+
+use super::model::Role;
+use super::ondemand::Parsed;
+use super::receiver::{self, Binding, Receiver};
+use super::{DefHit, RefHit};
+use crate::syntax::defs::SymbolKind;
+use crate::syntax::Grammar;
+use std::collections::{HashMap, HashSet};
+use std::path::{Component, Path, PathBuf};
+
+/// Member names of the built-in types (JS: Object, Array, Map, Set, String, RegExp results,
+/// Promise, Node's streams, emitters and timers; Python: dict, list, set, str, bytes, files):
+/// on a receiver of unknown type they are more likely the built-in's than a workspace method.
+const BUILTIN_MEMBERS: &[&str] = &[
+    "add",
+    "append",
+    "apply",
+    "argv",
+    "assign",
+    "bind",
+    "call",
+    "catch",
+    "clear",
+    "close",
+    "concat",
+    "copy",
+    "count",
+    "create",
+    "decode",
+    "delete",
+    "destroy",
+    "discard",
+    "emit",
+    "encode",
+    "end",
+    "endswith",
+    "entries",
+    "every",
+    "exec",
+    "extend",
+    "filter",
+    "finally",
+    "find",
+    "flush",
+    "forEach",
+    "format",
+    "freeze",
+    "get",
+    "has",
+    "includes",
+    "index",
+    "indexOf",
+    "insert",
+    "items",
+    "join",
+    "keys",
+    "length",
+    "lower",
+    "map",
+    "match",
+    "message",
+    "name",
+    "next",
+    "off",
+    "on",
+    "once",
+    "pipe",
+    "pop",
+    "push",
+    "read",
+    "readline",
+    "readlines",
+    "reduce",
+    "register",
+    "remove",
+    "removeListener",
+    "replace",
+    "resume",
+    "reverse",
+    "seek",
+    "send",
+    "set",
+    "setdefault",
+    "shift",
+    "size",
+    "slice",
+    "some",
+    "sort",
+    "splice",
+    "split",
+    "stack",
+    "startswith",
+    "strip",
+    "test",
+    "then",
+    "toString",
+    "trim",
+    "unshift",
+    "update",
+    "upper",
+    "values",
+    "write",
+];
+
+fn judged(g: Grammar) -> bool {
+    matches!(g, Grammar::Python | Grammar::JavaScript)
+}
+
+/// A file's lines and bindings, read once per call.
+struct FileFacts {
+    lines: Vec<String>,
+    bindings: Option<HashMap<String, Vec<(usize, Binding)>>>,
+}
+
+/// What the judgement of one name's uses needs, built once per call.
+struct Judge<'a> {
+    name: &'a str,
+    /// The containers (last element) of the name's member definitions.
+    definers: HashSet<&'a str>,
+    /// The files defining the name at top level, as module keys.
+    top_level: Vec<PathBuf>,
+    /// Every file defining the name, as module keys.
+    defining: Vec<PathBuf>,
+    /// Distinct definitions of the name.
+    distinct: usize,
+    /// Every class of the candidate files: name → bases (last dotted segment).
+    classes: HashMap<&'a str, Vec<String>>,
+    files: HashMap<&'a Path, &'a Parsed>,
+}
+
+/// `refs` split into the certain uses and the uncertain ones (see the module doc), both in
+/// their order. A name with no definition among `files` keeps every use certain (nothing
+/// to tell it apart from). `text_of` gives a file's text.
+pub fn split(
+    name: &str,
+    refs: Vec<RefHit>,
+    defs: &[DefHit],
+    files: &[Parsed],
+    text_of: impl Fn(&Path) -> Option<String>,
+) -> (Vec<RefHit>, Vec<RefHit>) {
+    if defs.is_empty() || !files.iter().any(|f| judged(f.grammar)) {
+        return (refs, Vec::new());
+    }
+    let judge = Judge::new(name, defs, files);
+    let mut facts: HashMap<PathBuf, Option<FileFacts>> = HashMap::new();
+    let (mut certain, mut uncertain) = (Vec::new(), Vec::new());
+    for r in refs {
+        let sure = match judge.files.get(r.abs.as_path()) {
+            Some(f) if judged(f.grammar) && r.role != Role::Definition => {
+                let entry = facts.entry(r.abs.clone()).or_insert_with(|| {
+                    text_of(&r.abs).map(|t| FileFacts {
+                        lines: t.split('\n').map(String::from).collect(),
+                        bindings: None,
+                    })
+                });
+                entry.as_mut().is_none_or(|ff| judge.certain(f, ff, &r))
+            }
+            _ => true,
+        };
+        if sure {
+            certain.push(r);
+        } else {
+            uncertain.push(r);
+        }
+    }
+    (certain, uncertain)
+}
+
+/// The bases a class's signature line names: Python's parenthesised list (keywords such as
+/// `metaclass=` left out), JavaScript's `extends X`; each as its last dotted segment.
+fn bases(sig: &str) -> Vec<String> {
+    let last = |s: &str| {
+        let s = s.split('[').next().unwrap_or("").trim();
+        s.rsplit('.').next().unwrap_or("").to_string()
+    };
+    if let Some(rest) = sig.split_once(" extends ").map(|(_, r)| r) {
+        let x: String = rest
+            .trim_start()
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || matches!(c, '_' | '$' | '.'))
+            .collect();
+        return vec![last(&x)];
+    }
+    let Some((_, rest)) = sig.split_once('(') else {
+        return Vec::new();
+    };
+    let inner = rest.rsplit_once(')').map_or(rest, |(i, _)| i);
+    inner
+        .split(',')
+        .filter(|b| !b.contains('=') && !b.trim().is_empty())
+        .map(last)
+        .collect()
+}
+
+/// A module's key: its path without extension, `index`/`__init__` standing for their directory.
+fn module_key(file: &Path) -> PathBuf {
+    let stem = file.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+    let dir = file.parent().unwrap_or(Path::new(""));
+    if matches!(stem, "index" | "__init__") {
+        dir.to_path_buf()
+    } else {
+        dir.join(stem)
+    }
+}
+
+/// The keys a module spec written in `from` may name: a relative spec resolved against its
+/// directory (Python's leading dots: `.` the directory, `..` its parent), an absolute one
+/// as a suffix of path components (`flask.typing` → `…/flask/typing`).
+fn spec_matches(spec: &str, from: &Path, python: bool, key: &Path) -> bool {
+    let dir = from.parent().unwrap_or(Path::new(""));
+    let resolved = if python {
+        let dots = spec.chars().take_while(|&c| c == '.').count();
+        if dots == 0 {
+            None
+        } else {
+            let mut d = dir.to_path_buf();
+            for _ in 1..dots {
+                d.pop();
+            }
+            Some(
+                spec[dots..]
+                    .split('.')
+                    .filter(|s| !s.is_empty())
+                    .fold(d, |p, s| p.join(s)),
+            )
+        }
+    } else if spec.starts_with('.') {
+        let mut d = PathBuf::new();
+        for c in dir.join(spec).components() {
+            match c {
+                Component::ParentDir => {
+                    d.pop();
+                }
+                Component::CurDir => {}
+                c => d.push(c),
+            }
+        }
+        if matches!(
+            d.extension().and_then(|e| e.to_str()),
+            Some("js" | "mjs" | "cjs")
+        ) {
+            d.set_extension("");
+        }
+        Some(module_key(&d))
+    } else {
+        None
+    };
+    match resolved {
+        Some(r) => r == key,
+        None => {
+            let parts: Vec<&str> = spec
+                .split(if python { '.' } else { '/' })
+                .filter(|s| !s.is_empty())
+                .collect();
+            let comps: Vec<&str> = key.iter().filter_map(|c| c.to_str()).collect();
+            !parts.is_empty() && comps.ends_with(&parts)
+        }
+    }
+}
+
+impl<'a> Judge<'a> {
+    fn new(name: &'a str, defs: &'a [DefHit], files: &'a [Parsed]) -> Judge<'a> {
+        let mut classes: HashMap<&str, Vec<String>> = HashMap::new();
+        for f in files {
+            for d in f.syms.defs.iter().filter(|d| d.kind == SymbolKind::Class) {
+                classes
+                    .entry(d.name.as_str())
+                    .or_default()
+                    .extend(bases(&d.sig));
+            }
+        }
+        let distinct: HashSet<(&Path, String)> = defs
+            .iter()
+            .filter(|d| !d.def.decl)
+            .map(|d| (d.abs.as_path(), d.def.container.join(".")))
+            .collect();
+        Judge {
+            name,
+            definers: defs
+                .iter()
+                .filter_map(|d| d.def.container.last().map(String::as_str))
+                .collect(),
+            top_level: defs
+                .iter()
+                .filter(|d| d.def.container.is_empty())
+                .map(|d| module_key(&d.abs))
+                .collect(),
+            defining: defs.iter().map(|d| module_key(&d.abs)).collect(),
+            distinct: distinct.len(),
+            classes,
+            files: files.iter().map(|f| (f.abs.as_path(), f)).collect(),
+        }
+    }
+
+    /// Whether class `c` or one of its ancestors among the candidate files defines the name.
+    fn reaches(&self, c: &str) -> bool {
+        let mut seen = HashSet::new();
+        let mut todo = vec![c.to_string()];
+        while let Some(c) = todo.pop() {
+            if self.definers.contains(c.as_str()) {
+                return true;
+            }
+            if seen.len() < 64 && seen.insert(c.clone()) {
+                todo.extend(self.classes.get(c.as_str()).into_iter().flatten().cloned());
+            }
+        }
+        false
+    }
+
+    /// The innermost class of `f` around 1-based `line`.
+    fn enclosing(f: &Parsed, line: u32) -> Option<&str> {
+        f.syms
+            .defs
+            .iter()
+            .filter(|d| d.kind == SymbolKind::Class && d.start_line <= line && line <= d.end_line)
+            .max_by_key(|d| d.start_line)
+            .map(|d| d.name.as_str())
+    }
+
+    fn certain(&self, f: &Parsed, ff: &mut FileFacts, r: &RefHit) -> bool {
+        let python = f.grammar == Grammar::Python;
+        let row = r.line as usize - 1;
+        if python && r.role == Role::Import && module_path(&ff.lines, row, r.col) {
+            return false;
+        }
+        let Some(recv) = receiver::receiver(&ff.lines, row, r.col) else {
+            return true;
+        };
+        match recv {
+            Receiver::This => match Self::enclosing(f, r.line) {
+                Some(c) => self.reaches(c),
+                None => self.unknown(),
+            },
+            Receiver::Super => match Self::enclosing(f, r.line) {
+                Some(c) => self
+                    .classes
+                    .get(c)
+                    .is_some_and(|b| b.iter().any(|b| self.reaches(b))),
+                None => self.unknown(),
+            },
+            Receiver::Name(n) => {
+                if self.definers.contains(n.as_str()) {
+                    return true;
+                }
+                if self.classes.contains_key(n.as_str()) {
+                    return self.reaches(&n);
+                }
+                let text_bindings = ff
+                    .bindings
+                    .get_or_insert_with(|| receiver::bindings(&ff.lines.join("\n"), python));
+                match receiver::binding_at(text_bindings, &n, row).cloned() {
+                    Some(Binding::Module(spec)) => self.module(&spec, &f.abs, python, true),
+                    Some(Binding::From(m, item)) => {
+                        let sub = if m.chars().all(|c| c == '.') {
+                            format!("{m}{item}")
+                        } else {
+                            format!("{m}.{item}")
+                        };
+                        if self.module(&sub, &f.abs, true, true) || self.reaches(&item) {
+                            true
+                        } else if self.classes.contains_key(item.as_str())
+                            || self.module(&sub, &f.abs, true, false)
+                        {
+                            false
+                        } else {
+                            self.unknown()
+                        }
+                    }
+                    Some(Binding::Instance(x)) => {
+                        if self.reaches(&x) {
+                            true
+                        } else if self.classes.contains_key(x.as_str()) {
+                            false
+                        } else {
+                            match receiver::binding_at(text_bindings, &x, row) {
+                                Some(Binding::Module(spec)) => {
+                                    self.module(spec, &f.abs, python, false)
+                                }
+                                _ => self.unknown(),
+                            }
+                        }
+                    }
+                    None => self.unknown(),
+                }
+            }
+            Receiver::Other => self.unknown(),
+        }
+    }
+
+    /// Whether the module `spec` (written in `from`) defines the name: at top level when
+    /// `top`, anywhere otherwise.
+    fn module(&self, spec: &str, from: &Path, python: bool, top: bool) -> bool {
+        let keys = if top { &self.top_level } else { &self.defining };
+        keys.iter().any(|k| spec_matches(spec, from, python, k))
+    }
+
+    /// A receiver of unknown type: certain only when the name is one class member with no
+    /// built-in namesake — a variable, function or class is reached through an object only as
+    /// its module's member, which a bound receiver would have shown.
+    fn unknown(&self) -> bool {
+        !self.definers.is_empty()
+            && self.top_level.is_empty()
+            && self.distinct <= 1
+            && !BUILTIN_MEMBERS.contains(&self.name)
+    }
+}
+
+/// Whether 1-based `col` of `lines[row]` is inside the module path of a Python import
+/// (`from a.b import …`, `import a.b`), which names a module file, not a definition.
+fn module_path(lines: &[String], row: usize, col: u32) -> bool {
+    let Some(line) = lines.get(row) else {
+        return false;
+    };
+    let t = line.trim_start();
+    let indent = line.len() - t.len();
+    let at = (col as usize).saturating_sub(1);
+    if let Some(rest) = t.strip_prefix("from ") {
+        let end = rest.find(" import").map_or(line.len(), |i| indent + 5 + i);
+        return at < end;
+    }
+    // `import a.b [as c]`: every name before `as` is a module's.
+    t.starts_with("import ") && line.find(" as ").is_none_or(|i| at < i)
+}
+
+#[cfg(test)]
+#[path = "certainty_tests.rs"]
+mod tests;
