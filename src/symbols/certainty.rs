@@ -137,6 +137,9 @@ struct Judge<'a> {
     defining: Vec<PathBuf>,
     /// Distinct definitions of the name.
     distinct: usize,
+    /// Module-level variables whose definition holds the name (`const opcodes = { BINARY:
+    /// 2 }`): their object literal's key is reached as `opcodes.BINARY`.
+    objects: HashSet<&'a str>,
     /// Every class of the candidate files: name → bases (last dotted segment).
     classes: HashMap<&'a str, Vec<String>>,
     files: HashMap<&'a Path, &'a Parsed>,
@@ -152,7 +155,7 @@ pub fn split(
     files: &[Parsed],
     text_of: impl Fn(&Path) -> Option<String>,
 ) -> (Vec<RefHit>, Vec<RefHit>) {
-    if defs.is_empty() || !files.iter().any(|f| judged(f.grammar)) {
+    if !files.iter().any(|f| judged(f.grammar)) {
         return (refs, Vec::new());
     }
     let judge = Judge::new(name, defs, files);
@@ -283,6 +286,24 @@ impl<'a> Judge<'a> {
                     .extend(bases(&d.sig));
             }
         }
+        let mut objects = HashSet::new();
+        for f in files {
+            let Some(id) = f.syms.name_id(name) else {
+                continue;
+            };
+            for d in f.syms.defs.iter().filter(|d| {
+                d.container.is_empty()
+                    && matches!(d.kind, SymbolKind::Constant | SymbolKind::Variable)
+            }) {
+                // A use of the name after the variable's own name, within its definition.
+                let inside = |r: &super::model::Ref| {
+                    r.name == id && (d.line, d.col) < (r.line, r.col) && r.line <= d.end_line
+                };
+                if f.syms.refs.iter().any(inside) {
+                    objects.insert(d.name.as_str());
+                }
+            }
+        }
         let distinct: HashSet<(&Path, String)> = defs
             .iter()
             .filter(|d| !d.def.decl)
@@ -301,6 +322,7 @@ impl<'a> Judge<'a> {
                 .collect(),
             defining: defs.iter().map(|d| module_key(&d.abs)).collect(),
             distinct: distinct.len(),
+            objects,
             classes,
             files: files.iter().map(|f| (f.abs.as_path(), f)).collect(),
         }
@@ -343,17 +365,17 @@ impl<'a> Judge<'a> {
         match recv {
             Receiver::This => match Self::enclosing(f, r.line) {
                 Some(c) => self.reaches(c),
-                None => self.unknown(),
+                None => self.unknown(python),
             },
             Receiver::Super => match Self::enclosing(f, r.line) {
                 Some(c) => self
                     .classes
                     .get(c)
                     .is_some_and(|b| b.iter().any(|b| self.reaches(b))),
-                None => self.unknown(),
+                None => self.unknown(python),
             },
             Receiver::Name(n) => {
-                if self.definers.contains(n.as_str()) {
+                if self.definers.contains(n.as_str()) || self.objects.contains(n.as_str()) {
                     return true;
                 }
                 if self.classes.contains_key(n.as_str()) {
@@ -364,6 +386,10 @@ impl<'a> Judge<'a> {
                     .get_or_insert_with(|| receiver::bindings(&ff.lines.join("\n"), python));
                 match receiver::binding_at(text_bindings, &n, row).cloned() {
                     Some(Binding::Module(spec)) => self.module(&spec, &f.abs, python, true),
+                    // A property of `module.exports`: the language service takes it for
+                    // another symbol than the definition it aliases (a rename of the function
+                    // leaves `{ fn: renamed }` and `util.fn`), so do we.
+                    Some(Binding::Exports(_)) => false,
                     Some(Binding::From(m, item)) => {
                         let sub = if m.chars().all(|c| c == '.') {
                             format!("{m}{item}")
@@ -377,7 +403,7 @@ impl<'a> Judge<'a> {
                         {
                             false
                         } else {
-                            self.unknown()
+                            self.unknown(python)
                         }
                     }
                     Some(Binding::Instance(x)) => {
@@ -387,17 +413,17 @@ impl<'a> Judge<'a> {
                             false
                         } else {
                             match receiver::binding_at(text_bindings, &x, row) {
-                                Some(Binding::Module(spec)) => {
+                                Some(Binding::Module(spec) | Binding::Exports(spec)) => {
                                     self.module(spec, &f.abs, python, false)
                                 }
-                                _ => self.unknown(),
+                                _ => self.unknown(python),
                             }
                         }
                     }
-                    None => self.unknown(),
+                    None => self.unknown(python),
                 }
             }
-            Receiver::Other => self.unknown(),
+            Receiver::Other => self.unknown(python),
         }
     }
 
@@ -408,11 +434,17 @@ impl<'a> Judge<'a> {
         keys.iter().any(|k| spec_matches(spec, from, python, k))
     }
 
-    /// A receiver of unknown type: certain only when the name is one class member with no
-    /// built-in namesake — a variable, function or class is reached through an object only as
+    /// A receiver of unknown type. JavaScript: uncertain (no annotations; the language
+    /// service leaves out what it types `any`). Python: certain only when the name is one
+    /// class member with no built-in namesake — jedi infers much through calls and
+    /// annotations, and a variable, function or class is reached through an object only as
     /// its module's member, which a bound receiver would have shown.
-    fn unknown(&self) -> bool {
-        !self.definers.is_empty()
+    fn unknown(&self, python: bool) -> bool {
+        if std::env::var_os("CLARVIS_REFPREC_STRICT").is_some() {
+            return false;
+        }
+        python
+            && !self.definers.is_empty()
             && self.top_level.is_empty()
             && self.distinct <= 1
             && !BUILTIN_MEMBERS.contains(&self.name)

@@ -184,23 +184,40 @@ fn javascript_this_super_and_new_bindings() {
 
 #[test]
 fn javascript_module_qualified_access_and_containers() {
-    let util = "function errorRequest () {}\nconst opcodes = { BINARY: 2 }\nmodule.exports = { errorRequest, opcodes }\n";
+    let util = "export function errorRequest () {}\nexport const opcodes = { BINARY: 2 }\n";
+    let cjs = "function errorRequest () {}\nmodule.exports = { errorRequest }\n";
     let user = "\
-const util = require('./core/util.js')
-const other = require('node:util')
-const { opcodes } = require('./core/util')
+import * as util from './core/util.js'
+import * as other from 'node:util'
+import { opcodes } from './core/util'
+const legacy = require('./core/cjs')
 util.errorRequest()
 other.errorRequest()
 x.y.errorRequest()
 opcodes.BINARY
+legacy.errorRequest()
 ";
-    let (certain, uncertain) = judge(&[("core/util.js", util), ("user.js", user)], "errorRequest");
+    let files = [
+        ("core/util.js", util),
+        ("core/cjs.js", cjs),
+        ("user.js", user),
+    ];
+    let (certain, uncertain) = judge(&files, "errorRequest");
+    // The ES module's namespace; a CommonJS `module.exports` property aliases the function
+    // (the language service counts it apart), another module, a receiver of unknown type.
     assert_eq!(
         certain,
-        ["core/util.js:1:10", "core/util.js:3:20", "user.js:4:6"]
+        [
+            "core/cjs.js:1:10",
+            "core/cjs.js:2:20",
+            "core/util.js:1:17",
+            "user.js:5:6"
+        ]
     );
-    assert_eq!(uncertain, ["user.js:5:7", "user.js:6:5"]);
-    let (certain, uncertain) = judge(&[("core/util.js", util), ("user.js", user)], "BINARY");
-    assert_eq!(certain, ["core/util.js:2:19", "user.js:7:9"]);
+    assert_eq!(uncertain, ["user.js:6:7", "user.js:7:5", "user.js:9:8"]);
+    // A key of a module-level object literal (no definition in the table) through the
+    // object's name.
+    let (certain, uncertain) = judge(&files, "BINARY");
+    assert_eq!(certain, ["core/util.js:2:26", "user.js:8:9"]);
     assert!(uncertain.is_empty());
 }

@@ -23,9 +23,12 @@ pub enum Receiver {
 /// What a file binds a name to, as far as the binding's own line says.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Binding {
-    /// A module: `require('spec')`, `import * as x from 'spec'`, `import spec as x`; the
-    /// spec as written (`../core/util.js`, `flask.typing`).
+    /// A module: `import * as x from 'spec'`, `import x from 'spec'`, `import spec as x`; the
+    /// spec as written (`./util.js`, `flask.typing`).
     Module(String),
+    /// A CommonJS module's exports: `x = require('spec')`. Its members are the properties of
+    /// `module.exports`, which alias the module's definitions (`module.exports = { fn }`).
+    Exports(String),
     /// `from module import name [as x]` (Python): `name` is a submodule or a symbol of it.
     From(String, String),
     /// An instance of (or a reference to) the class named so: `new X(…)`, `X(…)` with a
@@ -48,19 +51,9 @@ pub fn receiver(lines: &[String], row: usize, col: u32) -> Option<Receiver> {
         }
         units += c.len_utf16();
     }
-    let mut before = line[..at].trim_end();
-    if before.is_empty() {
-        // A chained call continued on this line: what ends the last non-blank line above.
-        before = lines[..row]
-            .iter()
-            .rev()
-            .map(|l| l.trim_end())
-            .find(|l| !l.is_empty())?;
-        return match before.ends_with('.') {
-            true => Some(Receiver::Other),
-            false => None,
-        };
-    }
+    // A use opening its line is no member access: a chain continued on the next line keeps
+    // its `.` there (`  .name()`), and the line above may be a comment ending in a period.
+    let before = line[..at].trim_end();
     let rest = before
         .strip_suffix("?.")
         .or_else(|| before.strip_suffix('.'))?;
@@ -156,7 +149,8 @@ pub fn bindings(text: &str, python: bool) -> HashMap<String, Vec<(usize, Binding
                     .push((line, binding));
             };
             match (python, k) {
-                (false, 0..=2) => add(a, Binding::Module(b.to_string())),
+                (false, 0) => add(a, Binding::Exports(b.to_string())),
+                (false, 1 | 2) => add(a, Binding::Module(b.to_string())),
                 (false, 3) => add(a, Binding::Instance(b.to_string())),
                 (false, _) => add(b, Binding::Instance(a.to_string())),
                 (true, 0) => add(b, Binding::Module(a.to_string())),
@@ -223,6 +217,8 @@ mod tests {
         assert_eq!(recv("this.#p.go()", 0, "go"), Some(Receiver::Other));
         let chained = ["a".to_string(), "  .go()".to_string()];
         assert_eq!(receiver(&chained, 1, 4), Some(Receiver::Other));
+        let after_comment = ["// the end.".to_string(), "go()".to_string()];
+        assert_eq!(receiver(&after_comment, 1, 1), None);
     }
 
     #[test]
@@ -231,7 +227,7 @@ mod tests {
         let b = bindings(text, false);
         assert_eq!(
             binding_at(&b, "util", 9),
-            Some(&Binding::Module("../core/util.js".into()))
+            Some(&Binding::Exports("../core/util.js".into()))
         );
         assert_eq!(
             binding_at(&b, "ns", 9),
