@@ -155,7 +155,8 @@ pub fn split(
     files: &[Parsed],
     text_of: impl Fn(&Path) -> Option<String>,
 ) -> (Vec<RefHit>, Vec<RefHit>) {
-    if !files.iter().any(|f| judged(f.grammar)) {
+    if !files.iter().any(|f| judged(f.grammar)) || std::env::var_os("CLARVIS_REFPREC_OFF").is_some()
+    {
         return (refs, Vec::new());
     }
     let judge = Judge::new(name, defs, files);
@@ -356,8 +357,13 @@ impl<'a> Judge<'a> {
     fn certain(&self, f: &Parsed, ff: &mut FileFacts, r: &RefHit) -> bool {
         let python = f.grammar == Grammar::Python;
         let row = r.line as usize - 1;
-        if python && r.role == Role::Import && module_path(&ff.lines, row, r.col) {
-            return false;
+        if python && r.role == Role::Import {
+            if module_path(&ff.lines, row, r.col) {
+                return false;
+            }
+            if let Some(m) = from_module(&ff.lines, row) {
+                return self.workspace_module(m);
+            }
         }
         let Some(recv) = receiver::receiver(&ff.lines, row, r.col) else {
             return true;
@@ -427,6 +433,19 @@ impl<'a> Judge<'a> {
         }
     }
 
+    /// Whether an absolute Python module path can be the workspace's: its first segment is a
+    /// directory some definition of the name lies under (`from flask import Flask` inside
+    /// flask, a re-export jedi follows). A relative one always can. `from jinja2 import
+    /// Environment` beside a workspace `Environment` imports another definition.
+    fn workspace_module(&self, m: &str) -> bool {
+        let first = m.split('.').next().unwrap_or("");
+        first.is_empty()
+            || self
+                .defining
+                .iter()
+                .any(|k| k.parent().is_some_and(|d| d.iter().any(|c| c == first)))
+    }
+
     /// Whether the module `spec` (written in `from`) defines the name: at top level when
     /// `top`, anywhere otherwise.
     fn module(&self, spec: &str, from: &Path, python: bool, top: bool) -> bool {
@@ -440,9 +459,6 @@ impl<'a> Judge<'a> {
     /// annotations, and a variable, function or class is reached through an object only as
     /// its module's member, which a bound receiver would have shown.
     fn unknown(&self, python: bool) -> bool {
-        if std::env::var_os("CLARVIS_REFPREC_STRICT").is_some() {
-            return false;
-        }
         python
             && !self.definers.is_empty()
             && self.top_level.is_empty()
@@ -466,6 +482,13 @@ fn module_path(lines: &[String], row: usize, col: u32) -> bool {
     }
     // `import a.b [as c]`: every name before `as` is a module's.
     t.starts_with("import ") && line.find(" as ").is_none_or(|i| at < i)
+}
+
+/// The module of a one-line Python `from M import …` at `lines[row]`.
+fn from_module(lines: &[String], row: usize) -> Option<&str> {
+    let rest = lines.get(row)?.trim_start().strip_prefix("from ")?;
+    let (m, _) = rest.split_once(" import")?;
+    Some(m.trim())
 }
 
 #[cfg(test)]

@@ -127,6 +127,15 @@ def f(fmt: Fmt, o: Other):
 }
 
 #[test]
+fn python_imports_from_outside_the_workspace_bring_another_definition() {
+    let app = "class Environment:\n    pass\n";
+    let user = "from jinja2 import Environment as Base\nfrom pkg.app import Environment\n";
+    let (certain, uncertain) = judge(&[("pkg/app.py", app), ("pkg/user.py", user)], "Environment");
+    assert_eq!(certain, ["pkg/app.py:1:7", "pkg/user.py:2:21"]);
+    assert_eq!(uncertain, ["pkg/user.py:1:20"]);
+}
+
+#[test]
 fn python_module_paths_name_files_not_definitions() {
     let src = "testing = 1\nfrom .testing import Client\nprint(testing)\n";
     let (certain, uncertain) = judge(&[("a.py", src)], "testing");
