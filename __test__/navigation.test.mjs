@@ -233,11 +233,13 @@ const { filter: pick } = new List()
     py,
     [
       'other.py',
-      '  1:16  import  from io import open',
       '  3:1  call  open("z")',
       'store.py',
       '  2:9  definition  def open(self, path):',
       '  6:7  call  s.open("x")',
+      // A name imported from a module outside the workspace is another definition's.
+      '[uncertain: 1 use of `open` the syntax cannot tie to its definition — a member access on a receiver whose type it cannot tell, or a module path; it may mean another symbol of the same name:]',
+      'other.py:1:16  import  from io import open',
       '[note: `open` is defined only as a class member here; 2 bare uses of the name (not through an object: a builtin, a local, a parameter) left out]',
     ].join('\n'),
   )
@@ -248,6 +250,51 @@ const { filter: pick } = new List()
   assert.doesNotMatch(ts, /^ {2}4:14 /m)
   assert.doesNotMatch(ts, /^ {2}4:39 /m)
   assert.match(ts, /2 bare uses of the name/)
+})
+
+test('find_references: member accesses the syntax cannot tie to the definition are listed apart (JS, Python)', async () => {
+  const w = latest({
+    'a.js': `class Base { start () {} }
+class Child extends Base { run () { this.start() } }
+function f (x) { x.start() }
+`,
+    'b.py': `class Job:
+    def launch(self):
+        self.launch()
+
+def get_job(j: Job, other):
+    j.launch()
+    other.items.launch()
+`,
+  })
+  const js = text(await w.call('find_references', { name: 'start' }))
+  const heading = (n, name) =>
+    `[uncertain: ${n} use${n === 1 ? '' : 's'} of \`${name}\` the syntax cannot tie to its definition — a member access on a receiver whose type it cannot tell, or a module path; ${n === 1 ? 'it' : 'they'} may mean another symbol of the same name:]`
+  assert.equal(
+    js,
+    [
+      'a.js',
+      '  1:14  definition  class Base { start () {} }',
+      '  2:42  call  class Child extends Base { run () { this.start() } }',
+      heading(1, 'start'),
+      'a.js:3:20  call  function f (x) { x.start() }',
+    ].join('\n'),
+  )
+  // Paging counts both lists; a page starting inside the uncertain ones repeats the heading.
+  const page = text(await w.call('find_references', { name: 'start', offset: 2, head_limit: 1 }))
+  assert.equal(page, [heading(1, 'start'), 'a.js:3:20  call  function f (x) { x.start() }'].join('\n'))
+  const py = text(await w.call('find_references', { name: 'launch' }))
+  assert.equal(
+    py,
+    [
+      'b.py',
+      '  2:9  definition  def launch(self):',
+      '  3:14  call  self.launch()',
+      '  6:7  call  j.launch()',
+      heading(1, 'launch'),
+      'b.py:7:17  call  other.items.launch()',
+    ].join('\n'),
+  )
 })
 
 test('find_symbol / find_references: fresh after our writes and other processes', async () => {

@@ -155,8 +155,7 @@ pub fn split(
     files: &[Parsed],
     text_of: impl Fn(&Path) -> Option<String>,
 ) -> (Vec<RefHit>, Vec<RefHit>) {
-    if !files.iter().any(|f| judged(f.grammar)) || std::env::var_os("CLARVIS_REFPREC_OFF").is_some()
-    {
+    if !files.iter().any(|f| judged(f.grammar)) {
         return (refs, Vec::new());
     }
     let judge = Judge::new(name, defs, files);
@@ -344,6 +343,22 @@ impl<'a> Judge<'a> {
         false
     }
 
+    /// Whether a binding on 0-based line `at` of `f` is in scope on 0-based `row`: outside
+    /// any function, or inside a function that also holds `row`.
+    fn visible(f: &Parsed, at: usize, row: usize) -> bool {
+        let (at, row) = (at as u32 + 1, row as u32 + 1);
+        f.syms
+            .defs
+            .iter()
+            .filter(|d| {
+                matches!(d.kind, SymbolKind::Function | SymbolKind::Method)
+                    && d.start_line <= at
+                    && at <= d.end_line
+            })
+            .max_by_key(|d| d.start_line)
+            .is_none_or(|d| d.start_line <= row && row <= d.end_line)
+    }
+
     /// The innermost class of `f` around 1-based `line`.
     fn enclosing(f: &Parsed, line: u32) -> Option<&str> {
         f.syms
@@ -390,7 +405,9 @@ impl<'a> Judge<'a> {
                 let text_bindings = ff
                     .bindings
                     .get_or_insert_with(|| receiver::bindings(&ff.lines.join("\n"), python));
-                match receiver::binding_at(text_bindings, &n, row).cloned() {
+                match receiver::binding_at(text_bindings, &n, row, |at| Self::visible(f, at, row))
+                    .cloned()
+                {
                     Some(Binding::Module(spec)) => self.module(&spec, &f.abs, python, true),
                     // A property of `module.exports`: the language service takes it for
                     // another symbol than the definition it aliases (a rename of the function
@@ -418,7 +435,9 @@ impl<'a> Judge<'a> {
                         } else if self.classes.contains_key(x.as_str()) {
                             false
                         } else {
-                            match receiver::binding_at(text_bindings, &x, row) {
+                            match receiver::binding_at(text_bindings, &x, row, |at| {
+                                Self::visible(f, at, row)
+                            }) {
                                 Some(Binding::Module(spec) | Binding::Exports(spec)) => {
                                     self.module(spec, &f.abs, python, false)
                                 }

@@ -136,6 +136,23 @@ fn python_imports_from_outside_the_workspace_bring_another_definition() {
 }
 
 #[test]
+fn python_a_parameter_binds_only_inside_its_function() {
+    let nodes = "class Block:\n    pass\n";
+    let user = "\
+from . import nodes
+
+def f(nodes: t.Iterable[nodes.Node]):
+    pass
+
+def g(node: nodes.Block):
+    pass
+";
+    let (certain, uncertain) = judge(&[("pkg/nodes.py", nodes), ("pkg/user.py", user)], "Block");
+    assert_eq!(certain, ["pkg/nodes.py:1:7", "pkg/user.py:6:19"]);
+    assert!(uncertain.is_empty());
+}
+
+#[test]
 fn python_module_paths_name_files_not_definitions() {
     let src = "testing = 1\nfrom .testing import Client\nprint(testing)\n";
     let (certain, uncertain) = judge(&[("a.py", src)], "testing");

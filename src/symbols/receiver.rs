@@ -177,18 +177,20 @@ pub fn bindings(text: &str, python: bool) -> HashMap<String, Vec<(usize, Binding
     out
 }
 
-/// The binding of `name` in force at 0-based `row`: the last one on or above it, else the
-/// first below (a module-level name bound after the function using it).
+/// The binding of `name` in force at 0-based `row` among those `visible` from it (a
+/// function's parameters and locals are not visible outside it): the last one on or above
+/// it, else the first below (a module-level name bound after the function using it).
 pub fn binding_at<'a>(
     all: &'a HashMap<String, Vec<(usize, Binding)>>,
     name: &str,
     row: usize,
+    visible: impl Fn(usize) -> bool,
 ) -> Option<&'a Binding> {
     let list = all.get(name)?;
     list.iter()
         .rev()
-        .find(|(line, _)| *line <= row)
-        .or_else(|| list.first())
+        .find(|(line, _)| *line <= row && visible(*line))
+        .or_else(|| list.iter().find(|(line, _)| visible(*line)))
         .map(|(_, b)| b)
 }
 
@@ -226,22 +228,22 @@ mod tests {
         let text = "const util = require('../core/util.js')\nimport * as ns from './ns'\nlet cache = new LRU()\nconst { a } = require('x')\n/** @param {Agent} agent */\n";
         let b = bindings(text, false);
         assert_eq!(
-            binding_at(&b, "util", 9),
+            binding_at(&b, "util", 9, |_| true),
             Some(&Binding::Exports("../core/util.js".into()))
         );
         assert_eq!(
-            binding_at(&b, "ns", 9),
+            binding_at(&b, "ns", 9, |_| true),
             Some(&Binding::Module("./ns".into()))
         );
         assert_eq!(
-            binding_at(&b, "cache", 9),
+            binding_at(&b, "cache", 9, |_| true),
             Some(&Binding::Instance("LRU".into()))
         );
         assert_eq!(
-            binding_at(&b, "agent", 9),
+            binding_at(&b, "agent", 9, |_| true),
             Some(&Binding::Instance("Agent".into()))
         );
-        assert_eq!(binding_at(&b, "a", 9), None);
+        assert_eq!(binding_at(&b, "a", 9, |_| true), None);
     }
 
     #[test]
@@ -249,37 +251,37 @@ mod tests {
         let text = "import uuid\nimport flask.typing as ft\nfrom . import types, utils as u\nfrom .app import Flask\n\ndef f(app: Flask, ctx: t.Optional[Context]) -> None:\n    fmt = HelpFormatter(width=3)\n    n: int = 1\n";
         let b = bindings(text, true);
         assert_eq!(
-            binding_at(&b, "uuid", 9),
+            binding_at(&b, "uuid", 9, |_| true),
             Some(&Binding::Module("uuid".into()))
         );
         assert_eq!(
-            binding_at(&b, "ft", 9),
+            binding_at(&b, "ft", 9, |_| true),
             Some(&Binding::Module("flask.typing".into()))
         );
         assert_eq!(
-            binding_at(&b, "types", 9),
+            binding_at(&b, "types", 9, |_| true),
             Some(&Binding::From(".".into(), "types".into()))
         );
         assert_eq!(
-            binding_at(&b, "u", 9),
+            binding_at(&b, "u", 9, |_| true),
             Some(&Binding::From(".".into(), "utils".into()))
         );
         assert_eq!(
-            binding_at(&b, "Flask", 9),
+            binding_at(&b, "Flask", 9, |_| true),
             Some(&Binding::From(".app".into(), "Flask".into()))
         );
         assert_eq!(
-            binding_at(&b, "app", 9),
+            binding_at(&b, "app", 9, |_| true),
             Some(&Binding::Instance("Flask".into()))
         );
         assert_eq!(
-            binding_at(&b, "ctx", 9),
+            binding_at(&b, "ctx", 9, |_| true),
             Some(&Binding::Instance("Context".into()))
         );
         assert_eq!(
-            binding_at(&b, "fmt", 9),
+            binding_at(&b, "fmt", 9, |_| true),
             Some(&Binding::Instance("HelpFormatter".into()))
         );
-        assert_eq!(binding_at(&b, "n", 9), None);
+        assert_eq!(binding_at(&b, "n", 9, |_| true), None);
     }
 }
