@@ -259,12 +259,12 @@ class Child extends Base { run () { this.start() } }
 function f (x) { x.start() }
 `,
     'b.py': `class Job:
-    def launch(self):
-        self.launch()
+    def update(self):
+        self.update()
 
 def get_job(j: Job, other):
-    j.launch()
-    other.items.launch()
+    j.update()
+    other.update()
 `,
   })
   const js = text(await w.call('find_references', { name: 'start' }))
@@ -283,16 +283,17 @@ def get_job(j: Job, other):
   // Paging counts both lists; a page starting inside the uncertain ones repeats the heading.
   const page = text(await w.call('find_references', { name: 'start', offset: 2, head_limit: 1 }))
   assert.equal(page, [heading(1, 'start'), 'a.js:3:20  call  function f (x) { x.start() }'].join('\n'))
-  const py = text(await w.call('find_references', { name: 'launch' }))
+  // `update` is also dict's: on a parameter of unknown type it is uncertain; on `j: Job` not.
+  const py = text(await w.call('find_references', { name: 'update' }))
   assert.equal(
     py,
     [
       'b.py',
-      '  2:9  definition  def launch(self):',
-      '  3:14  call  self.launch()',
-      '  6:7  call  j.launch()',
-      heading(1, 'launch'),
-      'b.py:7:17  call  other.items.launch()',
+      '  2:9  definition  def update(self):',
+      '  3:14  call  self.update()',
+      '  6:7  call  j.update()',
+      heading(1, 'update'),
+      'b.py:7:11  call  other.update()',
     ].join('\n'),
   )
 })
