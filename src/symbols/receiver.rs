@@ -38,8 +38,8 @@ pub enum Binding {
 
 /// The receiver of the use of a name at 1-based `col` (UTF-16 units) of `lines[row]`, or
 /// `None` when the use is not a member access (nothing but `.`/`?.` may stand before it, and
-/// a spread's `...` is no member access). A chained call on the next line (`\n  .name()`)
-/// looks at the end of the line above.
+/// a spread's `...` is no member access). A chain continued on a new line (`\n  .name()`)
+/// has a receiver the line cannot show: `Other`.
 pub fn receiver(lines: &[String], row: usize, col: u32) -> Option<Receiver> {
     let line = lines.get(row)?;
     let mut units = 0usize;
