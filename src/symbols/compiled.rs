@@ -39,6 +39,15 @@ pub struct Table {
     pub type_fields: Vec<u16>,
     /// For [`RESTRICTED`] kinds: the parent kinds under which they count.
     pub only_under: Vec<(u16, Vec<u16>)>,
+    /// Member slots of string literals spelling an identifier ([`Spec::string_keys`]).
+    pub string_keys: Vec<(u16, u16)>,
+    /// The kinds of a string literal's text leaf, its literal and a literal type (empty
+    /// without `string_keys`).
+    pub key_leaf: Vec<u16>,
+    /// See `key_leaf`.
+    pub key_string: Vec<u16>,
+    /// See `key_leaf`.
+    pub key_wrapper: Vec<u16>,
 }
 
 fn ids_named(g: Grammar, names: &[&str]) -> Vec<u16> {
@@ -116,7 +125,19 @@ fn compile(g: Grammar, spec: &Spec) -> Table {
         writes: slots(g, spec.writes),
         type_fields: spec.type_fields.iter().map(|f| field_id(g, f)).collect(),
         only_under,
+        string_keys: slots(g, spec.string_keys),
+        key_leaf: keyed(g, spec, "string_fragment"),
+        key_string: keyed(g, spec, "string"),
+        key_wrapper: keyed(g, spec, "literal_type"),
     }
+}
+
+/// The ids of `name` when the spec has string keys, else none.
+fn keyed(g: Grammar, spec: &Spec, name: &str) -> Vec<u16> {
+    if spec.string_keys.is_empty() {
+        return Vec::new();
+    }
+    ids_named(g, &[name])
 }
 
 /// The compiled table of `g`, or `None` for a grammar without symbols (CSS, INI).

@@ -40,6 +40,10 @@ pub(super) struct Spec {
     pub(super) scopes: &'static [&'static str],
     /// Identifier types that count only under one of these parents (Bash words).
     pub(super) only_under: &'static [(&'static str, &'static [&'static str])],
+    /// The slots where a string literal spelling an identifier names a member, as the
+    /// language's checker resolves it (`obj["name"]`, `T["name"]`): the literal's slot, seen
+    /// through a `literal_type` wrapper.
+    pub(super) string_keys: &'static [Slot],
 }
 
 const TS: Spec = Spec {
@@ -110,6 +114,7 @@ const TS: Spec = Spec {
         "statement_block",
     ],
     only_under: &[],
+    string_keys: &[("subscript_expression", "index"), ("lookup_type", "")],
 };
 
 const PYTHON: Spec = Spec {
@@ -149,6 +154,7 @@ const PYTHON: Spec = Spec {
     ],
     scopes: &["function_definition", "lambda", "class_definition"],
     only_under: &[],
+    string_keys: &[],
 };
 
 const GO: Spec = Spec {
@@ -188,6 +194,7 @@ const GO: Spec = Spec {
     through: &["expression_list", "parenthesized_expression"],
     scopes: &["function_declaration", "method_declaration", "func_literal"],
     only_under: &[],
+    string_keys: &[],
 };
 
 const RUST: Spec = Spec {
@@ -239,6 +246,7 @@ const RUST: Spec = Spec {
     ],
     scopes: &["function_item", "closure_expression"],
     only_under: &[],
+    string_keys: &[],
 };
 
 const JAVA: Spec = Spec {
@@ -275,6 +283,7 @@ const JAVA: Spec = Spec {
         "lambda_expression",
     ],
     only_under: &[],
+    string_keys: &[],
 };
 
 const CSHARP: Spec = Spec {
@@ -317,6 +326,7 @@ const CSHARP: Spec = Spec {
         "accessor_declaration",
     ],
     only_under: &[],
+    string_keys: &[],
 };
 
 const CPP: Spec = Spec {
@@ -349,6 +359,7 @@ const CPP: Spec = Spec {
     through: &["parenthesized_expression"],
     scopes: &["function_definition", "lambda_expression"],
     only_under: &[],
+    string_keys: &[],
 };
 
 const RUBY: Spec = Spec {
@@ -373,6 +384,7 @@ const RUBY: Spec = Spec {
     through: &["left_assignment_list", "destructured_left_assignment"],
     scopes: &["method", "singleton_method", "block", "do_block", "lambda"],
     only_under: &[],
+    string_keys: &[],
 };
 
 const PHP: Spec = Spec {
@@ -413,6 +425,7 @@ const PHP: Spec = Spec {
         "arrow_function",
     ],
     only_under: &[],
+    string_keys: &[],
 };
 
 const BASH: Spec = Spec {
@@ -430,6 +443,7 @@ const BASH: Spec = Spec {
     through: &[],
     scopes: &["function_definition"],
     only_under: &[("word", &["command_name", "function_definition"])],
+    string_keys: &[],
 };
 
 const POWERSHELL: Spec = Spec {
@@ -453,6 +467,7 @@ const POWERSHELL: Spec = Spec {
         "script_block",
     ],
     only_under: &[],
+    string_keys: &[],
 };
 
 /// The identifier rules of `g`, or `None` for a grammar without symbols.
