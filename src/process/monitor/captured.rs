@@ -174,16 +174,19 @@ pub fn adopt(
         if lock.lock().is_err() || !marker.exists() {
             continue;
         }
-        let Ok(captured) = Captured::adopt(&run) else {
-            continue;
+        // The scratch directory goes (the capture is dropped) once the changes are staged.
+        let line = match Captured::adopt(&run) {
+            Ok(captured) => {
+                // What the monitor left running could write on, unreviewed: it goes first.
+                group::kill_group(s.pid);
+                group::sweep_marked(id);
+                stage(&s, &captured)
+            }
+            Err(_) => continue,
         };
-        // What the monitor left running could write on, unreviewed: it goes first.
-        group::kill_group(s.pid);
-        group::sweep_marked(id);
-        if let Some(line) = stage(&s, &captured) {
+        if let Some(line) = line {
             let _ = std::fs::write(file(root, id, NOTE), line);
         }
-        drop(captured);
         staged(root, id);
         adopted += 1;
     }

@@ -18,7 +18,9 @@ use std::sync::Arc;
 pub(super) struct Views {
     map: HashMap<Box<[u8]>, View, foldhash::fast::FixedState>,
     /// A key holds U+FFFD, which a name that is not UTF-8 becomes when a path is made a key:
-    /// then a path's bytes alone cannot say it is not that key (see [`Views::get`]).
+    /// then a path's bytes alone cannot say it is not that key (see [`Views::get`]). Only
+    /// Unix slices paths; elsewhere every lookup takes the component-wise way.
+    #[cfg_attr(not(unix), allow(dead_code))]
     lossy: bool,
 }
 
