@@ -93,7 +93,7 @@ pub(super) fn save(
     std::fs::write(&temp, text)?;
     // Windows: another process of the scope may be reading the manifest just then (a sharing
     // violation); the rename waits that out as every replacing write does.
-    crate::atomic::rename_over(&temp, &dir.join(MANIFEST)).inspect_err(|_| {
+    crate::busy::rename_over(&temp, &dir.join(MANIFEST)).inspect_err(|_| {
         let _ = std::fs::remove_file(&temp);
     })
 }
