@@ -375,8 +375,13 @@ function contextFor(handle, tool, args, config) {
 }
 
 // Built-in mutating tools whose call stages nothing: the host's review calls (accept writes
-// the disk, reject drops staged changes) and the checkpoint bookkeeping (no file changes).
-const NOT_STAGED = new Set(['review_accept', 'review_reject', 'checkpoint_create', 'checkpoint_drop'])
+// the disk, reject drops staged changes) and the checkpoint bookkeeping (no file changes). The
+// flag lives on the tool's definition (ToolDef::unstaged), which dispatch reads too.
+const NOT_STAGED = new Set(
+  JSON.parse(native.toolDefsJson())
+    .filter((m) => m.unstaged)
+    .map((m) => m.name),
+)
 
 // Review mode in the guard's context: a file tool's change is staged, not written, and so is a
 // captured bash call's or monitor's (sandbox on, Linux); any other command runs on the real

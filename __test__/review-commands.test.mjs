@@ -364,3 +364,59 @@ test('where the sandbox cannot capture (no user namespaces), bash and monitors a
   }
   assert.deepEqual(fs.readdirSync(root).filter((f) => f !== '.clarvis').sort(), ['.git', 'a.txt', 'gone.txt', 'src'])
 })
+
+// A host that dies mid-monitor (SPEC §13, "The host dies while a captured monitor runs"): the
+// monitor's writes are adopted by the next tools object on the scope once the monitor is gone
+// — staged as its exit would have staged them, never left behind unstaged.
+test('a host SIGKILLed mid-monitor: a new tools object stages what the monitor wrote once it has ended', { skip }, async () => {
+  const { spawn } = await import('node:child_process')
+  const root = ws(FILES)
+  const before = tree(root)
+  const INDEX = new URL('../index.mjs', import.meta.url).href
+  const secs = `${300 + Math.floor(Math.random() * 1000)}.5`
+  const src = `
+    import { createAgentTools } from ${JSON.stringify(INDEX)}
+    const tools = createAgentTools({ workspaceRoot: ${JSON.stringify(root)}, review: true, sandbox: true })
+    await tools.callTool('write_file', { path: 'seen.txt', content: 'staged first\\n' })
+    const r = await tools.callTool('monitor_start', {
+      command: "cat seen.txt > copy.txt; sed -i 's/one/ONE/' a.txt; rm gone.txt; echo started; exec sleep ${secs}",
+      ready_when: 'started',
+    })
+    process.stdout.write(r.text + '\\n')
+    setInterval(() => {}, 1000)
+  `
+  const host = spawn(process.execPath, ['--input-type=module', '-e', src], { stdio: ['ignore', 'pipe', 'inherit'] })
+  let out = ''
+  await new Promise((resolve) => host.stdout.on('data', (d) => (out += d).includes('\n') && resolve()))
+  const { id, ready } = JSON.parse(out)
+  assert.equal(ready, true)
+  const killed = new Promise((resolve) => host.on('exit', resolve))
+  host.kill('SIGKILL')
+  await killed
+  // The monitor outlives its host: while it runs, nothing of it is adopted.
+  const tools = open(root)
+  assert.deepEqual((await tools.pending()).map((c) => c.path), ['seen.txt'])
+  for (const pid of running(['sleep', secs])) process.kill(Number(pid), 'SIGKILL')
+  const p = await ended(tools, id)
+  assert.equal(p.exit_code, null)
+  assert.deepEqual(
+    (await tools.pending()).map((c) => [c.path, c.kind]),
+    [['a.txt', 'modified'], ['copy.txt', 'created'], ['gone.txt', 'deleted'], ['seen.txt', 'created']],
+  )
+  // It was shown the staged tree of its start, as a live host's monitor is.
+  assert.match((await tools.callTool('read_file', { path: 'copy.txt' })).text, /staged first/)
+  // Its last page says what was staged; its scratch directory and marker are gone.
+  assert.match((await tools.callTool('monitor_poll', { id })).text, /\[review: 3 file changes staged for review/)
+  const scope = path.join(root, '.clarvis', 'review')
+  assert.deepEqual(fs.readdirSync(scope, { recursive: true }).filter((rel) => /(^|\/)run-/.test(rel)), [])
+  assert.equal(fs.existsSync(path.join(root, '.clarvis', `monitor-${id}.capture`)), false)
+  // A second tools object adopts nothing twice.
+  assert.equal((await open(root).pending()).length, 4)
+  // The disk is as it was (the dead host's sandbox placeholders aside: they are its janitor's).
+  for (const rel of ['a.txt', 'gone.txt', 'src/b.js']) assert.equal(fs.readFileSync(path.join(root, rel), 'latin1'), before[rel])
+  assert.equal(fs.existsSync(path.join(root, 'copy.txt')), false)
+  await tools.accept()
+  assert.equal(fs.readFileSync(path.join(root, 'copy.txt'), 'utf8'), 'staged first\n')
+  assert.equal(fs.readFileSync(path.join(root, 'a.txt'), 'utf8'), 'ONE\ntwo\n')
+  assert.equal(fs.existsSync(path.join(root, 'gone.txt')), false)
+})

@@ -469,13 +469,13 @@ fn run_blocking(
             call.config.hooks.panic_in.as_deref().unwrap_or("")
         );
     }
-    // The host's review tools change the staging area itself: nothing of theirs is staged.
-    let staging_tool = def.name.starts_with("review_");
+    // A tool that stages nothing (the host's review tools change the staging area itself)
+    // gets no staged clause.
     let Some(staging) = call
         .runtime
         .staging
         .as_ref()
-        .filter(|_| def.mutating() && !staging_tool)
+        .filter(|_| def.mutating() && !def.unstaged)
     else {
         return f(call);
     };

@@ -23,6 +23,7 @@
 //! ```
 
 pub mod atomic;
+pub mod busy;
 pub mod cancel;
 pub mod checkpoint;
 pub mod config;

@@ -40,7 +40,6 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-mod busy;
 pub mod commit;
 pub mod journal;
 mod locks;
@@ -48,7 +47,7 @@ mod parallel;
 pub mod staging;
 mod stale;
 pub mod undo;
-pub use busy::{held_open, rename_over, retry_busy, BUSY_RETRY_DELAYS};
+pub use crate::busy::{held_open, rename_over, retry_busy, BUSY_RETRY_DELAYS};
 pub use locks::{lock_key, lock_paths, PathGuard};
 pub use parallel::{fsync_dirs, parallel_map, IO_THREADS};
 pub use stale::{pid_alive, sweep_stale, STALE_TEMP_AGE};

@@ -349,7 +349,8 @@ pub fn all_tools_json() -> String {
 }
 
 /// Every tool's metadata for the JS registry objects, in registry order: `name`,
-/// `mutating`, `bounded`, `syntax`, and whether 0.1 had it (`v01`).
+/// `mutating`, `bounded`, `syntax`, whether 0.1 had it (`v01`), and whether a call of it
+/// stages nothing in review mode (`unstaged`, the guard's `staged` fact).
 #[napi]
 pub fn tool_defs_json() -> String {
     let defs: Vec<serde_json::Value> = tools::all()
@@ -361,6 +362,7 @@ pub fn tool_defs_json() -> String {
                 "bounded": t.bounded,
                 "syntax": t.syntax,
                 "v01": tools::V01_TOOLS.contains(&t.name),
+                "unstaged": t.unstaged,
             })
         })
         .collect();

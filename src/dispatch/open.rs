@@ -45,6 +45,10 @@ impl Opening {
                 config.workspace_root.join(".clarvis/review").display()
             ))
         })?;
+        // What a captured monitor of this scope wrote before its host died is staged now.
+        if let Some(staging) = &staging {
+            crate::review::commands::adopt_orphans(staging);
+        }
         Ok(Runtime::new(config)
             .with_staging(staging)
             .with_custom_tools(self.custom_tools)

@@ -45,6 +45,32 @@ mod tests {
         }
     }
 
+    /// The mutating tools that stage nothing are known once, on their definitions: the
+    /// host's accept and reject (they change the staging area itself) and the checkpoint
+    /// bookkeeping. A read-only tool never carries the flag (it would mean nothing).
+    #[test]
+    fn the_tools_that_stage_nothing_are_flagged_on_their_definitions() {
+        let mut flagged: Vec<&str> = crate::tools::all()
+            .iter()
+            .filter(|t| t.unstaged)
+            .map(|t| t.name)
+            .collect();
+        flagged.sort_unstable();
+        assert_eq!(
+            flagged,
+            [
+                "checkpoint_create",
+                "checkpoint_drop",
+                "review_accept",
+                "review_reject"
+            ]
+        );
+        assert!(crate::tools::all()
+            .iter()
+            .filter(|t| t.unstaged)
+            .all(|t| t.mutating()));
+    }
+
     #[test]
     fn prose_gets_the_clause_and_json_stays_json() {
         assert_eq!(told("Wrote a.txt"), format!("Wrote a.txt{STAGED_CLAUSE}"));

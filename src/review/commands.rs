@@ -97,12 +97,27 @@ pub fn stage(overlay: &Overlay, captured: &Captured, input: &str) -> ToolResult<
 /// it): the line its last page ends with, or the error, which has no call to be returned by.
 pub fn stager(overlay: Arc<Overlay>, command: &str) -> crate::process::monitor::captured::Stage {
     let command = command.to_string();
-    Box::new(move |captured| match stage(&overlay, captured, &command) {
+    Box::new(move |captured| monitor_line(&overlay, captured, &command))
+}
+
+/// Stages a monitor's capture; the line its last page ends with.
+fn monitor_line(overlay: &Overlay, captured: &Captured, command: &str) -> Option<String> {
+    match stage(overlay, captured, command) {
         Ok(line) => line,
         Err(e) => Some(format!(
             "[review: the monitor's changes were not staged: {}]",
             e.message
         )),
+    }
+}
+
+/// Stages what the captured monitors of `overlay`'s scope wrote whose host died before them
+/// (`monitor::captured::adopt`): nothing a command wrote stays unstaged. Called when a tools
+/// object opens the scope, at `pending()` and at `monitor_stop`; a readdir of `.clarvis/`
+/// when there is nothing to adopt.
+pub fn adopt_orphans(overlay: &Overlay) -> usize {
+    crate::process::monitor::captured::adopt(overlay.root(), overlay.dir(), |s, captured| {
+        monitor_line(overlay, captured, &s.command)
     })
 }
 

@@ -158,6 +158,7 @@ fn text_of(bytes: &[u8]) -> Option<String> {
 /// format when both sides are text, masked by `redaction` as the model's diffs are;
 /// `directory: true` for a directory `mkdir` staged (kind `created`, no diff).
 pub fn pending_json(overlay: &Overlay, redaction: &Scope) -> Value {
+    commands::adopt_orphans(overlay);
     overlay.refresh();
     let entries = overlay.entries();
     let list = changes(&entries)

@@ -71,6 +71,10 @@ pub struct Request<'a> {
     pub dir: &'a Path,
     /// The staged changes the command sees above the disk.
     pub staged: &'a [Layer],
+    /// Keep a record of what the command was shown in its scratch directory, so its writes
+    /// can be judged by another process should this one die first ([`Captured::adopt`]): a
+    /// monitor outlives its call.
+    pub record: bool,
 }
 
 /// Why a path's change was not captured.
@@ -211,6 +215,29 @@ pub struct Captured {
 }
 
 impl Captured {
+    /// The capture of a command whose host died, from the record it left in `run_dir`
+    /// (`run-<id>`, see [`Request::record`]); dropping it removes `run_dir`.
+    pub fn adopt(run_dir: &Path) -> Result<Captured, CaptureError> {
+        #[cfg(target_os = "linux")]
+        return Ok(Captured {
+            run: super::linux::record::load(run_dir)?,
+        });
+        #[cfg(not(target_os = "linux"))]
+        Err(CaptureError::Unavailable(format!(
+            "no capture on this platform ({})",
+            run_dir.display()
+        )))
+    }
+
+    /// The command's scratch directory (`run-<id>`; `None` off Linux, where nothing is
+    /// captured).
+    pub fn dir(&self) -> Option<&Path> {
+        #[cfg(target_os = "linux")]
+        return Some(self.run.dir());
+        #[cfg(not(target_os = "linux"))]
+        None
+    }
+
     /// What the command changed, sorted by path (see the module's rule).
     pub fn changes(&self) -> Result<Vec<Change>, CaptureError> {
         #[cfg(target_os = "linux")]

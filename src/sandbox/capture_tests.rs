@@ -112,7 +112,15 @@ fn capture(f: &Fixture, staged: &[Layer], command: &str) -> Ran {
     cmd.arg("-c").arg(command).current_dir(&f.ws);
     let captured = f
         .sandbox
-        .confine_captured(&mut cmd, &f.ws, &Request { dir: &dir, staged })
+        .confine_captured(
+            &mut cmd,
+            &f.ws,
+            &Request {
+                dir: &dir,
+                staged,
+                record: false,
+            },
+        )
         .unwrap();
     let out = cmd.output().unwrap();
     drop(cmd);
@@ -381,6 +389,7 @@ fn capture_unavailable_without_the_mount_namespace_is_a_typed_error() {
         &Request {
             dir: &dir,
             staged: &[],
+            record: false,
         },
     );
     assert!(matches!(r, Err(CaptureError::Unavailable(_))));

@@ -7,14 +7,14 @@
 use super::policy::Policy;
 use crate::config::Config;
 use crate::workspace::overlay;
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 /// The staged paths below one walk's base, taken when the walk starts.
 #[derive(Debug)]
 pub struct Staged {
-    /// Every staged path (written or deleted): the disk's entry there is not the tree's.
-    shadowed: HashSet<PathBuf>,
+    /// Every staged path (written or deleted): the disk's entry there is not the tree's. The
+    /// staging area's own lookup, so the disk walk's test of each file is one hash.
+    shadowed: overlay::Snapshot,
     /// The staged writes.
     written: Vec<PathBuf>,
 }
@@ -28,14 +28,16 @@ impl Staged {
             return None;
         }
         let written: Vec<PathBuf> = below.written.into_iter().map(|(p, _)| p).collect();
-        let shadowed = written.iter().chain(&below.deleted).cloned().collect();
-        Some(Staged { shadowed, written })
+        Some(Staged {
+            shadowed: below.staged,
+            written,
+        })
     }
 
     /// Whether the disk's file at `path` is not the staged tree's (it is staged: deleted, or
     /// yielded from the staging area instead).
     pub fn shadows(&self, path: &Path) -> bool {
-        self.shadowed.contains(path)
+        self.shadowed.holds(path)
     }
 
     /// The staged files a walk of `base` yields: each directory between `base` and the file

@@ -39,6 +39,7 @@ pub fn def() -> ToolDef {
         handler: Handler::Blocking(|c| run(c).map(Into::into)),
         aborted: ToolError::aborted,
         syntax: false,
+        unstaged: false,
     }
 }
 

@@ -35,6 +35,7 @@ pub fn def() -> ToolDef {
         handler: Handler::Async(run),
         aborted,
         syntax: false,
+        unstaged: false,
     }
 }
 
@@ -135,6 +136,7 @@ async fn execute(call: &Call) -> ToolResult<Output> {
             .map(|o| crate::sandbox::capture::Request {
                 dir: o.dir(),
                 staged: &layers,
+                record: false,
             }),
     };
     // What it prints is judged on the files it names (a slice of a key, a value without

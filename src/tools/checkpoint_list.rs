@@ -19,6 +19,7 @@ pub fn def() -> ToolDef {
         handler: Handler::Blocking(run),
         aborted: ToolError::aborted,
         syntax: false,
+        unstaged: false,
     }
 }
 

@@ -108,6 +108,11 @@ pub struct ToolDef {
     pub aborted: fn() -> ToolError,
     /// The tool needs tree-sitter: hidden when `treeSitterAvailable` is false.
     pub syntax: bool,
+    /// Review mode: a mutating tool whose call stages nothing, as it changes the staging area
+    /// itself (the host's accept and reject) or only checkpoint bookkeeping. Its result gets
+    /// no staged clause (dispatch) and the guard's context no `staged` fact (index.js, through
+    /// `toolDefsJson`). The one list of such tools (SPEC §13).
+    pub unstaged: bool,
 }
 
 impl ToolDef {

@@ -37,6 +37,7 @@ pub fn def() -> ToolDef {
         handler: Handler::Async(run),
         aborted: ToolError::aborted,
         syntax: false,
+        unstaged: false,
     }
 }
 
@@ -165,6 +166,7 @@ async fn execute(call: &Call) -> ToolResult<Output> {
             request: crate::sandbox::capture::Request {
                 dir: overlay.dir(),
                 staged: &layers,
+                record: true,
             },
             stage: crate::review::commands::stager(Arc::clone(overlay), &command),
         });

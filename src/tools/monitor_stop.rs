@@ -30,6 +30,7 @@ pub fn def() -> ToolDef {
         handler: Handler::Blocking(run),
         aborted: ToolError::aborted,
         syntax: false,
+        unstaged: false,
     }
 }
 
@@ -60,6 +61,10 @@ fn run(call: &Call) -> ToolResult<Output> {
     // Review mode: what it wrote is staged by its reaper before it is reaped; return with
     // the changes in `pending()`.
     monitor::captured::await_staged(root, &s);
+    // One whose host died before it: staged here, before its marker goes with its files.
+    if let Some(staging) = &call.runtime.staging {
+        crate::review::commands::adopt_orphans(staging);
+    }
     // Its relay exits once the last writer is gone: return when it has.
     monitor::finish_relay(root, &s.id);
     monitor::forget(root, &s.id);

@@ -36,6 +36,7 @@ pub fn def() -> ToolDef {
         handler: Handler::Blocking(run),
         aborted: ToolError::aborted,
         syntax: true,
+        unstaged: false,
     }
 }
 

@@ -31,6 +31,7 @@ pub fn tool_def(
         handler: Handler::Blocking(run),
         aborted: ToolError::aborted,
         syntax: true,
+        unstaged: false,
     }
 }
 

@@ -18,11 +18,13 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
+mod lookup;
 mod read;
 mod stage;
 mod store;
 mod sync;
 mod tree;
+pub use lookup::Snapshot;
 pub use read::{is_staged, is_staged_dir, lstat, open_view, stat};
 pub use sync::WriterLock;
 pub use tree::{dir_view, Below, Child, DirView};
@@ -87,6 +89,8 @@ pub enum View {
 #[derive(Debug, Default)]
 struct State {
     entries: BTreeMap<String, Entry>,
+    /// `entries` as the read path looks them up, rebuilt whenever they are replaced.
+    views: Arc<lookup::Views>,
     next_blob: u64,
     /// The manifest as last loaded or saved by this process.
     stamp: Option<sync::Stamp>,
@@ -164,16 +168,14 @@ impl Overlay {
     }
 
     /// [`Self::rel`] borrowed from `abs` when it can be (every read asks, so no allocation
-    /// on Unix). Only Windows separates by a backslash; on Unix it is a character of a name.
+    /// on Unix, and a clean path is sliced, not walked by components).
     fn key<'a>(&self, abs: &'a Path) -> Option<std::borrow::Cow<'a, str>> {
-        let rel = abs.strip_prefix(&self.root).ok()?;
-        let s = rel.to_string_lossy();
-        let s = if cfg!(windows) && s.contains('\\') {
-            std::borrow::Cow::Owned(s.replace('\\', "/"))
-        } else {
-            s
-        };
-        (!s.is_empty()).then_some(s)
+        lookup::key_of(&self.root, abs)
+    }
+
+    /// The workspace root the staging area belongs to.
+    pub fn root(&self) -> &Path {
+        &self.root
     }
 
     /// The absolute path of a key.
@@ -189,16 +191,11 @@ impl Overlay {
     /// What a reader finds at `abs`: `None` when nothing is staged there (read the disk).
     pub fn view(&self, abs: &Path) -> Option<View> {
         let state = self.state.lock().ok()?;
-        if state.entries.is_empty() {
+        if state.views.is_empty() {
             return None;
         }
-        let rel = self.key(abs)?;
-        match &state.entries.get(rel.as_ref())?.staged {
-            Staged::Write { blob, .. } => Some(View::File(self.blob_path(blob))),
-            Staged::Delete => Some(View::Deleted),
-            // A directory is answered by `stat`/`lstat` (`holds_dir`), not opened.
-            Staged::Dir => None,
-        }
+        // A directory is not in the views: `stat`/`lstat` answer it (`holds_dir`).
+        state.views.get(&self.root, abs).cloned()
     }
 
     /// How many changes were staged so far (dispatch tells a call that staged something).
@@ -229,6 +226,14 @@ impl Overlay {
             Some(View::Deleted) => Err(crate::error::os_error(libc::ENOENT)),
             None => std::fs::read(abs),
         }
+    }
+}
+
+impl State {
+    /// Replaces the entries (and the lookup the read path uses) with `entries`.
+    fn set_entries(&mut self, dir: &Path, entries: BTreeMap<String, Entry>) {
+        self.views = lookup::views_of(dir, &entries);
+        self.entries = entries;
     }
 }
 

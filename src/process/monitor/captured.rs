@@ -16,9 +16,12 @@
 //! ([`super::running`]): only the host that started it can hold its shell as a zombie, and
 //! it stages before it reaps. If that host dies first, the shell is reaped by someone else,
 //! the marker no longer makes it running, its relay leaves the exit code in
-//! `monitor-<id>.exit-relay` (read as the exit code then), and its writes are **not staged**:
-//! they stay in the capture's upper directory under `.clarvis/review/<scope>/run-<id>/`,
-//! which is never removed automatically (SPEC says so; the note then says so too).
+//! `monitor-<id>.exit-relay` (read as the exit code then), and its writes are not staged by
+//! it: they stay in the capture's upper directory under `.clarvis/review/<scope>/run-<id>/`
+//! with the record of what the monitor was shown (`sandbox::linux::record`). The marker names
+//! that directory and the host's pid; once both the host and the shell are gone, the next
+//! tools object on the scope adopts the run ([`adopt`]: at its opening, `pending()` and
+//! `monitor_stop`) and stages its changes as the reaper would have.
 
 use super::{file, Sidecar};
 use crate::process::group;
@@ -68,9 +71,14 @@ pub(super) struct Armed {
 }
 
 impl Armed {
-    /// Makes the pending marker (before the shell is spawned).
-    pub(super) fn mark(root: &Path, id: &str) -> std::io::Result<()> {
-        std::fs::write(file(root, id, PENDING), b"")
+    /// Makes the pending marker (before the shell is spawned): this host's pid and the
+    /// capture's scratch directory, for [`adopt`] should the host die first.
+    pub(super) fn mark(root: &Path, id: &str, run: Option<&Path>) -> std::io::Result<()> {
+        let body = serde_json::json!({
+            "host": std::process::id(),
+            "run": run.and_then(Path::to_str),
+        });
+        std::fs::write(file(root, id, PENDING), body.to_string())
     }
 
     /// Steps 1 and 2 of the module's order, for the shell `pid` that has exited.
@@ -125,6 +133,77 @@ pub fn note(root: &Path, s: &Sidecar) -> Option<String> {
     })
 }
 
+/// Adopts the captured monitors of the scope whose staging directory is `scope_dir` that
+/// were orphaned: their marker is left, the host that wrote it has died, and their shell is
+/// gone. For each, what is left of the monitor is killed, `stage` stages its capture (read
+/// back from its record) and gives the note, and the marker goes, as the reaper would have
+/// done. Two adopters of one monitor take turns on its marker's lock; the second finds it
+/// gone. A capture without a record (or a still running monitor) is left as it is. Returns
+/// how many were adopted.
+pub fn adopt(
+    root: &Path,
+    scope_dir: &Path,
+    stage: impl Fn(&Sidecar, &Captured) -> Option<String>,
+) -> usize {
+    let Ok(entries) = std::fs::read_dir(root.join(super::STATE_DIR)) else {
+        return 0;
+    };
+    let mut adopted = 0;
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(id) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("monitor-"))
+            .and_then(|n| n.strip_suffix(&format!(".{PENDING}")))
+        else {
+            continue;
+        };
+        let Some(run) = orphan_run(root, id, scope_dir) else {
+            continue;
+        };
+        let Some(s) = super::load(root, id) else {
+            continue;
+        };
+        if crate::atomic::pid_alive(s.pid) || super::read::zombie(s.pid) {
+            continue;
+        }
+        let marker = file(root, id, PENDING);
+        let Ok(lock) = std::fs::File::open(&marker) else {
+            continue;
+        };
+        if lock.lock().is_err() || !marker.exists() {
+            continue;
+        }
+        // The scratch directory goes (the capture is dropped) once the changes are staged.
+        let line = match Captured::adopt(&run) {
+            Ok(captured) => {
+                // What the monitor left running could write on, unreviewed: it goes first.
+                group::kill_group(s.pid);
+                group::sweep_marked(id);
+                stage(&s, &captured)
+            }
+            Err(_) => continue,
+        };
+        if let Some(line) = line {
+            let _ = std::fs::write(file(root, id, NOTE), line);
+        }
+        staged(root, id);
+        adopted += 1;
+    }
+    adopted
+}
+
+/// The scratch directory of monitor `id`'s capture when its marker says the host that
+/// started it (not this process) has died and the capture is `scope_dir`'s.
+fn orphan_run(root: &Path, id: &str, scope_dir: &Path) -> Option<PathBuf> {
+    let body = std::fs::read_to_string(file(root, id, PENDING)).ok()?;
+    let v: serde_json::Value = serde_json::from_str(&body).ok()?;
+    let host = u32::try_from(v["host"].as_u64()?).ok()?;
+    let run = PathBuf::from(v["run"].as_str()?);
+    let ours = run.parent() == Some(scope_dir);
+    (ours && host != std::process::id() && !crate::atomic::pid_alive(host)).then_some(run)
+}
+
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::super::{exit_status, file, running, Input, Sidecar, STATE_DIR};
@@ -158,14 +237,14 @@ mod tests {
             input: Input::Null,
         };
         assert!(!running(root, &s), "a plain monitor's zombie is dead");
-        Armed::mark(root, &s.id).unwrap();
+        Armed::mark(root, &s.id, None).unwrap();
         assert!(captured(root, &s.id));
         assert!(running(root, &s), "its changes are being staged");
         assert_eq!(note(root, &s), None);
         staged(root, &s.id);
         assert!(!running(root, &s));
         // Reaped by someone else with the marker still there: the host died first.
-        Armed::mark(root, &s.id).unwrap();
+        Armed::mark(root, &s.id, None).unwrap();
         child.wait().unwrap();
         assert!(!running(root, &s));
         assert!(note(root, &s).unwrap().contains("nothing was staged"));

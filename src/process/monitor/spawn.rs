@@ -181,7 +181,7 @@ pub fn start(root: &Path, cwd: &Path, command: &str, opts: Options<'_>) -> io::R
                 .confine_captured(&mut cmd, cwd, &c.request)
                 .map_err(io::Error::from)
                 .and_then(|captured| {
-                    super::captured::Armed::mark(root, &id)?;
+                    super::captured::Armed::mark(root, &id, captured.dir())?;
                     armed = Some(super::captured::Armed {
                         captured,
                         stage: c.stage,

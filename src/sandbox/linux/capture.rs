@@ -45,6 +45,7 @@ impl Linux {
             &self.private.path,
             request.dir,
             request.staged,
+            request.record,
         )?;
         let real_cwd = std::fs::canonicalize(cwd).map_err(|e| CaptureError::io(cwd, e))?;
         let cwd_c = CString::new(real_cwd.as_os_str().as_bytes())

@@ -9,6 +9,7 @@ mod janitor;
 pub mod mounts;
 pub mod ns;
 pub mod overlay;
+pub(crate) mod record;
 pub mod rules;
 pub mod scan;
 

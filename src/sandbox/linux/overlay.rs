@@ -128,12 +128,14 @@ fn shadows_protected(layout: &Layout, abs: &Path) -> bool {
 
 impl Run {
     /// Prepares the directories of one command: `run-<id>` under `dir`, and the staged tree
-    /// (under `private`, the sandbox's private directory) from `staged`.
+    /// (under `private`, the sandbox's private directory) from `staged`; with `record`, the
+    /// run's record too (`super::record`), for a command that may outlive its host.
     pub fn new(
         layout: &Layout,
         private: &Path,
         dir: &Path,
         staged: &[Layer],
+        record: bool,
     ) -> Result<Run, CaptureError> {
         let id = crate::atomic::unique_id();
         mkdir(dir, 0o700)?;
@@ -184,7 +186,25 @@ impl Run {
             }
             run.targets.push(t);
         }
+        if record {
+            super::record::save(&run_dir, &run)?;
+        }
         Ok(run)
+    }
+
+    /// The run a record describes (`super::record::load`): no staged tree of its own (the
+    /// host that built one is gone); dropping it removes `dir`.
+    pub(super) fn adopted(dir: &Path, targets: Vec<Target>) -> Run {
+        Run {
+            dir: dir.to_path_buf(),
+            tree: None,
+            targets,
+        }
+    }
+
+    /// The run's scratch directory (`run-<id>`).
+    pub fn dir(&self) -> &Path {
+        &self.dir
     }
 
     /// The overlay mounts, for `mounts::plan_over`.

@@ -151,7 +151,7 @@ impl Overlay {
             return Err(e);
         }
         let dropped = blobs_gone(&state.entries, &next);
-        state.entries = next;
+        state.set_entries(&self.dir, next);
         state.next_blob = blob_no;
         self.generation
             .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
@@ -182,7 +182,7 @@ impl Overlay {
         state.stamp = sync::stamp(&self.dir);
         saved?;
         let dropped = blobs_gone(&state.entries, &next);
-        state.entries = next;
+        state.set_entries(&self.dir, next);
         drop(state);
         self.remove_blobs(&dropped);
         Ok(())

@@ -91,7 +91,9 @@ pub(super) fn save(
     let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let temp = dir.join(format!(".manifest-{}-{n}", std::process::id()));
     std::fs::write(&temp, text)?;
-    std::fs::rename(&temp, dir.join(MANIFEST)).inspect_err(|_| {
+    // Windows: another process of the scope may be reading the manifest just then (a sharing
+    // violation); the rename waits that out as every replacing write does.
+    crate::busy::rename_over(&temp, &dir.join(MANIFEST)).inspect_err(|_| {
         let _ = std::fs::remove_file(&temp);
     })
 }
@@ -120,11 +122,13 @@ pub(super) fn load(dir: &Path) -> State {
         stamp,
         ..State::default()
     };
-    for e in v["entries"].as_array().into_iter().flatten() {
-        if let Some((path, entry)) = entry_of(dir, e) {
-            state.entries.insert(path, entry);
-        }
-    }
+    let entries = v["entries"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|e| entry_of(dir, e))
+        .collect();
+    state.set_entries(dir, entries);
     state
 }
 

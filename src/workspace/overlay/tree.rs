@@ -4,7 +4,7 @@
 //! `list_dir`, `tree` and `outline` through [`dir_view`]), so a file that exists only in the
 //! staging area is listed and a staged deletion is not, as in direct mode after accept.
 
-use super::{Overlay, Staged};
+use super::{Overlay, Snapshot, Staged, State};
 use crate::config::Config;
 use std::collections::BTreeMap;
 use std::ffi::{OsStr, OsString};
@@ -54,12 +54,14 @@ pub fn dir_view(config: &Config, dir: &Path) -> Option<DirView> {
 }
 
 /// Staged files and deletions below a walk's base.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Below {
     /// Staged writes: absolute path and length.
     pub written: Vec<(PathBuf, u64)>,
     /// Staged deletions (absolute).
     pub deleted: Vec<PathBuf>,
+    /// Every staged file of the same state (what the walk skips on disk).
+    pub staged: Snapshot,
 }
 
 impl Overlay {
@@ -72,8 +74,15 @@ impl Overlay {
     }
 
     /// What is staged below `dir`, keys in order.
-    fn each_below(&self, dir: &Path, mut f: impl FnMut(&str, &Staged)) {
-        let (Some(prefix), Ok(state)) = (self.prefix(dir), self.state.lock()) else {
+    fn each_below(&self, dir: &Path, f: impl FnMut(&str, &Staged)) {
+        if let Ok(state) = self.state.lock() {
+            self.each_below_in(&state, dir, f);
+        }
+    }
+
+    /// [`Self::each_below`] in a state the caller holds.
+    fn each_below_in(&self, state: &State, dir: &Path, mut f: impl FnMut(&str, &Staged)) {
+        let Some(prefix) = self.prefix(dir) else {
             return;
         };
         for (rel, entry) in state.entries.range(prefix.clone()..) {
@@ -104,10 +113,21 @@ impl Overlay {
         DirView { children }
     }
 
-    /// The staged writes and deletions below `dir`.
+    /// The staged writes and deletions below `dir`, and a snapshot of the same state.
     pub fn below(&self, dir: &Path) -> Below {
-        let mut out = Below::default();
-        self.each_below(dir, |rest, staged| {
+        let Ok(state) = self.state.lock() else {
+            return Below {
+                written: Vec::new(),
+                deleted: Vec::new(),
+                staged: Snapshot::new(&self.root, Default::default()),
+            };
+        };
+        let mut out = Below {
+            written: Vec::new(),
+            deleted: Vec::new(),
+            staged: Snapshot::new(&self.root, state.views.clone()),
+        };
+        self.each_below_in(&state, dir, |rest, staged| {
             let abs = super::join_key(dir, rest);
             match staged {
                 Staged::Write { len, .. } => out.written.push((abs, *len)),

@@ -1,4 +1,6 @@
 //! Renames over a file another process holds open (Windows): retried with a bounded backoff.
+//! Shared by the atomic writers (re-exported by `crate::atomic`) and review mode's manifest
+//! (`workspace::overlay`), which sits below `atomic`.
 //!
 //! Windows refuses to replace or remove a file while another process has it open without
 //! `FILE_SHARE_DELETE` (an editor, a running program reading it, an antivirus scan, a search
