@@ -9,7 +9,7 @@ use crate::syntax::{parse, Grammar};
 use std::time::Duration;
 
 fn parsed(g: Grammar, src: &str) -> crate::syntax::Parsed {
-    parse::parse(g, src.as_bytes(), Duration::from_secs(5), None).unwrap()
+    parse::parse_masked(g, src.as_bytes(), Duration::from_secs(5), None).unwrap()
 }
 
 fn replaced(g: Grammar, src: &str, symbol: &str, new: &str) -> String {
@@ -147,4 +147,48 @@ fn lines_above_the_parse_that_the_source_repeats_are_replaced() {
     let new = "PCRE2_EXP_DEFN pcre2_match_data * PCRE2_CALL_CONVENTION\npcre2_match_data_create(uint32_t n)\n{\n  return make(n);\n}";
     let out = replaced(g, src, "pcre2_match_data_create", new);
     assert_eq!(out, format!("int before;\n\n{new}\n"));
+}
+
+/// Not a test: prints the tree of the file `DUMP_FILE` (with `DUMP_LINES=a-b`, only nodes
+/// starting on those lines), to classify misses by shape.
+#[test]
+#[ignore]
+fn dump_tree() {
+    let Ok(path) = std::env::var("DUMP_FILE") else {
+        return;
+    };
+    let src = std::fs::read_to_string(&path).unwrap();
+    let g = crate::syntax::lang::grammar_for(&path).unwrap();
+    let p = parsed(g, &src);
+    let (a, b) = std::env::var("DUMP_LINES")
+        .ok()
+        .and_then(|s| {
+            s.split_once('-')
+                .map(|(a, b)| (a.parse().unwrap(), b.parse().unwrap()))
+        })
+        .unwrap_or((0usize, usize::MAX));
+    let mut stack = vec![(p.tree.root_node(), 0usize)];
+    while let Some((n, depth)) = stack.pop() {
+        let row = n.start_position().row + 1;
+        if n.end_position().row + 1 < a || row > b {
+            continue;
+        }
+        if row >= a && n.is_named() {
+            let t = &p.text[n.byte_range()];
+            let t: String = t.chars().take(50).collect::<String>().replace('\n', "⏎");
+            println!(
+                "{:indent$}{} {}:{} {t}",
+                "",
+                n.kind(),
+                row,
+                n.start_position().column,
+                indent = depth * 2
+            );
+        }
+        let mut c = n.walk();
+        let kids: Vec<_> = n.children(&mut c).collect();
+        for k in kids.into_iter().rev() {
+            stack.push((k, depth + 1));
+        }
+    }
 }
