@@ -685,7 +685,13 @@ impl<'a> Masker<'a> {
         if class_key && !self.is(head_end, "(") {
             return;
         }
-        if let Some(cc) = self.callconv(head_end, typed || !units.is_empty()) {
+        // Only the type precedes the `(` (no declared name yet): `int (WINAPI *cb)(…)`.
+        let bare_type = if typed {
+            units.is_empty()
+        } else {
+            units.len() == 1
+        };
+        if let Some(cc) = self.callconv(head_end, bare_type, b) {
             self.hide(cc, cc + 1);
             return;
         }
@@ -745,13 +751,14 @@ impl<'a> Masker<'a> {
         }
     }
 
-    /// `(WINAPI *name)` after a type: the calling convention's index.
-    fn callconv(&self, open: usize, typed: bool) -> Option<usize> {
-        (typed
+    /// `(WINAPI *name)(…)` after a type alone: the calling convention's index.
+    fn callconv(&self, open: usize, bare_type: bool, b: usize) -> Option<usize> {
+        let shape = bare_type
             && self.is(open, "(")
             && self.name(open + 1)
-            && matches!(self.s(open + 2), "*" | "&" | "^"))
-        .then_some(open + 1)
+            && matches!(self.s(open + 2), "*" | "&" | "^")
+            && self.is(self.close(open, b), "(");
+        shape.then_some(open + 1)
     }
 
     fn starts_pointer(&self, i: usize) -> bool {
@@ -762,7 +769,10 @@ impl<'a> Masker<'a> {
     fn trailing(&mut self, open: usize, close: usize, b: usize) {
         // A K&R parameter list (`f(a, b) int a; …`): names only.
         let inner = open + 1..close.saturating_sub(1);
-        if !inner.is_empty() && inner.clone().all(|k| self.name(k) || self.is(k, ",")) {
+        let kr = inner
+            .clone()
+            .all(|k| if (k - inner.start) % 2 == 0 { self.name(k) } else { self.is(k, ",") });
+        if !inner.is_empty() && kr {
             return;
         }
         let mut found: Vec<(usize, usize)> = Vec::new();
@@ -885,6 +895,10 @@ mod tests {
         for (src, words) in cases {
             assert_eq!(masked(src), blanked(src, words), "{src}");
         }
+        assert_eq!(
+            masked("void* f(size_t n) ATTR;"),
+            blanked("void* f(size_t n) ATTR;", &["ATTR"])
+        );
         // Left alone: code, types on a line of their own, K&R definitions, ordinary
         // declarations, pointers, enums, preprocessor lines.
         for src in [
@@ -893,6 +907,7 @@ mod tests {
             "int f(a, b) int a; char *b; {}",
             "struct S s;\nconst struct S *p;\nstatic unsigned long x = 1;\nstd::vector<int> v;",
             "static sljit_u8* f(int);\nT *g(void);\nint (*cb)(int);\nx_t (*h)(void);",
+            "bool f(seg_t* s) {}\nvoid g(seg_t *s, int n);\nint (x_t *p);",
             "enum E {\n  A,\n  B\n};",
             "#define X(a) a b c(d) e\nint x;",
             "struct S { int x; } s;",
@@ -901,5 +916,20 @@ mod tests {
         ] {
             assert_eq!(masked(src), src, "{src}");
         }
+    }
+}
+
+/// Not a test: prints what [`mask`] hides in the file `MASK_FILE`.
+#[cfg(test)]
+#[test]
+#[ignore]
+fn dump_mask() {
+    let Ok(path) = std::env::var("MASK_FILE") else {
+        return;
+    };
+    let text = std::fs::read_to_string(path).unwrap();
+    for r in mask(&text).map(|m| m.1).unwrap_or_default() {
+        let line = text[..r.start].matches('\n').count() + 1;
+        println!("{line}: {:?}", &text[r]);
     }
 }
