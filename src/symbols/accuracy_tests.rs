@@ -150,22 +150,18 @@ fn lines_above_the_parse_that_the_source_repeats_are_replaced() {
 }
 
 /// C and C++ definitions behind macros the grammar does not know (`syntax::cmask`), one
-/// shape each: export and inline macros before the declaration, attribute macros after the
-/// parameters, macros between `class` and the name, calling conventions, function-like
-/// macros used as types, statement-like macros in a struct body or before a template.
+/// shape each that error recovery loses: macros between `class` and the name, attribute
+/// macros after the parameters, export macros before the return type, a calling convention
+/// in a function pointer typedef, a statement-like macro before a template. (The shapes
+/// recovery happens to survive in a small file are the masker's own tests.)
 #[test]
 fn c_definitions_behind_macros_are_found() {
-    let cases: [(&str, &str, u32, &str); 10] = [
+    let cases: [(&str, &str, u32, &str); 5] = [
         ("class V8_EXPORT V8_NODISCARD Isolate final {\n public:\n  int x;\n};\n", "Isolate", 1, "class"),
-        ("class A {\n public:\n  V8_INLINE static A* GetCurrent() { return 0; }\n};\n", "GetCurrent", 3, "method"),
         ("class V {\n  size_t\n  size() const _GLIBCXX_NOEXCEPT\n  { return 0; }\n  void clear() _GLIBCXX_NOEXCEPT;\n};\n", "size", 3, "method"),
         ("mi_decl_nodiscard mi_decl_export bool in_heap(const void* p) mi_attr_noexcept {\n  return p;\n}\nint g(void) { return 1; }\n", "in_heap", 1, "function"),
-        ("static void mi_cdecl done(void) {\n}\n", "done", 1, "function"),
-        ("typedef Array(Subtree) SubtreeArray;\n", "SubtreeArray", 1, "type"),
         ("typedef int (WINAPI *PCallback)(int);\n", "PCallback", 1, "type"),
-        ("struct uv_handle_s {\n  UV_HANDLE_FIELDS\n};\nstruct uv_timer_s {\n  UV_HANDLE_FIELDS\n  uv_timer_cb timer_cb;\n};\n", "uv_timer_s", 4, "struct"),
         ("namespace std {\n_GLIBCXX_BEGIN_NAMESPACE_VERSION\n  template<typename T>\n    class move_iterator\n    { };\n_GLIBCXX_END_NAMESPACE_VERSION\n}\n", "move_iterator", 4, "class"),
-        ("DECLARE_HANDLE(x)\nstatic int handler(int a) {\n  return a;\n}\n", "handler", 2, "function"),
     ];
     let mut missed = Vec::new();
     for (src, name, line, kind) in cases {
@@ -205,7 +201,10 @@ fn c_macros_before_a_definition_belong_to_it() {
     let alloc = "MI_EXPORT\nvoid* alloc(size_t n) mi_attr_noexcept {\n  return malloc(n);\n}";
     assert_eq!(
         replaced(g, src, "alloc", alloc),
-        src.replace("MI_EXPORT\nvoid* alloc(size_t n) mi_attr_noexcept {\n  return 0;\n}", alloc)
+        src.replace(
+            "MI_EXPORT\nvoid* alloc(size_t n) mi_attr_noexcept {\n  return 0;\n}",
+            alloc
+        )
     );
     let syms = extract(&parsed(g, src));
     let uses: Vec<(&str, u32, u32)> = syms
@@ -215,48 +214,4 @@ fn c_macros_before_a_definition_belong_to_it() {
         .filter(|(n, _, _)| n.ends_with("_EXPORT"))
         .collect();
     assert_eq!(uses, [("V8_EXPORT", 3, 1), ("MI_EXPORT", 7, 1)]);
-}
-
-/// Not a test: prints the tree of the file `DUMP_FILE` (with `DUMP_LINES=a-b`, only nodes
-/// starting on those lines), to classify misses by shape.
-#[test]
-#[ignore]
-fn dump_tree() {
-    let Ok(path) = std::env::var("DUMP_FILE") else {
-        return;
-    };
-    let src = std::fs::read_to_string(&path).unwrap();
-    let g = crate::syntax::lang::grammar_for(&path).unwrap();
-    let p = parsed(g, &src);
-    let (a, b) = std::env::var("DUMP_LINES")
-        .ok()
-        .and_then(|s| {
-            s.split_once('-')
-                .map(|(a, b)| (a.parse().unwrap(), b.parse().unwrap()))
-        })
-        .unwrap_or((0usize, usize::MAX));
-    let mut stack = vec![(p.tree.root_node(), 0usize)];
-    while let Some((n, depth)) = stack.pop() {
-        let row = n.start_position().row + 1;
-        if n.end_position().row + 1 < a || row > b {
-            continue;
-        }
-        if row >= a && n.is_named() {
-            let t = &p.text[n.byte_range()];
-            let t: String = t.chars().take(50).collect::<String>().replace('\n', "⏎");
-            println!(
-                "{:indent$}{} {}:{} {t}",
-                "",
-                n.kind(),
-                row,
-                n.start_position().column,
-                indent = depth * 2
-            );
-        }
-        let mut c = n.walk();
-        let kids: Vec<_> = n.children(&mut c).collect();
-        for k in kids.into_iter().rev() {
-            stack.push((k, depth + 1));
-        }
-    }
 }
