@@ -186,7 +186,7 @@ impl Masker<'_> {
             && !typed
             && !ctor
             && self.is(head_end, "(")
-            && !class.is_some_and(|c| self.s(name_at) == c)
+            && class.is_none_or(|c| self.s(name_at) != c)
         {
             let close = self.close(head_end, b);
             let after_ok = (close..b).all(|k| self.name(k) || self.is(k, "*") || self.is(k, "&"))

@@ -156,7 +156,7 @@ fn tokens(text: &str) -> Vec<Tok> {
             if b.get(i) == Some(&b'"') && text[start..i].ends_with('R') {
                 let open = i + 1;
                 let paren = text[open..].find('(').map_or(b.len(), |p| open + p);
-                let delim = format!(")\"{}\"", &text[open..paren.min(b.len())]).replace(")\"", ")");
+                let delim = format!("){}\"", &text[open..paren.min(b.len())]);
                 i = text[paren.min(b.len())..]
                     .find(&delim)
                     .map_or(b.len(), |p| paren + p + delim.len());
