@@ -20,8 +20,8 @@
 //
 // Each tree is copied to a scratch workspace first (a tree inside node_modules would be
 // ignored by the walk). Without arguments: real trees available on this machine (see
-// defaults(): Rust crates from ~/.cargo/registry, C from vendored C sources there, C++ from
-// libstdc++'s headers, TypeScript and JavaScript from node_modules, Python's standard
+// defaults(): Rust crates from ~/.cargo/registry, C from vendored C sources there (PCRE2,
+// mimalloc, tree-sitter's runtime), C++ from libstdc++'s headers and Node's (V8, cppgc, libuv), TypeScript and JavaScript from node_modules, Python's standard
 // library, Go's (golang-1.19-src), Ruby's (ruby), Java's (openjdk-17-source), C# (the
 // pythonnet sdist), PHP (google-cloud-sdk), shell scripts and PowerShell modules (the npm
 // package @autorest/powershell) — each used when present, see /tmp/acc-corpora).
