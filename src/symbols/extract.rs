@@ -261,11 +261,7 @@ impl<'a> Walk<'a> {
             } else {
                 Role::Read
             };
-            let next = u32::try_from(self.names.len()).unwrap_or(u32::MAX);
-            let id = *self.names.entry(name).or_insert_with(|| {
-                self.out.names.push(name.into());
-                next
-            });
+            let id = self.name_id(name);
             self.out.refs.push(Ref {
                 name: id,
                 line,
@@ -274,6 +270,15 @@ impl<'a> Walk<'a> {
             });
         }
         self.out.refs.sort_by_key(|r| (r.line, r.col));
+    }
+
+    /// The id of `name` in the file's name table (added when new).
+    fn name_id(&mut self, name: &'a str) -> u32 {
+        let next = u32::try_from(self.names.len()).unwrap_or(u32::MAX);
+        *self.names.entry(name).or_insert_with(|| {
+            self.out.names.push(name.into());
+            next
+        })
     }
 
     fn identifier(&mut self, node: Node<'a>, class: u8, field: u16) {
@@ -293,11 +298,7 @@ impl<'a> Walk<'a> {
             return;
         };
         let role = self.role(node, class, field);
-        let next = u32::try_from(self.names.len()).unwrap_or(u32::MAX);
-        let id = *self.names.entry(name).or_insert_with(|| {
-            self.out.names.push(name.into());
-            next
-        });
+        let id = self.name_id(name);
         self.out.refs.push(Ref {
             name: id,
             line: line_of(node),

@@ -50,11 +50,16 @@ pub fn parse(
     budget: Duration,
     cancel: Option<&Cancel>,
 ) -> Result<Parsed, ParseFailure> {
+    parse_text(grammar, decoded(bytes)?, None, budget, cancel)
+}
+
+/// `bytes` decoded as `read_file` decodes them, within the parse limit.
+fn decoded(bytes: &[u8]) -> Result<String, ParseFailure> {
     let text = crate::text::decode_text(bytes);
     if text.len() > MAX_PARSE_BYTES {
         return Err(ParseFailure::TooLarge);
     }
-    parse_text(grammar, text.into_owned(), None, budget, cancel)
+    Ok(text.into_owned())
 }
 
 /// Like [`parse`], for the symbol engine: a C/C++ file is parsed with the macros
@@ -67,11 +72,7 @@ pub fn parse_masked(
     budget: Duration,
     cancel: Option<&Cancel>,
 ) -> Result<Parsed, ParseFailure> {
-    let text = crate::text::decode_text(bytes);
-    if text.len() > MAX_PARSE_BYTES {
-        return Err(ParseFailure::TooLarge);
-    }
-    parse_text_masked(grammar, text.into_owned(), budget, cancel)
+    parse_text_masked(grammar, decoded(bytes)?, budget, cancel)
 }
 
 /// [`parse_masked`] of decoded `text`.

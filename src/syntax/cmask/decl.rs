@@ -86,16 +86,7 @@ impl Masker<'_> {
             }
             if self.name(i) {
                 units += 1;
-                i += 1;
-                loop {
-                    if self.is(i, "::") && self.name(i + 1) {
-                        i += 2;
-                    } else if self.is(i, "<") {
-                        i = self.close(i, b);
-                    } else {
-                        break;
-                    }
-                }
+                i = self.unit_end(i, b, "<");
                 continue;
             }
             i += 1;
@@ -142,16 +133,7 @@ impl Masker<'_> {
                 _ if TYPE_WORDS.contains(&s) => typed = true,
                 _ if self.name(i) => {
                     let u0 = i;
-                    i += 1;
-                    loop {
-                        if self.is(i, "::") && self.name(i + 1) {
-                            i += 2;
-                        } else if self.is(i, "<") {
-                            i = self.close(i, b);
-                        } else {
-                            break;
-                        }
-                    }
+                    i = self.unit_end(i, b, "<");
                     units.push((u0, i));
                     continue;
                 }
@@ -293,17 +275,8 @@ impl Masker<'_> {
         let mut i = key + 1;
         while i < b && self.name(i) {
             let s0 = i;
-            i += 1;
-            loop {
-                if self.is(i, "::") && self.name(i + 1) {
-                    i += 2;
-                } else if self.is(i, "(") {
-                    // `DECLSPEC_ALIGN(8)`.
-                    i = self.close(i, b);
-                } else {
-                    break;
-                }
-            }
+            // `DECLSPEC_ALIGN(8)` is one item of the run.
+            i = self.unit_end(i, b, "(");
             run.push((s0, i));
         }
         let opens = (i == b && end == "{")
@@ -312,6 +285,21 @@ impl Masker<'_> {
         if run.len() >= 2 && opens {
             for &(s, e) in &run[..run.len() - 1] {
                 self.hide(s, e);
+            }
+        }
+    }
+
+    /// The end of the unit starting with the name at `i`: its `::` parts and the groups
+    /// opened by `group` (`<` for template arguments, `(` for a macro's arguments).
+    fn unit_end(&self, i: usize, b: usize, group: &str) -> usize {
+        let mut i = i + 1;
+        loop {
+            if self.is(i, "::") && self.name(i + 1) {
+                i += 2;
+            } else if self.is(i, group) {
+                i = self.close(i, b);
+            } else {
+                return i;
             }
         }
     }
