@@ -20,8 +20,8 @@
 //
 // Each tree is copied to a scratch workspace first (a tree inside node_modules would be
 // ignored by the walk). Without arguments: real trees available on this machine (see
-// defaults(): Rust crates from ~/.cargo/registry, C from vendored C sources there, C++ from
-// libstdc++'s headers, TypeScript and JavaScript from node_modules, Python's standard
+// defaults(): Rust crates from ~/.cargo/registry, C from vendored C sources there (PCRE2,
+// mimalloc, tree-sitter's runtime), C++ from libstdc++'s headers and Node's (V8, cppgc, libuv), TypeScript and JavaScript from node_modules, Python's standard
 // library, Go's (golang-1.19-src), Ruby's (ruby), Java's (openjdk-17-source), C# (the
 // pythonnet sdist), PHP (google-cloud-sdk), shell scripts and PowerShell modules (the npm
 // package @autorest/powershell) — each used when present, see /tmp/acc-corpora).
@@ -108,10 +108,15 @@ function defaults() {
         // C: PCRE2 and mimalloc, vendored by their -sys crates.
         if (/^pcre2-sys-/.test(c)) out.push(path.join(reg, idx, c, 'upstream/src'))
         if (/^libmimalloc-sys-/.test(c)) out.push(path.join(reg, idx, c, 'c_src/mimalloc/v2/src'))
+        // C: tree-sitter's runtime (its headers are C++ to ctags, as every `.h` is).
+        if (/^tree-sitter-0\./.test(c)) out.push(path.join(reg, idx, c, 'src'))
       }
     }
   }
   add('/usr/include/c++/12/bits')
+  // C++: V8's, cppgc's, libuv's and Node's headers as Node ships them (export and inline
+  // macros on most declarations; its vendored OpenSSL is left out, see SKIP).
+  add('/usr/include/node')
   const nm = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../node_modules')
   for (const d of ['ai/src', '@modelcontextprotocol/sdk/dist/esm', 'ajv/lib']) add(path.join(nm, d))
   for (const d of ['json', 'email', 'asyncio', 'http', 'importlib', 'logging', 'unittest']) add(`/usr/lib/python3.11/${d}`)
@@ -125,6 +130,12 @@ function defaults() {
   add('/tmp/acc-corpora/package/resources/modules')
   return out
 }
+
+/**
+ * Directories not copied: a tree inside node_modules would be ignored by the walk, and Node's
+ * headers carry OpenSSL's generated headers once per target architecture (50 MB of copies).
+ */
+const SKIP = new Set(['node_modules', 'openssl'])
 
 let ctags = 'ctags'
 try {
@@ -207,7 +218,7 @@ async function editCheck(tools, root, t) {
 
 for (const src of dirs.length ? dirs : defaults()) {
   const root = path.join(scratch, path.basename(path.dirname(src)) + '-' + path.basename(src))
-  fs.cpSync(src, root, { recursive: true, filter: (p) => !path.relative(src, p).split(path.sep).includes('node_modules') })
+  fs.cpSync(src, root, { recursive: true, filter: (p) => !path.relative(src, p).split(path.sep).some((s) => SKIP.has(s)) })
   const out = execFileSync(ctags, ['-R', '--output-format=json', '--fields=+nKle', '--extras=-{qualified}', '-f', '-', '.'], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 30 })
   const tags = []
   for (const line of out.split('\n')) {

@@ -80,6 +80,7 @@ pub fn extract(parsed: &Parsed) -> FileSyms {
             }
         }
     }
+    w.masked_uses();
     w.out
 }
 
@@ -226,6 +227,60 @@ impl<'a> Walk<'a> {
         Some(found.kind)
     }
 
+    /// The names of the macros the parser did not see (C/C++, `syntax::cmask`) are still
+    /// used there: a call when arguments follow (`Array(T)`), else a read. Kept in text order.
+    fn masked_uses(&mut self) {
+        if self.parsed.masked.is_empty() {
+            return;
+        }
+        let text: &'a str = self.parsed.text.as_str();
+        // The ranges are in text order: count lines as they go.
+        let (mut pos, mut line, mut line_start) = (0usize, 1u32, 0usize);
+        for range in &self.parsed.masked {
+            if range.start < pos {
+                continue;
+            }
+            let skipped = &text[pos..range.start];
+            if let Some(i) = skipped.rfind('\n') {
+                line += u32::try_from(skipped.matches('\n').count()).unwrap_or(0);
+                line_start = pos + i + 1;
+            }
+            pos = range.start;
+            let Some(span) = text.get(range.clone()) else {
+                continue;
+            };
+            let len = span
+                .find(|c: char| !(c == '_' || c == '$' || c.is_ascii_alphanumeric()))
+                .unwrap_or(span.len());
+            if len == 0 || span.as_bytes()[0].is_ascii_digit() {
+                continue;
+            }
+            let name = &text[range.start..range.start + len];
+            let role = if span[len..].trim_start().starts_with('(') {
+                Role::Call
+            } else {
+                Role::Read
+            };
+            let id = self.name_id(name);
+            self.out.refs.push(Ref {
+                name: id,
+                line,
+                col: utf16_col(text, range.start, range.start - line_start),
+                role,
+            });
+        }
+        self.out.refs.sort_by_key(|r| (r.line, r.col));
+    }
+
+    /// The id of `name` in the file's name table (added when new).
+    fn name_id(&mut self, name: &'a str) -> u32 {
+        let next = u32::try_from(self.names.len()).unwrap_or(u32::MAX);
+        *self.names.entry(name).or_insert_with(|| {
+            self.out.names.push(name.into());
+            next
+        })
+    }
+
     fn identifier(&mut self, node: Node<'a>, class: u8, field: u16) {
         let table = self.table;
         if class == RESTRICTED {
@@ -243,11 +298,7 @@ impl<'a> Walk<'a> {
             return;
         };
         let role = self.role(node, class, field);
-        let next = u32::try_from(self.names.len()).unwrap_or(u32::MAX);
-        let id = *self.names.entry(name).or_insert_with(|| {
-            self.out.names.push(name.into());
-            next
-        });
+        let id = self.name_id(name);
         self.out.refs.push(Ref {
             name: id,
             line: line_of(node),

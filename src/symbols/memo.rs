@@ -53,7 +53,7 @@ pub fn symbols_of(
     if let Some(f) = found {
         return Ok(f);
     }
-    let parsed = parse::parse(grammar, bytes, budget, cancel)?;
+    let parsed = parse::parse_masked(grammar, bytes, budget, cancel)?;
     let syms = Arc::new(extract(&parsed));
     parse::release(parsed.tree);
     let retired = with(|m| m.insert(key, Arc::clone(&syms)));

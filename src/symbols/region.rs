@@ -144,6 +144,41 @@ pub fn token_at(tree: &Tree, text: &str, at: usize) -> String {
     text.get(leaf.byte_range()).unwrap_or("").to_string()
 }
 
+/// Where text the parser did not see starts before `node` (no blank line between): in a
+/// tree every token is a node, so only masked text (C/C++ macros, `syntax::cmask`) lies
+/// between one node and the next.
+fn hidden_before(node: Node, text: &str) -> Option<usize> {
+    let mut cur = node;
+    let prev_end = loop {
+        if let Some(p) = cur.prev_sibling() {
+            break p.end_byte();
+        }
+        match cur.parent() {
+            Some(p) => cur = p,
+            None => break 0,
+        }
+    };
+    let gap = text.get(prev_end..node.start_byte())?;
+    // The last paragraph of the gap (after its last blank line).
+    let from = gap.rfind("\n\n").map_or(0, |i| i + 2);
+    let at = gap[from..].find(|c: char| !c.is_whitespace())?;
+    Some(prev_end + from + at)
+}
+
+/// The identifier (or else the one character) at `at`.
+fn word_at(text: &str, at: usize) -> String {
+    let rest = &text[at..];
+    let len = rest
+        .find(|c: char| !(c == '_' || c == '$' || c.is_alphanumeric()))
+        .unwrap_or(rest.len());
+    let len = if len == 0 {
+        rest.chars().next().map_or(0, char::len_utf8)
+    } else {
+        len
+    };
+    rest[..len].to_string()
+}
+
 /// Whether only spaces and tabs precede `at` on its line.
 pub fn starts_line(text: &str, at: usize) -> bool {
     let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
@@ -257,10 +292,13 @@ pub fn region(tree: &Tree, text: &str, span: (usize, usize)) -> Option<Region> {
         }
     }
     let visible = past_visibility(node);
+    // Macros the parser did not see (C/C++, `syntax::cmask`) right before the definition
+    // (`V8_EXPORT void f()`, `MI_EXPORT` on the line above) belong to it: a start of their own.
+    let hidden = hidden_before(top, text);
     // Attached annotations and comments: previous siblings, each on a line of its own, with
     // no blank line between them and what follows.
     let mut outer: Vec<usize> = Vec::new();
-    let mut next_start = top.start_byte();
+    let mut next_start = hidden.unwrap_or(top.start_byte());
     let mut prev = top.prev_sibling();
     while let Some(p) = prev {
         let kind = p.kind();
@@ -279,6 +317,7 @@ pub fn region(tree: &Tree, text: &str, span: (usize, usize)) -> Option<Region> {
     }
     let mut starts: Vec<usize> = outer
         .into_iter()
+        .chain(hidden)
         .chain(inner.into_iter().rev())
         .chain(visible)
         .collect();
@@ -288,7 +327,11 @@ pub fn region(tree: &Tree, text: &str, span: (usize, usize)) -> Option<Region> {
         .iter()
         .map(|&at| Lead {
             at,
-            token: token_at(tree, text, at),
+            token: if Some(at) == hidden {
+                word_at(text, at)
+            } else {
+                token_at(tree, text, at)
+            },
             end: None,
         })
         .map(|mut l| {

@@ -10,7 +10,7 @@ use crate::syntax::{parse, Grammar};
 use std::time::Duration;
 
 fn parsed(g: Grammar, src: &str) -> crate::syntax::Parsed {
-    parse::parse(g, src.as_bytes(), Duration::from_secs(5), None).unwrap()
+    parse::parse_masked(g, src.as_bytes(), Duration::from_secs(5), None).unwrap()
 }
 
 fn replaced(g: Grammar, src: &str, symbol: &str, new: &str) -> String {

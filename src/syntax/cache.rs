@@ -79,6 +79,7 @@ pub fn parse(
                 text,
                 tree,
                 grammar,
+                masked: Vec::new(),
             })
         }
         Some(Entry {

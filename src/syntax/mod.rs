@@ -11,6 +11,7 @@
 
 mod alloc;
 pub mod cache;
+pub mod cmask;
 pub mod defs;
 pub mod issues;
 pub mod lang;

@@ -3,6 +3,7 @@
 
 use super::lang::Grammar;
 use crate::cancel::Cancel;
+use std::ops::Range;
 use std::time::{Duration, Instant};
 use tree_sitter::{ParseOptions, ParseState, Parser, Tree};
 
@@ -34,6 +35,9 @@ pub struct Parsed {
     pub tree: Tree,
     /// The grammar it was parsed with.
     pub grammar: Grammar,
+    /// Byte ranges of `text` the parser saw as spaces: C/C++ macros the symbol engine hides
+    /// ([`parse_masked`], [`super::cmask`]); empty for every other parse.
+    pub masked: Vec<Range<usize>>,
 }
 
 /// Parses a file's `bytes` with `grammar`, giving up after `budget` or when `cancel` fires.
@@ -46,11 +50,49 @@ pub fn parse(
     budget: Duration,
     cancel: Option<&Cancel>,
 ) -> Result<Parsed, ParseFailure> {
+    parse_text(grammar, decoded(bytes)?, None, budget, cancel)
+}
+
+/// `bytes` decoded as `read_file` decodes them, within the parse limit.
+fn decoded(bytes: &[u8]) -> Result<String, ParseFailure> {
     let text = crate::text::decode_text(bytes);
     if text.len() > MAX_PARSE_BYTES {
         return Err(ParseFailure::TooLarge);
     }
-    parse_text(grammar, text.into_owned(), None, budget, cancel)
+    Ok(text.into_owned())
+}
+
+/// Like [`parse`], for the symbol engine: a C/C++ file is parsed with the macros
+/// [`super::cmask`] recognises blanked out (same offsets), so the definitions around them
+/// parse as what they are. `Parsed::text` stays the file's text; `Parsed::masked` says what
+/// the parser did not see. Other grammars parse as with [`parse`].
+pub fn parse_masked(
+    grammar: Grammar,
+    bytes: &[u8],
+    budget: Duration,
+    cancel: Option<&Cancel>,
+) -> Result<Parsed, ParseFailure> {
+    parse_text_masked(grammar, decoded(bytes)?, budget, cancel)
+}
+
+/// [`parse_masked`] of decoded `text`.
+pub fn parse_text_masked(
+    grammar: Grammar,
+    text: String,
+    budget: Duration,
+    cancel: Option<&Cancel>,
+) -> Result<Parsed, ParseFailure> {
+    if grammar != Grammar::Cpp {
+        return parse_text(grammar, text, None, budget, cancel);
+    }
+    match super::cmask::mask(&text) {
+        Some((input, masked)) => {
+            let mut p = parse_input(grammar, &input, None, budget, cancel)?;
+            p.masked = masked;
+            Ok(Parsed { text, ..p })
+        }
+        None => parse_text(grammar, text, None, budget, cancel),
+    }
 }
 
 /// Parses decoded `text` (never a file's raw bytes: see [`parse`]); with `old` (already `edit`ed to match `text`) incrementally,
@@ -58,6 +100,23 @@ pub fn parse(
 pub fn parse_text(
     grammar: Grammar,
     text: String,
+    old: Option<&Tree>,
+    budget: Duration,
+    cancel: Option<&Cancel>,
+) -> Result<Parsed, ParseFailure> {
+    let tree = parse_input(grammar, &text, old, budget, cancel)?.tree;
+    Ok(Parsed {
+        text,
+        tree,
+        grammar,
+        masked: Vec::new(),
+    })
+}
+
+/// Parses `input`; the result's text is empty (the callers put theirs).
+fn parse_input(
+    grammar: Grammar,
+    input: &str,
     old: Option<&Tree>,
     budget: Duration,
     cancel: Option<&Cancel>,
@@ -80,7 +139,7 @@ pub fn parse_text(
         }
         false
     };
-    let src = text.as_bytes();
+    let src = input.as_bytes();
     let tree = parser.parse_with_options(
         &mut |i, _| src.get(i..).unwrap_or_default(),
         old,
@@ -88,9 +147,10 @@ pub fn parse_text(
     );
     match tree {
         Some(tree) => Ok(Parsed {
-            text,
+            text: String::new(),
             tree,
             grammar,
+            masked: Vec::new(),
         }),
         None => Err(why.unwrap_or(ParseFailure::Timeout)),
     }

@@ -11,7 +11,7 @@ use crate::schema::str_arg;
 use crate::symbols::query::parse_name;
 use crate::symbols::splice::{locate, Spliced, Target};
 use crate::syntax::defs::has_symbols;
-use crate::syntax::parse::{parse_text, release, TOOL_BUDGET};
+use crate::syntax::parse::{parse_text_masked, release, TOOL_BUDGET};
 use crate::syntax::{failure_error, grammar_for, Parsed, Written};
 use crate::workspace;
 
@@ -87,7 +87,7 @@ pub fn run(
     if text.len() > crate::syntax::MAX_PARSE_BYTES {
         return Err(failure_error(crate::syntax::ParseFailure::TooLarge, &shown));
     }
-    let parsed = parse_text(grammar, text.clone(), None, TOOL_BUDGET, Some(&call.cancel))
+    let parsed = parse_text_masked(grammar, text.clone(), TOOL_BUDGET, Some(&call.cancel))
         .map_err(|f| failure_error(f, &shown))?;
     let syms = crate::symbols::extract::extract(&parsed);
     let found = locate(&parsed, &syms, &name, &shown).and_then(|target| {

@@ -16,8 +16,8 @@ use crate::symbols::stored::codec::{kind, put, put_str, Reader};
 use std::path::Path;
 use std::sync::Arc;
 
-/// Version 1.
-const MAGIC: &[u8; 8] = b"CLVMAP\0\x01";
+/// Version 2: as the symbol table's (C/C++ symbols from the masked parse).
+const MAGIC: &[u8; 8] = b"CLVMAP\0\x02";
 /// The file name beside `symbols.idx`.
 pub const FILE: &str = "repomap.idx";
 const SUM: usize = 32;

@@ -27,8 +27,9 @@ use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-/// Version 1.
-const MAGIC: &[u8; 8] = b"CLVSYM\0\x01";
+/// Version 2: C/C++ symbols come from the masked parse (`syntax::cmask`); a version-1 table
+/// holds symbols the engine no longer gives, so it is rebuilt.
+const MAGIC: &[u8; 8] = b"CLVSYM\0\x02";
 const HEADER: usize = 8 + 32 + 8 + 8;
 const SLOT: usize = 16;
 const SUM: usize = 32;
@@ -202,7 +203,7 @@ fn one(cx: &Cx, rel: &[u8], stamp: Stamp, flags: u32, buf: &mut Vec<u8>) -> Slot
     if !read.unwrap_or(false) || !prepare(buf) {
         return (TAG_NONE, Vec::new());
     }
-    match parse::parse(grammar, buf, TOOL_BUDGET, Some(cancel)) {
+    match parse::parse_masked(grammar, buf, TOOL_BUDGET, Some(cancel)) {
         Ok(parsed) => {
             let syms = extract(&parsed);
             parse::release(parsed.tree);
