@@ -142,6 +142,8 @@ impl<'a> Walk<'a> {
         let class = self.table.ident.get(k).copied().unwrap_or(NOT_IDENT);
         if class != NOT_IDENT && node.child_count() == 0 {
             self.identifier(node, class, field);
+        } else if self.table.key_leaf.contains(&kind) {
+            self.string_key(node);
         }
         self.frames.push(frame);
     }
@@ -279,6 +281,57 @@ impl<'a> Walk<'a> {
             self.out.names.push(name.into());
             next
         })
+    }
+
+    /// A string literal spelling an identifier in a member slot (`obj["name"]`, `T["name"]`)
+    /// names the member as `.name` does: the checker resolves it so, and TypeScript's own
+    /// references include it. Any other string stays out (find_references never reports text).
+    fn string_key(&mut self, fragment: Node<'a>) {
+        let t = self.table;
+        let Some(at) = self.frames.len().checked_sub(1) else {
+            return;
+        };
+        if !t.key_string.contains(&self.frames[at].kind) {
+            return;
+        }
+        let (mut at, mut field) = (at, self.frames[at].field);
+        if at > 0 && t.key_wrapper.contains(&self.frames[at - 1].kind) {
+            at -= 1;
+            field = self.frames[at].field;
+        }
+        let Some(slot) = at.checked_sub(1).map(|i| self.frames[i]) else {
+            return;
+        };
+        // The whole literal: the fragment sits between the quotes (no escape, no second part).
+        let quoted = |n: Option<Node>| n.is_some_and(|n| !n.is_named());
+        if !Table::has(&t.string_keys, slot.kind, field)
+            || !quoted(fragment.prev_sibling())
+            || !quoted(fragment.next_sibling())
+        {
+            return;
+        }
+        let text: &'a str = self.parsed.text.as_str();
+        let Some(name) = text.get(fragment.byte_range()).filter(|n| {
+            !n.starts_with(|c: char| c.is_ascii_digit())
+                && n.chars()
+                    .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+        }) else {
+            return;
+        };
+        let called = at
+            .checked_sub(2)
+            .is_some_and(|g| Table::has(&t.calls, self.frames[g].kind, slot.field));
+        let id = self.name_id(name);
+        self.out.refs.push(Ref {
+            name: id,
+            line: line_of(fragment),
+            col: utf16_col(
+                text,
+                fragment.start_byte(),
+                fragment.start_position().column,
+            ),
+            role: if called { Role::Call } else { Role::Member },
+        });
     }
 
     fn identifier(&mut self, node: Node<'a>, class: u8, field: u16) {

@@ -54,9 +54,13 @@ pub fn receiver(lines: &[String], row: usize, col: u32) -> Option<Receiver> {
     // A use opening its line is no member access: a chain continued on the next line keeps
     // its `.` there (`  .name()`), and the line above may be a comment ending in a period.
     let before = line[..at].trim_end();
-    let rest = before
-        .strip_suffix("?.")
-        .or_else(|| before.strip_suffix('.'))?;
+    // `recv["name"]` (and `recv?.["name"]`) is the member access `recv.name` spelt as a key.
+    let rest = match ["[\"", "['"].iter().find_map(|q| before.strip_suffix(q)) {
+        Some(b) => b.strip_suffix("?.").unwrap_or(b).trim_end(),
+        None => before
+            .strip_suffix("?.")
+            .or_else(|| before.strip_suffix('.'))?,
+    };
     if rest.ends_with('.') {
         return None; // `...name`: a spread
     }
@@ -217,6 +221,11 @@ mod tests {
         assert_eq!(recv(line, 8, "go"), Some(Receiver::Super));
         assert_eq!(recv(line, 9, "go"), Some(Receiver::Name("obj".into())));
         assert_eq!(recv("this.#p.go()", 0, "go"), Some(Receiver::Other));
+        assert_eq!(
+            recv("obj[\"go\"]()", 0, "go"),
+            Some(Receiver::Name("obj".into()))
+        );
+        assert_eq!(recv("this?.['go']", 0, "go"), Some(Receiver::This));
         let chained = ["a".to_string(), "  .go()".to_string()];
         assert_eq!(receiver(&chained, 1, 4), Some(Receiver::Other));
         let after_comment = ["// the end.".to_string(), "go()".to_string()];

@@ -516,3 +516,21 @@ fn constructor_members_and_lambdas_define_names() {
         ]
     );
 }
+
+#[test]
+fn typescript_string_keys_name_members_and_other_strings_do_not() {
+    let src = r#"type In = Schema["input"];
+const v = obj["input"](1) + obj?.['input'] + obj[`input`];
+const s = "input"; log("input", { input: 1 }["x"]);
+const w = obj["in put"] + obj["in\u0070ut"] + Other["input" + "x"];
+"#;
+    assert_eq!(
+        uses(Grammar::TypeScript, src, "input"),
+        ["1:19 member", "2:16 call", "2:36 member", "3:35 read"]
+    );
+    assert_eq!(
+        uses(Grammar::JavaScript, "x = obj['input'];\n", "input"),
+        ["1:10 member"]
+    );
+    assert!(uses(Grammar::Python, "x = obj['input']\n", "input").is_empty());
+}
