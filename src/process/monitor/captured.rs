@@ -248,6 +248,10 @@ mod tests {
         child.wait().unwrap();
         assert!(!running(root, &s));
         assert!(note(root, &s).unwrap().contains("nothing was staged"));
+        // A sweep leaves it for its scope's next tools object to adopt.
+        super::super::save(root, &s).unwrap();
+        assert_eq!(super::super::sweep(root), 0);
+        assert!(captured(root, &s.id) && super::super::load(root, &s.id).is_some());
         // Its relay's copy of the exit code is the exit code then.
         std::fs::write(file(root, &s.id, RELAY_EXIT), "3\n").unwrap();
         assert_eq!(exit_status(root, &s.id), Some(Some(3)));

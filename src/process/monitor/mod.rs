@@ -325,12 +325,15 @@ pub(crate) fn stop_pid(pid: u32, id: &str) {
     group::sweep_marked(id);
 }
 
-/// Deletes the files of every monitor that is not running; live ones are left alone.
+/// Deletes the files of every monitor that is not running; live ones are left alone, and so
+/// is a captured monitor whose changes are not staged yet (its host died first): its marker and
+/// sidecar are what the next tools object on its review scope adopts it by
+/// ([`captured::adopt`]), so sweeping them would leave its writes unstaged for good.
 /// Returns how many monitors were swept.
 pub fn sweep(root: &Path) -> usize {
     let mut n = 0;
     for s in list(root) {
-        if !running(root, &s) {
+        if !running(root, &s) && !captured::captured(root, &s.id) {
             forget(root, &s.id);
             n += 1;
         }
