@@ -81,8 +81,12 @@ test('find_symbol: one line per definition, every grammar, best first', async ()
     'src/config.ts:3:14  class  Config  — export class Config',
     'tools/config.py:5:7  class  Config  — class Config:',
   ])
+  // A file holding the name only inside a longer identifier (`parseConfig`) is not a
+  // candidate: it is neither parsed nor named.
+  assert.doesNotMatch(text(r), /not parsed|config\.yaml|config\.md/)
   // The files that hold the name but have no symbol support are named, not parsed.
-  assert.match(text(r), /2 files holding `Config` not parsed: data\/config\.yaml, notes\/config\.md \(no symbol support for the language\)/)
+  const held = text(await w.call('find_symbol', { name: 'parseConfig' }))
+  assert.match(held, /2 files holding `parseConfig` not parsed: data\/config\.yaml, notes\/config\.md \(no symbol support for the language\)/)
   const load = text(await w.call('find_symbol', { name: 'load' })).split('\n')
   assert.deepEqual(load.slice(0, 5), [
     'crates/core/src/config.rs:3:12  method  Config::load  — pub fn load(path: &str) -> Config { parse_config(path) }',

@@ -120,16 +120,19 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
 
 /** Opens tools with `searchIndex: "on"`, starts the build with a first call, and waits until
  * the postings and the symbol table are ready. Returns the tools, the wall time from the end
- * of the first call to readiness, and the status. */
+ * of the first call to readiness (`ms`) and from opening the tools (`total`: the build starts
+ * with the first call and runs beside it), and the status. */
 async function ready(root, first = 'work1') {
   const { createAgentTools } = require('../index.js')
+  const open = process.hrtime.bigint()
   const tools = createAgentTools({ workspaceRoot: root, searchIndex: 'on', maxOutputBytes: 1 << 24 })
   expectOk('find_symbol', await tools.callTool('find_symbol', { name: first }))
   const t0 = process.hrtime.bigint()
   for (;;) {
     const s = tools.searchIndexStatus()
     if (s.state === 'ready' && s.symbols.state === 'ready') {
-      return { tools, ms: Number(process.hrtime.bigint() - t0) / 1e6, status: s }
+      const now = process.hrtime.bigint()
+      return { tools, ms: Number(now - t0) / 1e6, total: Number(now - open) / 1e6, status: s }
     }
     await sleep(2)
   }
@@ -269,11 +272,11 @@ async function buildRow(ctx, want, label, root) {
   const ours = async () => {
     fs.rmSync(idx, { recursive: true, force: true })
     const c0 = process.cpuUsage()
-    const { ms, status } = await ready(root)
+    const { total, status } = await ready(root)
     const c = process.cpuUsage(c0)
     oursCpu.push((c.user + c.system) / 1000)
     symbolsMs.push(status.symbols.buildMs)
-    return ms
+    return total
   }
   const tags = path.join(os.tmpdir(), `clarvis-bench-tags-${process.pid}`)
   const args = ['-R', '--exclude=.git', '--exclude=.clarvis', '-f', tags, '.']
@@ -292,7 +295,7 @@ async function buildRow(ctx, want, label, root) {
   }
   fs.rmSync(tags, { force: true })
   const cpu = `CPU ours ${fmtMs(median(oursCpu))} / ctags ${fmtMs(median(peerCpu))} = ${(median(oursCpu) / median(peerCpu)).toFixed(2)}×`
-  return [row(name, median(o), median(p), target, `ours: from the first call's end until the postings and the symbol table are ready (the symbol table alone: ${fmtMs(median(symbolsMs))}); ctags -R single-threaded; ${cpu}`)]
+  return [row(name, median(o), median(p), target, `ours: from opening the tools (a first find_symbol starts the build and runs beside it) until the postings and the symbol table are ready (the symbol table alone: ${fmtMs(median(symbolsMs))}); ctags -R single-threaded; ${cpu}`)]
 }
 
 /** A peer's CPU time (user + system of the processes the shell waited for, ms) running

@@ -40,23 +40,76 @@ pub struct Needle {
     pub text: String,
     /// ASCII case ignored (prefix and substring matching).
     pub fold: bool,
+    /// Where an occurrence may sit within an identifier.
+    pub edge: Edge,
+}
+
+/// Where an occurrence of a needle may sit within the identifier around it. A file whose
+/// every occurrence sits inside a longer identifier cannot define or use the name (`work1`
+/// in a file holding only `work10`): testing the edges keeps such files from being parsed,
+/// as `rg -w` keeps them out of its answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Edge {
+    /// Anywhere (substring matching).
+    Any,
+    /// At an identifier's start (prefix matching).
+    Start,
+    /// The whole identifier (exact matching).
+    Whole,
+}
+
+/// Whether `b` continues an identifier in every grammar the tools carry. Deliberately
+/// narrow: `$`, `-` and non-ASCII bytes count as edges, so a file is never left out for a
+/// byte that some language treats as part of a name (at worst it is parsed for nothing).
+fn continues(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
 }
 
 impl Needle {
-    /// Whether `hay` contains the needle.
+    /// A needle for an exact name: a candidate holds it as a whole identifier.
+    pub fn whole(text: &str) -> Needle {
+        Needle {
+            text: text.to_string(),
+            fold: false,
+            edge: Edge::Whole,
+        }
+    }
+
+    /// A needle matched anywhere, case ignored when `fold`.
+    pub fn anywhere(text: &str, fold: bool) -> Needle {
+        Needle {
+            text: text.to_string(),
+            fold,
+            edge: Edge::Any,
+        }
+    }
+
+    /// Whether `hay` contains the needle, at an allowed edge.
     pub fn within(&self, hay: &[u8]) -> bool {
         let n = self.text.as_bytes();
-        if !self.fold {
-            return memchr::memmem::find(hay, n).is_some();
-        }
         if n.is_empty() {
             return true;
+        }
+        // An edge is tested only where the needle itself starts or ends with an identifier
+        // byte: `$x` after a letter is still a candidate.
+        let before = self.edge != Edge::Any && continues(n[0]);
+        let after = self.edge == Edge::Whole && continues(n[n.len() - 1]);
+        let placed = |at: usize| {
+            (!before || at == 0 || !continues(hay[at - 1]))
+                && (!after || hay.get(at + n.len()).is_none_or(|&b| !continues(b)))
+        };
+        if !self.fold {
+            if !before && !after {
+                return memchr::memmem::find(hay, n).is_some();
+            }
+            return memchr::memmem::find_iter(hay, n).any(placed);
         }
         // Case folded: find the rarer of the first byte's two cases, compare the rest.
         let (lo, up) = (n[0].to_ascii_lowercase(), n[0].to_ascii_uppercase());
         memchr::memchr2_iter(lo, up, hay).any(|at| {
             hay.get(at..at + n.len())
                 .is_some_and(|w| w.eq_ignore_ascii_case(n))
+                && placed(at)
         })
     }
 }
@@ -296,4 +349,43 @@ pub fn scan(
         })
     });
     sink.finish(walked.load(Ordering::Relaxed))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Edge, Needle};
+
+    fn holds(text: &str, fold: bool, edge: Edge, hay: &str) -> bool {
+        let needle = Needle {
+            text: text.to_string(),
+            fold,
+            edge,
+        };
+        needle.within(hay.as_bytes())
+    }
+
+    #[test]
+    fn an_exact_name_is_a_candidate_only_where_it_is_a_whole_identifier() {
+        let whole = |hay| Needle::whole("work1").within(hay);
+        assert!(!whole(b"fn work10() { work1_x(); awork1 }"));
+        assert!(whole(b"fn work10() {}\nwork1()"));
+        assert!(whole(b"work1"));
+        assert!(whole(b"x.work1;"));
+        // Bytes some language reads as part of a name never leave a file out.
+        assert!(whole(b"$work1 w\xc3\xa9work1\xc3\xa9"));
+        assert!(whole(b"work1-x"));
+        // A needle edged by a non-identifier byte tests no edge on that side.
+        assert!(Needle::whole("$x").within(b"a$x;"));
+        assert!(!Needle::whole("$x").within(b"a$xy"));
+        assert!(Needle::whole("").within(b""));
+    }
+
+    #[test]
+    fn a_prefix_starts_an_identifier_and_a_substring_sits_anywhere() {
+        assert!(holds("Load", true, Edge::Start, "fn loadConfig()"));
+        assert!(!holds("Load", true, Edge::Start, "fn reloadConfig()"));
+        assert!(holds("Load", true, Edge::Any, "fn reloadConfig()"));
+        assert!(!holds("Load", true, Edge::Any, "fn relo_ad()"));
+        assert!(Needle::anywhere("", false).within(b"anything"));
+    }
 }

@@ -73,10 +73,7 @@ fn run(call: &Call) -> ToolResult<Output> {
     let roles = roles(call)?;
     let at = Where::from_call(call)?;
     check_file(call, &at)?;
-    let needle = Needle {
-        text: name.name.clone(),
-        fold: false,
-    };
+    let needle = Needle::whole(&name.name);
     let filter = |p: &Path| at.wants(p);
     let scope = Scope {
         base: &at.base,

@@ -8,7 +8,7 @@ use super::navigate::{notes, scope_properties, Page, Where};
 use super::{object_schema, read_annotations, Call, Handler, Output, ToolDef};
 use crate::error::{ToolError, ToolResult};
 use crate::schema::str_arg;
-use crate::symbols::ondemand::{Needle, Parsed, Scope};
+use crate::symbols::ondemand::{Edge, Needle, Parsed, Scope};
 use crate::symbols::query::{self, Mode, Name};
 use crate::symbols::{self, closest, DefHit, Want};
 use crate::syntax::defs::SymbolKind;
@@ -83,10 +83,11 @@ fn run(call: &Call) -> ToolResult<Output> {
         is_file: at.is_file,
         filter: &filter,
     };
-    let lookup = |text: &str, fold: bool, want: Want| {
+    let lookup = |text: &str, edge: Edge, want: Want| {
         let needle = Needle {
             text: text.to_string(),
-            fold,
+            fold: edge != Edge::Whole,
+            edge,
         };
         let rt = &call.runtime;
         symbols::wanted(
@@ -99,17 +100,21 @@ fn run(call: &Call) -> ToolResult<Output> {
             want,
         )
     };
-    let fold = asked.mode != Mode::Exact;
+    let edge = match asked.mode {
+        Mode::Exact => Edge::Whole,
+        Mode::Prefix => Edge::Start,
+        Mode::Substring => Edge::Any,
+    };
     // Only the files defining the name (and those with errors, for the note) are needed
     // for the hits: the index decodes no other record.
-    let mut found = lookup(&asked.name.name, fold, Want::Defining(asked.mode));
+    let mut found = lookup(&asked.name.name, edge, Want::Defining(asked.mode));
     if call.cancel.is_cancelled() {
         return Err(ToolError::aborted());
     }
     let mut hits = symbols::definitions(&found.files, &asked.name, asked.mode, asked.kind);
     if hits.is_empty() && found.passed_over > 0 {
         // The answer without a definition says where the name is used: every file.
-        found = lookup(&asked.name.name, fold, Want::Holding);
+        found = lookup(&asked.name.name, edge, Want::Holding);
         if call.cancel.is_cancelled() {
             return Err(ToolError::aborted());
         }
@@ -127,7 +132,7 @@ fn run(call: &Call) -> ToolResult<Output> {
         // either half of it (case ignored), so a typo on one side still finds them.
         let mut near_files = Vec::new();
         for part in halves(&asked.name.name) {
-            near_files.extend(lookup(&part, true, Want::Holding).files);
+            near_files.extend(lookup(&part, Edge::Any, Want::Holding).files);
         }
         near_files.sort_by(|a, b| crate::text::js_cmp(&a.display, &b.display));
         near_files.dedup_by(|a, b| a.abs == b.abs);

@@ -21,10 +21,7 @@ use std::sync::{Arc, PoisonError};
 
 /// Every file holds the empty needle: the map reads every source file it parses.
 fn everything() -> Needle {
-    Needle {
-        text: String::new(),
-        fold: false,
-    }
+    Needle::anywhere("", false)
 }
 
 /// The ranking of the whole workspace as it is when the call starts. `None` when cancelled.

@@ -61,10 +61,7 @@ fn scanned(config: &Arc<Config>) -> Map {
         is_file: false,
         filter: &all,
     };
-    let needle = Needle {
-        text: String::new(),
-        fold: false,
-    };
+    let needle = Needle::anywhere("", false);
     let found = scan(
         config,
         &Cancel::new(),

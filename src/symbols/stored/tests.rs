@@ -37,10 +37,7 @@ fn find(config: &Arc<Config>, symbols: &SymbolIndex, name: &str) -> Vec<String> 
         is_file: false,
         filter: &all,
     };
-    let needle = Needle {
-        text: name.into(),
-        fold: false,
-    };
+    let needle = Needle::whole(name);
     let found = candidates(
         config,
         symbols,
@@ -168,10 +165,7 @@ fn wanted_files(
         is_file: false,
         filter: &all,
     };
-    let needle = Needle {
-        text: name.into(),
-        fold: false,
-    };
+    let needle = Needle::whole(name);
     let found = crate::symbols::wanted(
         config,
         symbols,
