@@ -121,8 +121,32 @@ fn parse_input(
     budget: Duration,
     cancel: Option<&Cancel>,
 ) -> Result<Parsed, ParseFailure> {
+    thread_local! {
+        /// This thread's parser, kept between parses: a new one allocates its stack, lexer
+        /// and subtree pool again for every file (the symbol table parses thousands in a row).
+        static PARSER: std::cell::RefCell<Option<Parser>> = const { std::cell::RefCell::new(None) };
+    }
     super::alloc::install();
-    let mut parser = Parser::new();
+    PARSER.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut kept) => {
+            let parser = kept.get_or_insert_with(Parser::new);
+            parse_with(parser, grammar, input, old, budget, cancel)
+        }
+        // Only if a parse ever ran inside another on this thread: a parser of its own.
+        Err(_) => parse_with(&mut Parser::new(), grammar, input, old, budget, cancel),
+    })
+}
+
+/// [`parse_input`] with `parser`. `set_language` resets it first, so nothing of an earlier
+/// parse (an aborted one's state included) carries over.
+fn parse_with(
+    parser: &mut Parser,
+    grammar: Grammar,
+    input: &str,
+    old: Option<&Tree>,
+    budget: Duration,
+    cancel: Option<&Cancel>,
+) -> Result<Parsed, ParseFailure> {
     parser
         .set_language(&grammar.language())
         .map_err(|_| ParseFailure::Runtime)?;
@@ -152,7 +176,11 @@ fn parse_input(
             grammar,
             masked: Vec::new(),
         }),
-        None => Err(why.unwrap_or(ParseFailure::Timeout)),
+        None => {
+            // An interrupted parse keeps its state (and the old tree) to resume: drop it now.
+            parser.reset();
+            Err(why.unwrap_or(ParseFailure::Timeout))
+        }
     }
 }
 
