@@ -4,6 +4,7 @@
 use super::lang::{spec, Slot, Spec};
 use crate::syntax::defs::{self, SymbolKind};
 use crate::syntax::Grammar;
+use std::collections::HashMap;
 use std::sync::OnceLock;
 
 /// Identifier classes in [`Table::ident`].
@@ -48,6 +49,9 @@ pub struct Table {
     pub key_string: Vec<u16>,
     /// See `key_leaf`.
     pub key_wrapper: Vec<u16>,
+    /// Field ids by name: the recognisers look fields up by name at every candidate, and
+    /// tree-sitter's own lookup compares the name with each of the grammar's field names.
+    fields: HashMap<&'static str, u16, foldhash::fast::FixedState>,
 }
 
 fn ids_named(g: Grammar, names: &[&str]) -> Vec<u16> {
@@ -129,7 +133,15 @@ fn compile(g: Grammar, spec: &Spec) -> Table {
         key_leaf: keyed(g, spec, "string_fragment"),
         key_string: keyed(g, spec, "string"),
         key_wrapper: keyed(g, spec, "literal_type"),
+        fields: field_ids(g),
     }
+}
+
+fn field_ids(g: Grammar) -> HashMap<&'static str, u16, foldhash::fast::FixedState> {
+    let lang = g.language();
+    (1..=u16::try_from(lang.field_count()).unwrap_or(u16::MAX))
+        .filter_map(|id| Some((lang.field_name_for_id(id)?, id)))
+        .collect()
 }
 
 /// The ids of `name` when the spec has string keys, else none.
@@ -155,6 +167,11 @@ impl Table {
     /// Whether `(kind, field)` is one of `slots`.
     pub fn has(slots: &[(u16, u16)], kind: u16, field: u16) -> bool {
         slots.iter().any(|&(k, f)| k == kind && f == field)
+    }
+
+    /// The id of field `name` (`0`, which names no field, when the grammar lacks it).
+    pub fn field(&self, name: &str) -> u16 {
+        self.fields.get(name).copied().unwrap_or(0)
     }
 
     /// The definition entry of node kind `kind`, if any.

@@ -14,6 +14,10 @@ use crate::syntax::Parsed;
 use std::collections::{HashMap, HashSet};
 use tree_sitter::{Node, TreeCursor};
 
+/// The walk's maps are probed once per identifier with keys from this file: SipHash's
+/// defence against chosen keys costs more than the rest of the probe (2 % of a table build).
+type Fast = foldhash::fast::FixedState;
+
 /// One entered node.
 #[derive(Clone, Copy)]
 struct Frame {
@@ -30,6 +34,7 @@ struct Frame {
 struct Walk<'a> {
     table: &'static Table,
     parsed: &'a Parsed,
+    language: tree_sitter::Language,
     frames: Vec<Frame>,
     /// The enclosing containers: their qualifying segments and kinds.
     containers: Vec<(Vec<String>, SymbolKind)>,
@@ -37,8 +42,8 @@ struct Walk<'a> {
     local: usize,
     imports: usize,
     /// Start bytes of the name nodes of definitions met so far.
-    def_names: HashSet<usize>,
-    names: HashMap<&'a str, u32>,
+    def_names: HashSet<usize, Fast>,
+    names: HashMap<&'a str, u32, Fast>,
     out: FileSyms,
 }
 
@@ -50,13 +55,14 @@ pub fn extract(parsed: &Parsed) -> FileSyms {
     let mut w = Walk {
         table,
         parsed,
+        language: parsed.grammar.language(),
         frames: Vec::with_capacity(64),
         containers: Vec::new(),
         kinds: Vec::new(),
         local: 0,
         imports: 0,
-        def_names: HashSet::new(),
-        names: HashMap::new(),
+        def_names: HashSet::default(),
+        names: HashMap::default(),
         out: FileSyms {
             has_error: parsed.tree.root_node().has_error(),
             ..FileSyms::default()
@@ -115,7 +121,14 @@ impl<'a> Walk<'a> {
     fn enter(&mut self, cursor: &TreeCursor<'a>) {
         let node = cursor.node();
         let kind = node.kind_id();
-        let field = cursor.field_id().map_or(0, |f| f.get());
+        let named = node.is_named();
+        // A frame's field is read only when it is an ancestor (or a named literal): an
+        // anonymous leaf (punctuation, keywords: a third of the nodes) never needs its own.
+        let field = if named || node.child_count() > 0 {
+            cursor.field_id().map_or(0, |f| f.get())
+        } else {
+            0
+        };
         let mut frame = Frame {
             kind,
             field,
@@ -123,7 +136,7 @@ impl<'a> Walk<'a> {
             scope: false,
             import: false,
         };
-        if !node.is_named() {
+        if !named {
             self.frames.push(frame);
             return;
         }
@@ -175,6 +188,11 @@ impl<'a> Walk<'a> {
         let text = self.parsed.text.as_str();
         let ctx = Ctx {
             grammar: self.parsed.grammar,
+            table: self.table,
+            parent_kind: match self.frames.last() {
+                Some(f) => self.language.node_kind_for_id(f.kind).unwrap_or(""),
+                None => "",
+            },
             text,
             containers: &self.kinds,
             local: self.local > 0,

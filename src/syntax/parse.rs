@@ -113,7 +113,22 @@ pub fn parse_text(
     })
 }
 
-/// Parses `input`; the result's text is empty (the callers put theirs).
+/// Runs `f` with this thread's parser, kept between parses: a new one allocates its stack,
+/// lexer and subtree pool again for every file (the symbol table parses thousands in a row).
+fn with_parser<R>(f: impl FnOnce(&mut Parser) -> R) -> R {
+    thread_local! {
+        static PARSER: std::cell::RefCell<Option<Parser>> = const { std::cell::RefCell::new(None) };
+    }
+    PARSER.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut kept) => f(kept.get_or_insert_with(Parser::new)),
+        // Only if a parse ever ran inside another on this thread: a parser of its own.
+        Err(_) => f(&mut Parser::new()),
+    })
+}
+
+/// Parses `input`; the result's text is empty (the callers put theirs). The kept parser's
+/// `set_language` resets it first, so nothing of an earlier parse (an interrupted one's
+/// state included) carries over.
 fn parse_input(
     grammar: Grammar,
     input: &str,
@@ -122,38 +137,43 @@ fn parse_input(
     cancel: Option<&Cancel>,
 ) -> Result<Parsed, ParseFailure> {
     super::alloc::install();
-    let mut parser = Parser::new();
-    parser
-        .set_language(&grammar.language())
-        .map_err(|_| ParseFailure::Runtime)?;
-    let start = Instant::now();
-    let mut why = None;
-    let mut progress = |_: &ParseState| -> bool {
-        if cancel.is_some_and(Cancel::is_cancelled) {
-            why = Some(ParseFailure::Aborted);
-            return true;
+    with_parser(|parser| {
+        parser
+            .set_language(&grammar.language())
+            .map_err(|_| ParseFailure::Runtime)?;
+        let start = Instant::now();
+        let mut why = None;
+        let mut progress = |_: &ParseState| -> bool {
+            if cancel.is_some_and(Cancel::is_cancelled) {
+                why = Some(ParseFailure::Aborted);
+                return true;
+            }
+            if start.elapsed() > budget {
+                why = Some(ParseFailure::Timeout);
+                return true;
+            }
+            false
+        };
+        let src = input.as_bytes();
+        let tree = parser.parse_with_options(
+            &mut |i, _| src.get(i..).unwrap_or_default(),
+            old,
+            Some(ParseOptions::new().progress_callback(&mut progress)),
+        );
+        match tree {
+            Some(tree) => Ok(Parsed {
+                text: String::new(),
+                tree,
+                grammar,
+                masked: Vec::new(),
+            }),
+            None => {
+                // An interrupted parse keeps its state (and the old tree) to resume: drop it now.
+                parser.reset();
+                Err(why.unwrap_or(ParseFailure::Timeout))
+            }
         }
-        if start.elapsed() > budget {
-            why = Some(ParseFailure::Timeout);
-            return true;
-        }
-        false
-    };
-    let src = input.as_bytes();
-    let tree = parser.parse_with_options(
-        &mut |i, _| src.get(i..).unwrap_or_default(),
-        old,
-        Some(ParseOptions::new().progress_callback(&mut progress)),
-    );
-    match tree {
-        Some(tree) => Ok(Parsed {
-            text: String::new(),
-            tree,
-            grammar,
-            masked: Vec::new(),
-        }),
-        None => Err(why.unwrap_or(ParseFailure::Timeout)),
-    }
+    })
 }
 
 /// Frees `tree` off the caller's path: a 287 KB TypeScript file's tree takes 2–6 ms to free

@@ -115,6 +115,42 @@ fn every_grammar_loads_and_parses() {
     }
 }
 
+/// Each thread keeps its parser between parses: a parse that was interrupted halfway (it
+/// keeps its state to resume) must not leak into the next file's tree, in the same grammar
+/// or another one.
+#[test]
+fn a_kept_parser_starts_every_file_afresh() {
+    let cancel = Cancel::new();
+    cancel.cancel();
+    let half = "let a = 1;\n".repeat(50_000);
+    let next = "function f(x) { return g(x) }\nclass C { m() {} }\n";
+    let fresh = |g: Grammar, src: &str| {
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                let p = parse::parse(g, src.as_bytes(), parse::TOOL_BUDGET, None).expect("parse");
+                p.tree.root_node().to_sexp()
+            })
+            .join()
+            .expect("thread")
+        })
+    };
+    for g in [Grammar::TypeScript, Grammar::JavaScript] {
+        let interrupted = [
+            parse::parse(
+                Grammar::TypeScript,
+                half.as_bytes(),
+                parse::TOOL_BUDGET,
+                Some(&cancel),
+            ),
+            parse::parse(Grammar::TypeScript, half.as_bytes(), Duration::ZERO, None),
+        ];
+        assert!(interrupted.iter().all(Result::is_err));
+        let p = parse::parse(g, next.as_bytes(), parse::TOOL_BUDGET, None).expect("parse");
+        assert_eq!(p.tree.root_node().to_sexp(), fresh(g, next), "{g:?}");
+        assert!(!p.tree.root_node().has_error());
+    }
+}
+
 #[test]
 fn limits_and_cancellation() {
     let big = vec![b'a'; MAX_PARSE_BYTES + 1];

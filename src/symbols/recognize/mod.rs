@@ -1,6 +1,7 @@
 //! Whether a candidate node of `syntax::defs` defines a name, which name, and what kind of
 //! symbol it is — the part of "what is a symbol" that depends on a node's shape.
 
+use super::compiled::Table;
 use super::decl;
 
 mod others;
@@ -13,6 +14,11 @@ use tree_sitter::Node;
 pub struct Ctx<'a> {
     /// The grammar.
     pub grammar: Grammar,
+    /// Its compiled table (field ids by name).
+    pub table: &'static Table,
+    /// The kind of the candidate's parent (the walk knows it: `Node::parent` searches
+    /// down from the root).
+    pub parent_kind: &'static str,
     /// The parsed text.
     pub text: &'a str,
     /// The kinds of the enclosing definitions, innermost last.
@@ -26,6 +32,14 @@ pub struct Ctx<'a> {
 impl Ctx<'_> {
     fn inner(&self) -> Option<K> {
         self.containers.last().copied()
+    }
+
+    /// `n`'s child in field `f`.
+    fn field<'t>(&self, n: Node<'t>, f: &str) -> Option<Node<'t>> {
+        match self.table.field(f) {
+            0 => None,
+            id => n.child_by_field_id(id),
+        }
     }
 
     fn text_of(&self, n: Node) -> &str {
@@ -112,10 +126,6 @@ impl<'t> Found<'t> {
     }
 }
 
-fn field<'t>(n: Node<'t>, f: &str) -> Option<Node<'t>> {
-    n.child_by_field_name(f)
-}
-
 /// The candidate `node` (of table kind `kind`), recognised.
 pub fn recognize<'t>(ctx: &Ctx, node: Node<'t>, kind: K) -> Option<Found<'t>> {
     match ctx.grammar {
@@ -128,17 +138,18 @@ pub fn recognize<'t>(ctx: &Ctx, node: Node<'t>, kind: K) -> Option<Found<'t>> {
         Grammar::Php => others::php(ctx, node, kind),
         Grammar::PowerShell => others::powershell(ctx, node, kind),
         Grammar::Java | Grammar::CSharp => others::jvm_like(ctx, node, kind),
-        Grammar::Bash => field(node, "name").map(|n| Found::one(ctx, n, kind)),
+        Grammar::Bash => ctx.field(node, "name").map(|n| Found::one(ctx, n, kind)),
         Grammar::Css | Grammar::Ini => None,
     }
 }
 
 /// The last identifier of a dotted or qualified name node (`N.M` → `M`).
-fn last_ident(n: Node) -> Node {
+fn last_ident<'t>(ctx: &Ctx, n: Node<'t>) -> Node<'t> {
     let mut cur = n;
     loop {
-        let next = field(cur, "name")
-            .or_else(|| field(cur, "property"))
+        let next = ctx
+            .field(cur, "name")
+            .or_else(|| ctx.field(cur, "property"))
             .or_else(|| cur.named_child(cur.named_child_count().saturating_sub(1)));
         match next {
             Some(c) if c.id() != cur.id() && cur.named_child_count() > 0 => cur = c,
@@ -150,8 +161,10 @@ fn last_ident(n: Node) -> Node {
 fn script<'t>(ctx: &Ctx, node: Node<'t>, kind: K) -> Option<Found<'t>> {
     match node.kind() {
         "variable_declarator" => {
-            let name = field(node, "name").filter(|n| n.kind() == "identifier")?;
-            let value = field(node, "value");
+            let name = ctx
+                .field(node, "name")
+                .filter(|n| n.kind() == "identifier")?;
+            let value = ctx.field(node, "value");
             let vk = value.map(|v| v.kind()).unwrap_or("");
             if is_function_value(vk) {
                 return Some(Found::one(ctx, name, K::Function));
@@ -174,17 +187,15 @@ fn script<'t>(ctx: &Ctx, node: Node<'t>, kind: K) -> Option<Found<'t>> {
             Some(f)
         }
         "assignment_expression" => {
-            let right = field(node, "right")?;
+            let right = ctx.field(node, "right")?;
             let class = right.kind() == "class";
-            let left = field(node, "left")?;
+            let left = ctx.field(node, "left")?;
             if let Some(f) = constructor_member(ctx, left, is_function_value(right.kind())) {
                 return Some(f);
             }
             if !is_function_value(right.kind()) && !class {
                 // `export default x = …` binds an exported name.
-                let exported = node
-                    .parent()
-                    .is_some_and(|p| p.kind() == "export_statement");
+                let exported = ctx.parent_kind == "export_statement";
                 return (exported && left.kind() == "identifier")
                     .then(|| Found::one(ctx, left, K::Constant));
             }
@@ -195,16 +206,16 @@ fn script<'t>(ctx: &Ctx, node: Node<'t>, kind: K) -> Option<Found<'t>> {
                     if class { K::Class } else { K::Function },
                 )),
                 "member_expression" => {
-                    let prop = field(left, "property")?;
+                    let prop = ctx.field(left, "property")?;
                     let mut path = Vec::new();
-                    let mut obj = field(left, "object");
+                    let mut obj = ctx.field(left, "object");
                     while let Some(o) = obj {
                         match o.kind() {
                             "member_expression" => {
-                                if let Some(p) = field(o, "property") {
+                                if let Some(p) = ctx.field(o, "property") {
                                     path.push(ctx.text_of(p).to_string());
                                 }
-                                obj = field(o, "object");
+                                obj = ctx.field(o, "object");
                             }
                             "identifier" => {
                                 path.push(ctx.text_of(o).to_string());
@@ -248,17 +259,19 @@ fn script<'t>(ctx: &Ctx, node: Node<'t>, kind: K) -> Option<Found<'t>> {
             }
         }
         "pair" => {
-            let value = field(node, "value")?;
+            let value = ctx.field(node, "value")?;
             if !is_function_value(value.kind()) {
                 return None;
             }
-            Found::key(ctx, field(node, "key")?, kind)
+            Found::key(ctx, ctx.field(node, "key")?, kind)
         }
         "public_field_definition" => {
-            let fun = field(node, "value").is_some_and(|v| is_function_value(v.kind()));
+            let fun = ctx
+                .field(node, "value")
+                .is_some_and(|v| is_function_value(v.kind()));
             Found::key(
                 ctx,
-                field(node, "name")?,
+                ctx.field(node, "name")?,
                 if fun { K::Method } else { K::Property },
             )
         }
@@ -268,28 +281,28 @@ fn script<'t>(ctx: &Ctx, node: Node<'t>, kind: K) -> Option<Found<'t>> {
             } else {
                 K::Method
             };
-            Found::key(ctx, field(node, "name")?, k)
+            Found::key(ctx, ctx.field(node, "name")?, k)
         }
         "function_signature"
         | "method_signature"
         | "abstract_method_signature"
-        | "property_signature" => Some(Found::key(ctx, field(node, "name")?, kind)?.decl(true)),
+        | "property_signature" => Some(Found::key(ctx, ctx.field(node, "name")?, kind)?.decl(true)),
         "internal_module" | "module" => {
-            let name = field(node, "name")?;
+            let name = ctx.field(node, "name")?;
             let name = if name.kind() == "string" {
                 name.named_child(0).unwrap_or(name)
             } else {
-                last_ident(name)
+                last_ident(ctx, name)
             };
             Some(Found::one(ctx, name, K::Module))
         }
         "function_expression" | "class" => {
             // Only a named expression defines a name; a function value bound to a name is
             // found through its binding.
-            let name = field(node, "name")?;
+            let name = ctx.field(node, "name")?;
             Some(Found::one(ctx, name, kind))
         }
-        _ => Some(Found::one(ctx, field(node, "name")?, kind).decl(decl::ambient(node))),
+        _ => Some(Found::one(ctx, ctx.field(node, "name")?, kind).decl(decl::ambient(node))),
     }
 }
 
@@ -305,10 +318,12 @@ fn constructor_member<'t>(ctx: &Ctx, left: Node<'t>, function: bool) -> Option<F
     if !in_constructor || left.kind() != "member_expression" {
         return None;
     }
-    if field(left, "object")?.kind() != "this" {
+    if ctx.field(left, "object")?.kind() != "this" {
         return None;
     }
-    let prop = field(left, "property").filter(|p| p.kind() == "property_identifier")?;
+    let prop = ctx
+        .field(left, "property")
+        .filter(|p| p.kind() == "property_identifier")?;
     let mut f = Found::one(ctx, prop, if function { K::Method } else { K::Property });
     f.of_class = true;
     Some(f)
@@ -322,19 +337,21 @@ fn python<'t>(ctx: &Ctx, node: Node<'t>, kind: K) -> Option<Found<'t>> {
             } else {
                 K::Function
             };
-            Some(Found::one(ctx, field(node, "name")?, k))
+            Some(Found::one(ctx, ctx.field(node, "name")?, k))
         }
         "assignment" => {
             // Module and class level only: `X = …` at statement level, a plain name.
-            if node
-                .parent()
-                .is_none_or(|p| p.kind() != "expression_statement")
-            {
+            if ctx.parent_kind != "expression_statement" {
                 return None;
             }
-            let left = field(node, "left").filter(|l| l.kind() == "identifier")?;
+            let left = ctx
+                .field(node, "left")
+                .filter(|l| l.kind() == "identifier")?;
             // A name bound to a lambda is a function wherever it is (as a `def` would be).
-            if field(node, "right").is_some_and(|r| r.kind() == "lambda") {
+            if ctx
+                .field(node, "right")
+                .is_some_and(|r| r.kind() == "lambda")
+            {
                 let k = if ctx.inner() == Some(K::Class) {
                     K::Method
                 } else {
@@ -359,11 +376,11 @@ fn python<'t>(ctx: &Ctx, node: Node<'t>, kind: K) -> Option<Found<'t>> {
             Some(Found::one(ctx, left, k))
         }
         "type_alias_statement" => {
-            let left = field(node, "left")?;
+            let left = ctx.field(node, "left")?;
             let name = first_of_kind(left, "identifier")?;
             Some(Found::one(ctx, name, kind))
         }
-        _ => Some(Found::one(ctx, field(node, "name")?, kind)),
+        _ => Some(Found::one(ctx, ctx.field(node, "name")?, kind)),
     }
 }
 

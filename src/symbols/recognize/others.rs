@@ -1,7 +1,7 @@
 //! The recognisers of Go, Rust, Java and C#, C/C++, Ruby, PHP and PowerShell (see
 //! [`super`]: TypeScript/JavaScript and Python live there beside the shared shapes).
 
-use super::{field, first_of_kind, last_ident, Ctx, Found};
+use super::{first_of_kind, last_ident, Ctx, Found};
 use crate::symbols::decl;
 use crate::syntax::defs::SymbolKind as K;
 use tree_sitter::Node;
@@ -9,20 +9,21 @@ use tree_sitter::Node;
 pub(super) fn go<'t>(ctx: &Ctx, node: Node<'t>, kind: K) -> Option<Found<'t>> {
     match node.kind() {
         "method_declaration" => {
-            let mut f = Found::one(ctx, field(node, "name")?, K::Method);
-            let receiver = field(node, "receiver")
+            let mut f = Found::one(ctx, ctx.field(node, "name")?, K::Method);
+            let receiver = ctx
+                .field(node, "receiver")
                 .and_then(|r| first_of_kind(r, "type_identifier"))
                 .map(|t| ctx.text_of(t).to_string());
             f.qualifier = receiver.into_iter().collect();
             Some(f)
         }
         "type_spec" => {
-            let k = match field(node, "type").map(|t| t.kind()) {
+            let k = match ctx.field(node, "type").map(|t| t.kind()) {
                 Some("struct_type") => K::Struct,
                 Some("interface_type") => K::Interface,
                 _ => K::Type,
             };
-            Some(Found::one(ctx, field(node, "name")?, k))
+            Some(Found::one(ctx, ctx.field(node, "name")?, k))
         }
         "const_spec" | "var_spec" => {
             if node.kind() == "var_spec" && ctx.local {
@@ -39,19 +40,19 @@ pub(super) fn go<'t>(ctx: &Ctx, node: Node<'t>, kind: K) -> Option<Found<'t>> {
             }
             Found::many(names, kind)
         }
-        "method_elem" => Some(Found::one(ctx, field(node, "name")?, K::Method).decl(true)),
-        _ => Some(Found::one(ctx, field(node, "name")?, kind)),
+        "method_elem" => Some(Found::one(ctx, ctx.field(node, "name")?, K::Method).decl(true)),
+        _ => Some(Found::one(ctx, ctx.field(node, "name")?, kind)),
     }
 }
 
 pub(super) fn rust<'t>(ctx: &Ctx, node: Node<'t>, kind: K) -> Option<Found<'t>> {
     match node.kind() {
         "impl_item" => {
-            let ty = field(node, "type")?;
+            let ty = ctx.field(node, "type")?;
             let base = match ty.kind() {
                 "type_identifier" => ty,
-                "generic_type" => field(ty, "type").map(last_ident)?,
-                "scoped_type_identifier" => field(ty, "name")?,
+                "generic_type" => ctx.field(ty, "type").map(|t| last_ident(ctx, t))?,
+                "scoped_type_identifier" => ctx.field(ty, "name")?,
                 _ => first_of_kind(ty, "type_identifier")?,
             };
             let mut f = Found::one(ctx, base, K::Impl);
@@ -67,10 +68,10 @@ pub(super) fn rust<'t>(ctx: &Ctx, node: Node<'t>, kind: K) -> Option<Found<'t>> 
                 K::Function
             };
             let decl = node.kind() == "function_signature_item";
-            Some(Found::one(ctx, field(node, "name")?, k).decl(decl))
+            Some(Found::one(ctx, ctx.field(node, "name")?, k).decl(decl))
         }
-        "associated_type" => Some(Found::one(ctx, field(node, "name")?, kind).decl(true)),
-        _ => Some(Found::one(ctx, field(node, "name")?, kind)),
+        "associated_type" => Some(Found::one(ctx, ctx.field(node, "name")?, kind).decl(true)),
+        _ => Some(Found::one(ctx, ctx.field(node, "name")?, kind)),
     }
 }
 
@@ -83,24 +84,26 @@ pub(super) fn jvm_like<'t>(ctx: &Ctx, node: Node<'t>, kind: K) -> Option<Found<'
             let declarators = decl::declarators(node);
             let names: Vec<(Node, String)> = declarators
                 .into_iter()
-                .filter_map(|d| field(d, "name").or_else(|| d.named_child(0)))
+                .filter_map(|d| ctx.field(d, "name").or_else(|| d.named_child(0)))
                 .filter(|n| n.kind() == "identifier")
                 .map(|n| (n, ctx.text_of(n).to_string()))
                 .collect();
             Found::many(names, if constant { K::Constant } else { K::Property })
         }
-        "namespace_declaration" | "file_scoped_namespace_declaration" => {
-            Some(Found::one(ctx, last_ident(field(node, "name")?), K::Module))
-        }
-        "method_declaration" => {
-            Some(Found::one(ctx, field(node, "name")?, kind).decl(field(node, "body").is_none()))
-        }
+        "namespace_declaration" | "file_scoped_namespace_declaration" => Some(Found::one(
+            ctx,
+            last_ident(ctx, ctx.field(node, "name")?),
+            K::Module,
+        )),
+        "method_declaration" => Some(
+            Found::one(ctx, ctx.field(node, "name")?, kind).decl(ctx.field(node, "body").is_none()),
+        ),
         "using_directive" => {
-            let mut f = Found::one(ctx, field(node, "name")?, K::Type);
+            let mut f = Found::one(ctx, ctx.field(node, "name")?, K::Type);
             f.scope = None;
             Some(f)
         }
-        _ => Some(Found::one(ctx, field(node, "name")?, kind)),
+        _ => Some(Found::one(ctx, ctx.field(node, "name")?, kind)),
     }
 }
 
@@ -127,9 +130,9 @@ pub(super) fn cpp<'t>(ctx: &Ctx, node: Node<'t>, kind: K) -> Option<Found<'t>> {
             Some(f)
         }
         "class_specifier" | "struct_specifier" | "union_specifier" | "enum_specifier" => {
-            field(node, "body")?;
-            let name = field(node, "name")?;
-            Some(Found::one(ctx, last_ident(name), kind))
+            ctx.field(node, "body")?;
+            let name = ctx.field(node, "name")?;
+            Some(Found::one(ctx, last_ident(ctx, name), kind))
         }
         "type_definition" => {
             let mut c = node.walk();
@@ -141,29 +144,33 @@ pub(super) fn cpp<'t>(ctx: &Ctx, node: Node<'t>, kind: K) -> Option<Found<'t>> {
             Found::many(names, kind)
         }
         "namespace_definition" => {
-            let name = field(node, "name")?;
-            Some(Found::one(ctx, last_ident(name), K::Module))
+            let name = ctx.field(node, "name")?;
+            Some(Found::one(ctx, last_ident(ctx, name), K::Module))
         }
-        _ => Some(Found::one(ctx, field(node, "name")?, kind)),
+        _ => Some(Found::one(ctx, ctx.field(node, "name")?, kind)),
     }
 }
 
 pub(super) fn ruby<'t>(ctx: &Ctx, node: Node<'t>, kind: K) -> Option<Found<'t>> {
     match node.kind() {
         "assignment" => {
-            let left = field(node, "left").filter(|l| l.kind() == "constant")?;
+            let left = ctx.field(node, "left").filter(|l| l.kind() == "constant")?;
             Some(Found::one(ctx, left, K::Constant))
         }
-        "class" | "module" => Some(Found::one(ctx, last_ident(field(node, "name")?), kind)),
+        "class" | "module" => Some(Found::one(
+            ctx,
+            last_ident(ctx, ctx.field(node, "name")?),
+            kind,
+        )),
         "method" => {
             let k = if ctx.containers.is_empty() {
                 K::Function
             } else {
                 K::Method
             };
-            Some(Found::one(ctx, field(node, "name")?, k))
+            Some(Found::one(ctx, ctx.field(node, "name")?, k))
         }
-        _ => Some(Found::one(ctx, field(node, "name")?, kind)),
+        _ => Some(Found::one(ctx, ctx.field(node, "name")?, kind)),
     }
 }
 
@@ -175,15 +182,19 @@ pub(super) fn php<'t>(ctx: &Ctx, node: Node<'t>, kind: K) -> Option<Found<'t>> {
             Some(Found::one(ctx, name, kind))
         }
         "property_element" => {
-            let var = field(node, "name")?;
+            let var = ctx.field(node, "name")?;
             let name = var.named_child(0).unwrap_or(var);
             Some(Found::one(ctx, name, kind))
         }
-        "namespace_definition" => Some(Found::one(ctx, last_ident(field(node, "name")?), kind)),
-        "method_declaration" => {
-            Some(Found::one(ctx, field(node, "name")?, kind).decl(field(node, "body").is_none()))
-        }
-        _ => Some(Found::one(ctx, field(node, "name")?, kind)),
+        "namespace_definition" => Some(Found::one(
+            ctx,
+            last_ident(ctx, ctx.field(node, "name")?),
+            kind,
+        )),
+        "method_declaration" => Some(
+            Found::one(ctx, ctx.field(node, "name")?, kind).decl(ctx.field(node, "body").is_none()),
+        ),
+        _ => Some(Found::one(ctx, ctx.field(node, "name")?, kind)),
     }
 }
 

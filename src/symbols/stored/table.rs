@@ -206,7 +206,9 @@ fn one(cx: &Cx, rel: &[u8], stamp: Stamp, flags: u32, buf: &mut Vec<u8>) -> Slot
     match parse::parse_masked(grammar, buf, TOOL_BUDGET, Some(cancel)) {
         Ok(parsed) => {
             let syms = extract(&parsed);
-            parse::release(parsed.tree);
+            // Freed here, not by `parse::release`: nobody waits for this thread, and a tree
+            // freed on another thread costs both threads (mimalloc hands the blocks back).
+            drop(parsed);
             let mut out = Vec::new();
             codec::encode(&syms, &mut out);
             (TAG_SYMS, out)
