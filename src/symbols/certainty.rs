@@ -12,108 +12,35 @@
 //! the certain uses, instead of guessing. A Python module path (`from .testing import x`)
 //! names a file, never a definition, and is uncertain too. TypeScript keeps every use: its
 //! annotations type receivers the syntax alone cannot, and its uses measured ≥ 95 % precise.
+//!
+//! Which file a module spec names, and where an import line spells a module, is
+//! [`super::modpath`]'s: this module holds the rules, that one the path arithmetic.
 
 use super::model::Role;
+use super::modpath;
 use super::ondemand::Parsed;
 use super::receiver::{self, Binding, Receiver};
 use super::{DefHit, RefHit};
 use crate::syntax::defs::SymbolKind;
 use crate::syntax::Grammar;
 use std::collections::{HashMap, HashSet};
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 /// Member names of the built-in types (JS: Object, Array, Map, Set, String, RegExp results,
 /// Promise, Node's streams, emitters and timers; Python: dict, list, set, str, bytes, files):
 /// on a receiver of unknown type they are more likely the built-in's than a workspace method.
+// Packed rows: one name a line would make this list a fifth of the module.
+#[rustfmt::skip]
 const BUILTIN_MEMBERS: &[&str] = &[
-    "add",
-    "append",
-    "apply",
-    "argv",
-    "assign",
-    "bind",
-    "call",
-    "catch",
-    "clear",
-    "close",
-    "concat",
-    "copy",
-    "count",
-    "create",
-    "decode",
-    "delete",
-    "destroy",
-    "discard",
-    "emit",
-    "encode",
-    "end",
-    "endswith",
-    "entries",
-    "every",
-    "exec",
-    "extend",
-    "filter",
-    "finally",
-    "find",
-    "flush",
-    "forEach",
-    "format",
-    "freeze",
-    "get",
-    "has",
-    "includes",
-    "index",
-    "indexOf",
-    "insert",
-    "items",
-    "join",
-    "keys",
-    "length",
-    "lower",
-    "map",
-    "match",
-    "message",
-    "name",
-    "next",
-    "off",
-    "on",
-    "once",
-    "pipe",
-    "pop",
-    "push",
-    "read",
-    "readline",
-    "readlines",
-    "reduce",
-    "register",
-    "remove",
-    "removeListener",
-    "replace",
-    "resume",
-    "reverse",
-    "seek",
-    "send",
-    "set",
-    "setdefault",
-    "shift",
-    "size",
-    "slice",
-    "some",
-    "sort",
-    "splice",
-    "split",
-    "stack",
-    "startswith",
-    "strip",
-    "test",
-    "then",
-    "toString",
-    "trim",
-    "unshift",
-    "update",
-    "upper",
-    "values",
-    "write",
+    "add", "append", "apply", "argv", "assign", "bind", "call", "catch", "clear", "close", "concat",
+    "copy", "count", "create", "decode", "delete", "destroy", "discard", "emit", "encode", "end",
+    "endswith", "entries", "every", "exec", "extend", "filter", "finally", "find", "flush",
+    "forEach", "format", "freeze", "get", "has", "includes", "index", "indexOf", "insert", "items",
+    "join", "keys", "length", "lower", "map", "match", "message", "name", "next", "off", "on",
+    "once", "pipe", "pop", "push", "read", "readline", "readlines", "reduce", "register", "remove",
+    "removeListener", "replace", "resume", "reverse", "seek", "send", "set", "setdefault", "shift",
+    "size", "slice", "some", "sort", "splice", "split", "stack", "startswith", "strip", "test",
+    "then", "toString", "trim", "unshift", "update", "upper", "values", "write",
 ];
 
 fn judged(g: Grammar) -> bool {
@@ -209,72 +136,6 @@ fn bases(sig: &str) -> Vec<String> {
         .collect()
 }
 
-/// A module's key: its path without extension, `index`/`__init__` standing for their directory.
-fn module_key(file: &Path) -> PathBuf {
-    let stem = file.file_stem().and_then(|s| s.to_str()).unwrap_or("");
-    let dir = file.parent().unwrap_or(Path::new(""));
-    if matches!(stem, "index" | "__init__") {
-        dir.to_path_buf()
-    } else {
-        dir.join(stem)
-    }
-}
-
-/// The keys a module spec written in `from` may name: a relative spec resolved against its
-/// directory (Python's leading dots: `.` the directory, `..` its parent), an absolute one
-/// as a suffix of path components (`flask.typing` → `…/flask/typing`).
-fn spec_matches(spec: &str, from: &Path, python: bool, key: &Path) -> bool {
-    let dir = from.parent().unwrap_or(Path::new(""));
-    let resolved = if python {
-        let dots = spec.chars().take_while(|&c| c == '.').count();
-        if dots == 0 {
-            None
-        } else {
-            let mut d = dir.to_path_buf();
-            for _ in 1..dots {
-                d.pop();
-            }
-            Some(
-                spec[dots..]
-                    .split('.')
-                    .filter(|s| !s.is_empty())
-                    .fold(d, |p, s| p.join(s)),
-            )
-        }
-    } else if spec.starts_with('.') {
-        let mut d = PathBuf::new();
-        for c in dir.join(spec).components() {
-            match c {
-                Component::ParentDir => {
-                    d.pop();
-                }
-                Component::CurDir => {}
-                c => d.push(c),
-            }
-        }
-        if matches!(
-            d.extension().and_then(|e| e.to_str()),
-            Some("js" | "mjs" | "cjs")
-        ) {
-            d.set_extension("");
-        }
-        Some(module_key(&d))
-    } else {
-        None
-    };
-    match resolved {
-        Some(r) => r == key,
-        None => {
-            let parts: Vec<&str> = spec
-                .split(if python { '.' } else { '/' })
-                .filter(|s| !s.is_empty())
-                .collect();
-            let comps: Vec<&str> = key.iter().filter_map(|c| c.to_str()).collect();
-            !parts.is_empty() && comps.ends_with(&parts)
-        }
-    }
-}
-
 impl<'a> Judge<'a> {
     fn new(name: &'a str, defs: &'a [DefHit], files: &'a [Parsed]) -> Judge<'a> {
         let mut classes: HashMap<&str, Vec<String>> = HashMap::new();
@@ -318,9 +179,9 @@ impl<'a> Judge<'a> {
             top_level: defs
                 .iter()
                 .filter(|d| d.def.container.is_empty())
-                .map(|d| module_key(&d.abs))
+                .map(|d| modpath::module_key(&d.abs))
                 .collect(),
-            defining: defs.iter().map(|d| module_key(&d.abs)).collect(),
+            defining: defs.iter().map(|d| modpath::module_key(&d.abs)).collect(),
             distinct: distinct.len(),
             objects,
             classes,
@@ -373,10 +234,10 @@ impl<'a> Judge<'a> {
         let python = f.grammar == Grammar::Python;
         let row = r.line as usize - 1;
         if python && r.role == Role::Import {
-            if module_path(&ff.lines, row, r.col) {
+            if modpath::in_module_path(&ff.lines, row, r.col) {
                 return false;
             }
-            if let Some(m) = from_module(&ff.lines, row) {
+            if let Some(m) = modpath::from_module(&ff.lines, row) {
                 return self.workspace_module(m);
             }
         }
@@ -469,7 +330,8 @@ impl<'a> Judge<'a> {
     /// `top`, anywhere otherwise.
     fn module(&self, spec: &str, from: &Path, python: bool, top: bool) -> bool {
         let keys = if top { &self.top_level } else { &self.defining };
-        keys.iter().any(|k| spec_matches(spec, from, python, k))
+        keys.iter()
+            .any(|k| modpath::spec_matches(spec, from, python, k))
     }
 
     /// A receiver of unknown type. JavaScript: uncertain (no annotations; the language
@@ -484,30 +346,6 @@ impl<'a> Judge<'a> {
             && self.distinct <= 1
             && !BUILTIN_MEMBERS.contains(&self.name)
     }
-}
-
-/// Whether 1-based `col` of `lines[row]` is inside the module path of a Python import
-/// (`from a.b import …`, `import a.b`), which names a module file, not a definition.
-fn module_path(lines: &[String], row: usize, col: u32) -> bool {
-    let Some(line) = lines.get(row) else {
-        return false;
-    };
-    let t = line.trim_start();
-    let indent = line.len() - t.len();
-    let at = (col as usize).saturating_sub(1);
-    if let Some(rest) = t.strip_prefix("from ") {
-        let end = rest.find(" import").map_or(line.len(), |i| indent + 5 + i);
-        return at < end;
-    }
-    // `import a.b [as c]`: every name before `as` is a module's.
-    t.starts_with("import ") && line.find(" as ").is_none_or(|i| at < i)
-}
-
-/// The module of a one-line Python `from M import …` at `lines[row]`.
-fn from_module(lines: &[String], row: usize) -> Option<&str> {
-    let rest = lines.get(row)?.trim_start().strip_prefix("from ")?;
-    let (m, _) = rest.split_once(" import")?;
-    Some(m.trim())
 }
 
 #[cfg(test)]

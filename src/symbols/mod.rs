@@ -28,6 +28,7 @@ pub mod lang;
 pub mod members;
 pub mod memo;
 pub mod model;
+pub mod modpath;
 pub mod ondemand;
 pub mod query;
 pub mod rank;
