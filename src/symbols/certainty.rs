@@ -20,6 +20,7 @@ use super::model::Role;
 use super::modpath;
 use super::ondemand::Parsed;
 use super::receiver::{self, Binding, Receiver};
+use super::texts::{lines_of, Lines};
 use super::{DefHit, RefHit};
 use crate::syntax::defs::SymbolKind;
 use crate::syntax::Grammar;
@@ -49,12 +50,14 @@ fn judged(g: Grammar) -> bool {
 
 /// A file's lines and bindings, read once per call.
 struct FileFacts {
-    lines: Vec<String>,
+    lines: Lines,
     bindings: Option<HashMap<String, Vec<(usize, Binding)>>>,
 }
 
-/// What the judgement of one name's uses needs, built once per call.
-struct Judge<'a> {
+/// What the judgement of one name's uses needs, built once per call from the name's
+/// definitions and the candidate files ([`Judge::new`]); then [`Judge::split`] sorts the
+/// uses, all at once or a file at a time.
+pub struct Judge<'a> {
     name: &'a str,
     /// The containers (last element) of the name's member definitions.
     definers: HashSet<&'a str>,
@@ -74,7 +77,8 @@ struct Judge<'a> {
 
 /// `refs` split into the certain uses and the uncertain ones (see the module doc), both in
 /// their order. A name with no definition among `files` keeps every use certain (nothing
-/// to tell it apart from). `text_of` gives a file's text.
+/// to tell it apart from). `text_of` gives a file's text. One pass over a whole list; a
+/// caller that reads each file once for several steps uses [`Judge`] a file at a time.
 pub fn split(
     name: &str,
     refs: Vec<RefHit>,
@@ -82,32 +86,10 @@ pub fn split(
     files: &[Parsed],
     text_of: impl Fn(&Path) -> Option<String>,
 ) -> (Vec<RefHit>, Vec<RefHit>) {
-    if !files.iter().any(|f| judged(f.grammar)) {
-        return (refs, Vec::new());
+    match Judge::new(name, defs, files) {
+        Some(judge) => judge.split(refs, |p| text_of(p).map(|t| lines_of(&t))),
+        None => (refs, Vec::new()),
     }
-    let judge = Judge::new(name, defs, files);
-    let mut facts: HashMap<PathBuf, Option<FileFacts>> = HashMap::new();
-    let (mut certain, mut uncertain) = (Vec::new(), Vec::new());
-    for r in refs {
-        let sure = match judge.files.get(r.abs.as_path()) {
-            Some(f) if judged(f.grammar) && r.role != Role::Definition => {
-                let entry = facts.entry(r.abs.clone()).or_insert_with(|| {
-                    text_of(&r.abs).map(|t| FileFacts {
-                        lines: t.split('\n').map(String::from).collect(),
-                        bindings: None,
-                    })
-                });
-                entry.as_mut().is_none_or(|ff| judge.certain(f, ff, &r))
-            }
-            _ => true,
-        };
-        if sure {
-            certain.push(r);
-        } else {
-            uncertain.push(r);
-        }
-    }
-    (certain, uncertain)
 }
 
 /// The bases a class's signature line names: Python's parenthesised list (keywords such as
@@ -137,7 +119,12 @@ fn bases(sig: &str) -> Vec<String> {
 }
 
 impl<'a> Judge<'a> {
-    fn new(name: &'a str, defs: &'a [DefHit], files: &'a [Parsed]) -> Judge<'a> {
+    /// The judge of `name`'s uses among `files`, given its definitions `defs`; `None` when
+    /// no file is in a judged language (every use is certain, and nothing is worth building).
+    pub fn new(name: &'a str, defs: &'a [DefHit], files: &'a [Parsed]) -> Option<Judge<'a>> {
+        if !files.iter().any(|f| judged(f.grammar)) {
+            return None;
+        }
         let mut classes: HashMap<&str, Vec<String>> = HashMap::new();
         for f in files {
             for d in f.syms.defs.iter().filter(|d| d.kind == SymbolKind::Class) {
@@ -170,7 +157,7 @@ impl<'a> Judge<'a> {
             .filter(|d| !d.def.decl)
             .map(|d| (d.abs.as_path(), d.def.container.join(".")))
             .collect();
-        Judge {
+        Some(Judge {
             name,
             definers: defs
                 .iter()
@@ -186,7 +173,39 @@ impl<'a> Judge<'a> {
             objects,
             classes,
             files: files.iter().map(|f| (f.abs.as_path(), f)).collect(),
+        })
+    }
+
+    /// `refs` split into the certain uses and the uncertain ones (see the module doc), both
+    /// in their order. `lines_of` gives a file's lines; it is asked once per file in a judged
+    /// language with a use that is not a definition.
+    pub fn split(
+        &self,
+        refs: Vec<RefHit>,
+        mut lines_of: impl FnMut(&Path) -> Option<Lines>,
+    ) -> (Vec<RefHit>, Vec<RefHit>) {
+        let mut facts: HashMap<PathBuf, Option<FileFacts>> = HashMap::new();
+        let (mut certain, mut uncertain) = (Vec::new(), Vec::new());
+        for r in refs {
+            let sure = match self.files.get(r.abs.as_path()) {
+                Some(f) if judged(f.grammar) && r.role != Role::Definition => {
+                    let entry = facts.entry(r.abs.clone()).or_insert_with(|| {
+                        lines_of(&r.abs).map(|lines| FileFacts {
+                            lines,
+                            bindings: None,
+                        })
+                    });
+                    entry.as_mut().is_none_or(|ff| self.certain(f, ff, &r))
+                }
+                _ => true,
+            };
+            if sure {
+                certain.push(r);
+            } else {
+                uncertain.push(r);
+            }
         }
+        (certain, uncertain)
     }
 
     /// Whether class `c` or one of its ancestors among the candidate files defines the name.
