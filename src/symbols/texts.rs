@@ -67,10 +67,7 @@ impl<R: FnMut(&Path) -> Option<String>> CallTexts<R> {
     /// Lets the open file go if it is `abs`, keeping its 1-based lines `keep` (those the page
     /// may show). Nothing happens when `abs` was not read.
     pub fn release(&mut self, abs: &Path, keep: impl IntoIterator<Item = u32>) {
-        if !self.open.as_ref().is_some_and(|(p, _)| p == abs) {
-            return;
-        }
-        let Some((path, lines)) = self.open.take() else {
+        let Some((path, lines)) = self.open.take_if(|(p, _)| p == abs) else {
             return;
         };
         let kept = lines.map(|all| {
