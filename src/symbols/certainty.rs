@@ -12,108 +12,36 @@
 //! the certain uses, instead of guessing. A Python module path (`from .testing import x`)
 //! names a file, never a definition, and is uncertain too. TypeScript keeps every use: its
 //! annotations type receivers the syntax alone cannot, and its uses measured ≥ 95 % precise.
+//!
+//! Which file a module spec names, and where an import line spells a module, is
+//! [`super::modpath`]'s: this module holds the rules, that one the path arithmetic.
 
 use super::model::Role;
+use super::modpath;
 use super::ondemand::Parsed;
 use super::receiver::{self, Binding, Receiver};
+use super::texts::{lines_of, Lines};
 use super::{DefHit, RefHit};
 use crate::syntax::defs::SymbolKind;
 use crate::syntax::Grammar;
 use std::collections::{HashMap, HashSet};
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 /// Member names of the built-in types (JS: Object, Array, Map, Set, String, RegExp results,
 /// Promise, Node's streams, emitters and timers; Python: dict, list, set, str, bytes, files):
 /// on a receiver of unknown type they are more likely the built-in's than a workspace method.
+// Packed rows: one name a line would make this list a fifth of the module.
+#[rustfmt::skip]
 const BUILTIN_MEMBERS: &[&str] = &[
-    "add",
-    "append",
-    "apply",
-    "argv",
-    "assign",
-    "bind",
-    "call",
-    "catch",
-    "clear",
-    "close",
-    "concat",
-    "copy",
-    "count",
-    "create",
-    "decode",
-    "delete",
-    "destroy",
-    "discard",
-    "emit",
-    "encode",
-    "end",
-    "endswith",
-    "entries",
-    "every",
-    "exec",
-    "extend",
-    "filter",
-    "finally",
-    "find",
-    "flush",
-    "forEach",
-    "format",
-    "freeze",
-    "get",
-    "has",
-    "includes",
-    "index",
-    "indexOf",
-    "insert",
-    "items",
-    "join",
-    "keys",
-    "length",
-    "lower",
-    "map",
-    "match",
-    "message",
-    "name",
-    "next",
-    "off",
-    "on",
-    "once",
-    "pipe",
-    "pop",
-    "push",
-    "read",
-    "readline",
-    "readlines",
-    "reduce",
-    "register",
-    "remove",
-    "removeListener",
-    "replace",
-    "resume",
-    "reverse",
-    "seek",
-    "send",
-    "set",
-    "setdefault",
-    "shift",
-    "size",
-    "slice",
-    "some",
-    "sort",
-    "splice",
-    "split",
-    "stack",
-    "startswith",
-    "strip",
-    "test",
-    "then",
-    "toString",
-    "trim",
-    "unshift",
-    "update",
-    "upper",
-    "values",
-    "write",
+    "add", "append", "apply", "argv", "assign", "bind", "call", "catch", "clear", "close", "concat",
+    "copy", "count", "create", "decode", "delete", "destroy", "discard", "emit", "encode", "end",
+    "endswith", "entries", "every", "exec", "extend", "filter", "finally", "find", "flush",
+    "forEach", "format", "freeze", "get", "has", "includes", "index", "indexOf", "insert", "items",
+    "join", "keys", "length", "lower", "map", "match", "message", "name", "next", "off", "on",
+    "once", "pipe", "pop", "push", "read", "readline", "readlines", "reduce", "register", "remove",
+    "removeListener", "replace", "resume", "reverse", "seek", "send", "set", "setdefault", "shift",
+    "size", "slice", "some", "sort", "splice", "split", "stack", "startswith", "strip", "test",
+    "then", "toString", "trim", "unshift", "update", "upper", "values", "write",
 ];
 
 fn judged(g: Grammar) -> bool {
@@ -122,12 +50,14 @@ fn judged(g: Grammar) -> bool {
 
 /// A file's lines and bindings, read once per call.
 struct FileFacts {
-    lines: Vec<String>,
+    lines: Lines,
     bindings: Option<HashMap<String, Vec<(usize, Binding)>>>,
 }
 
-/// What the judgement of one name's uses needs, built once per call.
-struct Judge<'a> {
+/// What the judgement of one name's uses needs, built once per call from the name's
+/// definitions and the candidate files ([`Judge::new`]); then [`Judge::split`] sorts the
+/// uses, all at once or a file at a time.
+pub struct Judge<'a> {
     name: &'a str,
     /// The containers (last element) of the name's member definitions.
     definers: HashSet<&'a str>,
@@ -147,7 +77,8 @@ struct Judge<'a> {
 
 /// `refs` split into the certain uses and the uncertain ones (see the module doc), both in
 /// their order. A name with no definition among `files` keeps every use certain (nothing
-/// to tell it apart from). `text_of` gives a file's text.
+/// to tell it apart from). `text_of` gives a file's text. One pass over a whole list; a
+/// caller that reads each file once for several steps uses [`Judge`] a file at a time.
 pub fn split(
     name: &str,
     refs: Vec<RefHit>,
@@ -155,32 +86,10 @@ pub fn split(
     files: &[Parsed],
     text_of: impl Fn(&Path) -> Option<String>,
 ) -> (Vec<RefHit>, Vec<RefHit>) {
-    if !files.iter().any(|f| judged(f.grammar)) {
-        return (refs, Vec::new());
+    match Judge::new(name, defs, files) {
+        Some(judge) => judge.split(refs, |p| text_of(p).map(|t| lines_of(&t))),
+        None => (refs, Vec::new()),
     }
-    let judge = Judge::new(name, defs, files);
-    let mut facts: HashMap<PathBuf, Option<FileFacts>> = HashMap::new();
-    let (mut certain, mut uncertain) = (Vec::new(), Vec::new());
-    for r in refs {
-        let sure = match judge.files.get(r.abs.as_path()) {
-            Some(f) if judged(f.grammar) && r.role != Role::Definition => {
-                let entry = facts.entry(r.abs.clone()).or_insert_with(|| {
-                    text_of(&r.abs).map(|t| FileFacts {
-                        lines: t.split('\n').map(String::from).collect(),
-                        bindings: None,
-                    })
-                });
-                entry.as_mut().is_none_or(|ff| judge.certain(f, ff, &r))
-            }
-            _ => true,
-        };
-        if sure {
-            certain.push(r);
-        } else {
-            uncertain.push(r);
-        }
-    }
-    (certain, uncertain)
 }
 
 /// The bases a class's signature line names: Python's parenthesised list (keywords such as
@@ -209,74 +118,13 @@ fn bases(sig: &str) -> Vec<String> {
         .collect()
 }
 
-/// A module's key: its path without extension, `index`/`__init__` standing for their directory.
-fn module_key(file: &Path) -> PathBuf {
-    let stem = file.file_stem().and_then(|s| s.to_str()).unwrap_or("");
-    let dir = file.parent().unwrap_or(Path::new(""));
-    if matches!(stem, "index" | "__init__") {
-        dir.to_path_buf()
-    } else {
-        dir.join(stem)
-    }
-}
-
-/// The keys a module spec written in `from` may name: a relative spec resolved against its
-/// directory (Python's leading dots: `.` the directory, `..` its parent), an absolute one
-/// as a suffix of path components (`flask.typing` → `…/flask/typing`).
-fn spec_matches(spec: &str, from: &Path, python: bool, key: &Path) -> bool {
-    let dir = from.parent().unwrap_or(Path::new(""));
-    let resolved = if python {
-        let dots = spec.chars().take_while(|&c| c == '.').count();
-        if dots == 0 {
-            None
-        } else {
-            let mut d = dir.to_path_buf();
-            for _ in 1..dots {
-                d.pop();
-            }
-            Some(
-                spec[dots..]
-                    .split('.')
-                    .filter(|s| !s.is_empty())
-                    .fold(d, |p, s| p.join(s)),
-            )
-        }
-    } else if spec.starts_with('.') {
-        let mut d = PathBuf::new();
-        for c in dir.join(spec).components() {
-            match c {
-                Component::ParentDir => {
-                    d.pop();
-                }
-                Component::CurDir => {}
-                c => d.push(c),
-            }
-        }
-        if matches!(
-            d.extension().and_then(|e| e.to_str()),
-            Some("js" | "mjs" | "cjs")
-        ) {
-            d.set_extension("");
-        }
-        Some(module_key(&d))
-    } else {
-        None
-    };
-    match resolved {
-        Some(r) => r == key,
-        None => {
-            let parts: Vec<&str> = spec
-                .split(if python { '.' } else { '/' })
-                .filter(|s| !s.is_empty())
-                .collect();
-            let comps: Vec<&str> = key.iter().filter_map(|c| c.to_str()).collect();
-            !parts.is_empty() && comps.ends_with(&parts)
-        }
-    }
-}
-
 impl<'a> Judge<'a> {
-    fn new(name: &'a str, defs: &'a [DefHit], files: &'a [Parsed]) -> Judge<'a> {
+    /// The judge of `name`'s uses among `files`, given its definitions `defs`; `None` when
+    /// no file is in a judged language (every use is certain, and nothing is worth building).
+    pub fn new(name: &'a str, defs: &'a [DefHit], files: &'a [Parsed]) -> Option<Judge<'a>> {
+        if !files.iter().any(|f| judged(f.grammar)) {
+            return None;
+        }
         let mut classes: HashMap<&str, Vec<String>> = HashMap::new();
         for f in files {
             for d in f.syms.defs.iter().filter(|d| d.kind == SymbolKind::Class) {
@@ -309,7 +157,7 @@ impl<'a> Judge<'a> {
             .filter(|d| !d.def.decl)
             .map(|d| (d.abs.as_path(), d.def.container.join(".")))
             .collect();
-        Judge {
+        Some(Judge {
             name,
             definers: defs
                 .iter()
@@ -318,14 +166,46 @@ impl<'a> Judge<'a> {
             top_level: defs
                 .iter()
                 .filter(|d| d.def.container.is_empty())
-                .map(|d| module_key(&d.abs))
+                .map(|d| modpath::module_key(&d.abs))
                 .collect(),
-            defining: defs.iter().map(|d| module_key(&d.abs)).collect(),
+            defining: defs.iter().map(|d| modpath::module_key(&d.abs)).collect(),
             distinct: distinct.len(),
             objects,
             classes,
             files: files.iter().map(|f| (f.abs.as_path(), f)).collect(),
+        })
+    }
+
+    /// `refs` split into the certain uses and the uncertain ones (see the module doc), both
+    /// in their order. `lines_of` gives a file's lines; it is asked once per file in a judged
+    /// language with a use that is not a definition.
+    pub fn split(
+        &self,
+        refs: Vec<RefHit>,
+        mut lines_of: impl FnMut(&Path) -> Option<Lines>,
+    ) -> (Vec<RefHit>, Vec<RefHit>) {
+        let mut facts: HashMap<PathBuf, Option<FileFacts>> = HashMap::new();
+        let (mut certain, mut uncertain) = (Vec::new(), Vec::new());
+        for r in refs {
+            let sure = match self.files.get(r.abs.as_path()) {
+                Some(f) if judged(f.grammar) && r.role != Role::Definition => {
+                    let entry = facts.entry(r.abs.clone()).or_insert_with(|| {
+                        lines_of(&r.abs).map(|lines| FileFacts {
+                            lines,
+                            bindings: None,
+                        })
+                    });
+                    entry.as_mut().is_none_or(|ff| self.certain(f, ff, &r))
+                }
+                _ => true,
+            };
+            if sure {
+                certain.push(r);
+            } else {
+                uncertain.push(r);
+            }
         }
+        (certain, uncertain)
     }
 
     /// Whether class `c` or one of its ancestors among the candidate files defines the name.
@@ -373,10 +253,10 @@ impl<'a> Judge<'a> {
         let python = f.grammar == Grammar::Python;
         let row = r.line as usize - 1;
         if python && r.role == Role::Import {
-            if module_path(&ff.lines, row, r.col) {
+            if modpath::in_module_path(&ff.lines, row, r.col) {
                 return false;
             }
-            if let Some(m) = from_module(&ff.lines, row) {
+            if let Some(m) = modpath::from_module(&ff.lines, row) {
                 return self.workspace_module(m);
             }
         }
@@ -469,7 +349,8 @@ impl<'a> Judge<'a> {
     /// `top`, anywhere otherwise.
     fn module(&self, spec: &str, from: &Path, python: bool, top: bool) -> bool {
         let keys = if top { &self.top_level } else { &self.defining };
-        keys.iter().any(|k| spec_matches(spec, from, python, k))
+        keys.iter()
+            .any(|k| modpath::spec_matches(spec, from, python, k))
     }
 
     /// A receiver of unknown type. JavaScript: uncertain (no annotations; the language
@@ -484,30 +365,6 @@ impl<'a> Judge<'a> {
             && self.distinct <= 1
             && !BUILTIN_MEMBERS.contains(&self.name)
     }
-}
-
-/// Whether 1-based `col` of `lines[row]` is inside the module path of a Python import
-/// (`from a.b import …`, `import a.b`), which names a module file, not a definition.
-fn module_path(lines: &[String], row: usize, col: u32) -> bool {
-    let Some(line) = lines.get(row) else {
-        return false;
-    };
-    let t = line.trim_start();
-    let indent = line.len() - t.len();
-    let at = (col as usize).saturating_sub(1);
-    if let Some(rest) = t.strip_prefix("from ") {
-        let end = rest.find(" import").map_or(line.len(), |i| indent + 5 + i);
-        return at < end;
-    }
-    // `import a.b [as c]`: every name before `as` is a module's.
-    t.starts_with("import ") && line.find(" as ").is_none_or(|i| at < i)
-}
-
-/// The module of a one-line Python `from M import …` at `lines[row]`.
-fn from_module(lines: &[String], row: usize) -> Option<&str> {
-    let rest = lines.get(row)?.trim_start().strip_prefix("from ")?;
-    let (m, _) = rest.split_once(" import")?;
-    Some(m.trim())
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@
 //! aside) keep every use.
 
 use super::model::Role;
+use super::texts::Lines;
 use super::{DefHit, RefHit};
 use crate::syntax::defs::SymbolKind;
 use crate::syntax::Grammar;
@@ -57,17 +58,21 @@ fn bare(lines: &[String], row: usize, col: u32) -> bool {
 
 /// `refs` without the bare uses that cannot mean the member-only `defs`, and how many were
 /// left out. A file that imports the name keeps all its uses (the import brings another
-/// definition of it). `text_of` gives a file's text.
+/// definition of it). `lines_of` gives a file's lines (a call's [`CallTexts`], so the
+/// file is read once for this step and the next ones); it is asked once per file that has a
+/// use to test.
+///
+/// [`CallTexts`]: super::texts::CallTexts
 pub fn drop_bare_uses(
     refs: Vec<RefHit>,
-    text_of: impl Fn(&Path) -> Option<String>,
+    mut lines_of: impl FnMut(&Path) -> Option<Lines>,
 ) -> (Vec<RefHit>, usize) {
     let importing: HashSet<PathBuf> = refs
         .iter()
         .filter(|r| r.role == Role::Import)
         .map(|r| r.abs.clone())
         .collect();
-    let mut texts: HashMap<PathBuf, Option<Vec<String>>> = HashMap::new();
+    let mut texts: HashMap<PathBuf, Option<Lines>> = HashMap::new();
     let mut dropped = 0;
     let kept = refs
         .into_iter()
@@ -75,9 +80,9 @@ pub fn drop_bare_uses(
             if r.role == Role::Definition || r.role == Role::Member || importing.contains(&r.abs) {
                 return true;
             }
-            let lines = texts.entry(r.abs.clone()).or_insert_with(|| {
-                text_of(&r.abs).map(|t| t.split('\n').map(String::from).collect())
-            });
+            let lines = texts
+                .entry(r.abs.clone())
+                .or_insert_with(|| lines_of(&r.abs));
             let Some(lines) = lines.as_ref() else {
                 return true;
             };

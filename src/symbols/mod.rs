@@ -10,6 +10,9 @@
 //! - [`query`]: checked names (qualified or not), kinds, match modes.
 //! - [`ondemand`]: the answer without an index: candidate files by a literal test of their
 //!   bytes, parsed on every core.
+//! - [`members`], [`certainty`] (its module-path arithmetic in [`modpath`]): which uses of a
+//!   name `find_references` leaves out or lists apart as uncertain; [`texts`]: one call's
+//!   file texts, each read once for those steps and the page.
 //! - [`rank`]: `repo_map`'s PageRank over the file graph of definitions and uses;
 //!   [`repomap`]: that ranking kept per index image, adjusted by the delta, rendered.
 //! - [`region`], [`splice`], [`indent`]: the edits by symbol — a definition's extent with
@@ -28,6 +31,7 @@ pub mod lang;
 pub mod members;
 pub mod memo;
 pub mod model;
+pub mod modpath;
 pub mod ondemand;
 pub mod query;
 pub mod rank;
@@ -37,6 +41,7 @@ pub mod region;
 pub mod repomap;
 pub mod splice;
 pub mod stored;
+pub mod texts;
 
 use crate::cancel::Cancel;
 use crate::config::Config;

@@ -187,10 +187,20 @@ fn load(
     prepare(buf) && (!utf16 || needle.within(buf))
 }
 
+#[cfg(test)]
+thread_local! {
+    /// Tests: how many times [`read_text`] read each file on this thread (a call reads each
+    /// of its files at most once, see `symbols::texts`).
+    pub static TEXT_READS: std::cell::RefCell<std::collections::HashMap<PathBuf, usize>> =
+        std::cell::RefCell::default();
+}
+
 /// The text of `abs` as grep and the parser see it (read under confinement, BOM dropped,
 /// UTF-16 transcoded, line ends `\n`, invalid UTF-8 as U+FFFD); `None` when it cannot be
 /// read or is binary or over `maxFileBytes`.
 pub fn read_text(config: &Config, abs: &Path) -> Option<String> {
+    #[cfg(test)]
+    TEXT_READS.with(|n| *n.borrow_mut().entry(abs.to_path_buf()).or_default() += 1);
     let g = Guard::new(config);
     let base = BaseDir::open(&config.workspace_root).confine(&g);
     let mut buf = Vec::new();

@@ -7,11 +7,12 @@ use super::{object_schema, read_annotations, Call, Handler, Output, ToolDef};
 use crate::error::{ToolError, ToolResult};
 use crate::schema::str_arg;
 use crate::symbols::model::Role;
-use crate::symbols::ondemand::{read_text, Needle, Scope};
+use crate::symbols::ondemand::{read_text, Needle, Parsed, Scope};
 use crate::symbols::query::{self, Mode, Name};
+use crate::symbols::texts::CallTexts;
 use crate::symbols::{self, DefHit, RefHit};
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 const DESCRIPTION: &str = "List every place an identifier is used as code — calls, imports and exports, type references, reads, writes (assignments, bindings, parameters), member accesses, and its definitions (marked `definition`) — from the parsed sources, never inside a comment or a string literal (grep finds text there). Grouped by file: the path, then one line per use `line:col  role  the source line`. `name` is the identifier, optionally qualified (`Config.load`): references are matched by the name itself, so the result says when the name has several definitions the syntax cannot tell apart (narrow with `path` or `glob`, or check the line). `kinds` keeps only some roles: definition, call, import, type, write, member, read. Paging as grep: `head_limit`, `offset`. Same languages as find_symbol; the result names the files holding the name it could not parse. Use it before renaming or changing a function's signature, to see who calls it; use find_symbol to jump to a definition. Errors: invalid_input (an empty name, a name that is not an identifier — the bare name, no parentheses or wildcards; an unknown role in `kinds` — the message lists them; a bad glob), not_found (path), is_binary / too_large (a `path` naming such a file), path_escape.";
 
@@ -103,29 +104,19 @@ fn run(call: &Call) -> ToolResult<Output> {
         Mode::Exact,
         None,
     );
-    // A name defined only as a class member in Python or TypeScript/JavaScript: its bare
-    // uses mean something else (a builtin, a local), see `symbols::members`.
+    let mut texts = CallTexts::new(|abs: &Path| read_text(&call.config, abs));
+    let page = Page::from_call(call);
+    let sorted = sort_uses(&name.name, refs, &defs, &found.files, &mut texts, &page);
+    let (refs, uncertain) = (sorted.certain, sorted.uncertain);
     let mut note_members = String::new();
-    let refs = if symbols::members::only_members(&defs) {
-        let (kept, dropped) =
-            symbols::members::drop_bare_uses(refs, |abs| read_text(&call.config, abs));
-        if dropped > 0 {
-            note_members = format!(
-                "[note: `{}` is defined only as a class member here; {dropped} bare use{} of the name (not through an object: a builtin, a local, a parameter) left out]",
-                name.name,
-                if dropped == 1 { "" } else { "s" }
-            );
-        }
-        kept
-    } else {
-        refs
-    };
-    // Python and JavaScript: uses the syntax cannot tie to the definition (a member access on
-    // a receiver of unknown or another type) are listed apart, see `symbols::certainty`.
-    let (refs, uncertain) =
-        symbols::certainty::split(&name.name, refs, &defs, &found.files, |abs| {
-            read_text(&call.config, abs)
-        });
+    if sorted.dropped > 0 {
+        let dropped = sorted.dropped;
+        note_members = format!(
+            "[note: `{}` is defined only as a class member here; {dropped} bare use{} of the name (not through an object: a builtin, a local, a parameter) left out]",
+            name.name,
+            if dropped == 1 { "" } else { "s" }
+        );
+    }
     let errors: Vec<&str> = found
         .files
         .iter()
@@ -155,8 +146,77 @@ fn run(call: &Call) -> ToolResult<Output> {
         return Ok(Output::text(out));
     }
     Ok(Output::text(render(
-        call, &name.name, &refs, &uncertain, &note,
+        &page, &mut texts, &name.name, &refs, &uncertain, &note,
     )))
+}
+
+/// A name's uses sorted out: the certain and uncertain ones, and how many bare uses of a
+/// member-only name were left out.
+struct Sorted {
+    certain: Vec<RefHit>,
+    uncertain: Vec<RefHit>,
+    dropped: usize,
+}
+
+/// The smallest row [`render`] prints: `  1:1  call  ` (an uncertain row, `p:1:1  call  `,
+/// is as long), so a page of `maxOutputBytes` holds a bounded number of rows.
+const MIN_ROW: usize = 13;
+
+/// `refs` (in path order) sorted out a file at a time, so each file is read once for every
+/// step and only while it is judged (see `symbols::texts`): the bare uses of a name defined
+/// only as a class member in Python or TypeScript/JavaScript left out (they mean something
+/// else: a builtin, a local; `symbols::members`), then, in Python and JavaScript, the uses
+/// the syntax cannot tie to the definition (a member access on a receiver of unknown or
+/// another type) set apart (`symbols::certainty`). Of each file judged, `texts` keeps the
+/// lines of the uses `page` may show.
+fn sort_uses(
+    name: &str,
+    refs: Vec<RefHit>,
+    defs: &[DefHit],
+    files: &[Parsed],
+    texts: &mut CallTexts<impl FnMut(&Path) -> Option<String>>,
+    page: &Page,
+) -> Sorted {
+    let only_members = symbols::members::only_members(defs);
+    let judge = symbols::certainty::Judge::new(name, defs, files);
+    let shown = page.reach(MIN_ROW);
+    // The certain uses come first, so an uncertain one's place is the number of certain
+    // uses (at least those found so far, at most every use) plus its own.
+    let most = refs.len();
+    let mut out = Sorted {
+        certain: Vec::new(),
+        uncertain: Vec::new(),
+        dropped: 0,
+    };
+    let mut refs = refs.into_iter().peekable();
+    while let Some(first) = refs.next() {
+        let abs = first.abs.clone();
+        let mut file = vec![first];
+        while let Some(r) = refs.next_if(|r| r.abs == abs) {
+            file.push(r);
+        }
+        if only_members {
+            let (kept, dropped) = symbols::members::drop_bare_uses(file, |p| texts.lines(p));
+            out.dropped += dropped;
+            file = kept;
+        }
+        let (certain, uncertain) = match &judge {
+            Some(judge) => judge.split(file, |p| texts.lines(p)),
+            None => (file, Vec::new()),
+        };
+        let (c0, u0) = (out.certain.len(), out.uncertain.len());
+        out.certain.extend(certain);
+        out.uncertain.extend(uncertain);
+        let least = out.certain.len();
+        let keep_certain = (c0..least).filter(|i| shown.contains(i));
+        let keep_uncertain =
+            (u0..out.uncertain.len()).filter(|j| least + j < shown.end && most + j >= shown.start);
+        let lines = keep_certain
+            .map(|i| out.certain[i].line)
+            .chain(keep_uncertain.map(|j| out.uncertain[j].line));
+        texts.release(&abs, lines.collect::<Vec<_>>());
+    }
+    out
 }
 
 /// What the result says about the name's definitions: none in the searched files, or
@@ -196,9 +256,14 @@ fn ambiguity(name: &Name, defs: &[DefHit]) -> String {
 /// after them the uncertain ones under their own heading, one `path:line:col  role  text`
 /// each (no indented line: nothing reading the certain listing takes them for certain).
 /// Paging counts both lists, certain first.
-fn render(call: &Call, name: &str, refs: &[RefHit], uncertain: &[RefHit], note: &str) -> String {
-    let page = Page::from_call(call);
-    let mut text: Option<(PathBuf, Vec<String>)> = None;
+fn render(
+    page: &Page,
+    texts: &mut CallTexts<impl FnMut(&Path) -> Option<String>>,
+    name: &str,
+    refs: &[RefHit],
+    uncertain: &[RefHit],
+    note: &str,
+) -> String {
     let total = refs.len() + uncertain.len();
     page.render(
         total,
@@ -207,17 +272,8 @@ fn render(call: &Call, name: &str, refs: &[RefHit], uncertain: &[RefHit], note: 
                 Some(r) => (r, true),
                 None => (&uncertain[i - refs.len()], false),
             };
-            if text.as_ref().is_none_or(|(p, _)| *p != r.abs) {
-                let lines = read_text(&call.config, &r.abs)
-                    .map(|t| t.split('\n').map(str::to_string).collect())
-                    .unwrap_or_default();
-                text = Some((r.abs.clone(), lines));
-            }
-            let line = text
-                .as_ref()
-                .and_then(|(_, l)| l.get(r.line as usize - 1))
-                .map_or("", String::as_str);
-            let rest = format!("{}  {}", r.role.as_str(), window(line, r.col));
+            let line = texts.line(&r.abs, r.line);
+            let rest = format!("{}  {}", r.role.as_str(), window(&line, r.col));
             if !certain {
                 let row = format!("{}:{}:{}  {rest}", r.display, r.line, r.col);
                 return if i == refs.len() || first {
@@ -275,3 +331,7 @@ pub fn title(args: &serde_json::Map<String, Value>) -> String {
     let name = super::title::text(args, "name").map_or("a symbol".into(), super::title::quoted);
     format!("Find references to {name}{}", super::title::scope(args))
 }
+
+#[cfg(test)]
+#[path = "find_references_tests.rs"]
+mod tests;

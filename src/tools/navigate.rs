@@ -96,6 +96,16 @@ impl Page {
         }
     }
 
+    /// The results [`Page::render`] can ask for when no chunk is shorter than `min_chunk`
+    /// bytes: from `offset`, at most `head_limit` of them, and no more than the byte budget
+    /// holds plus the one that is asked for and does not fit. A caller preparing what the
+    /// chunks need (the lines of the results) needs nothing outside it.
+    pub fn reach(&self, min_chunk: usize) -> std::ops::Range<usize> {
+        let fit = (self.max / min_chunk.max(1)).saturating_add(2);
+        let n = self.head_limit.map_or(fit, |h| h.min(fit));
+        self.offset..self.offset.saturating_add(n)
+    }
+
     /// Renders results `offset..` of `total`, each as `chunk(i, first)` (`first`: the first
     /// on the page), then `notes`, within the byte budget.
     pub fn render(
