@@ -20,7 +20,7 @@ use super::model::Role;
 use super::modpath;
 use super::ondemand::Parsed;
 use super::receiver::{self, Binding, Receiver};
-use super::texts::{lines_of, Lines};
+use super::texts::Lines;
 use super::{DefHit, RefHit};
 use crate::syntax::defs::SymbolKind;
 use crate::syntax::Grammar;
@@ -77,8 +77,10 @@ pub struct Judge<'a> {
 
 /// `refs` split into the certain uses and the uncertain ones (see the module doc), both in
 /// their order. A name with no definition among `files` keeps every use certain (nothing
-/// to tell it apart from). `text_of` gives a file's text. One pass over a whole list; a
-/// caller that reads each file once for several steps uses [`Judge`] a file at a time.
+/// to tell it apart from). `text_of` gives a file's text. One pass over a whole list, for
+/// the tests: `find_references` reads each file once for several steps and uses [`Judge`] a
+/// file at a time.
+#[cfg(test)]
 pub fn split(
     name: &str,
     refs: Vec<RefHit>,
@@ -87,7 +89,7 @@ pub fn split(
     text_of: impl Fn(&Path) -> Option<String>,
 ) -> (Vec<RefHit>, Vec<RefHit>) {
     match Judge::new(name, defs, files) {
-        Some(judge) => judge.split(refs, |p| text_of(p).map(|t| lines_of(&t))),
+        Some(judge) => judge.split(refs, |p| text_of(p).map(|t| super::texts::lines_of(&t))),
         None => (refs, Vec::new()),
     }
 }
